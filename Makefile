@@ -1,0 +1,139 @@
+# Spindle - one flat Makefile.
+#
+#   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
+#   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests
+#   make images                          every app and test image
+#   make clean                           remove build/ (newlib included)
+#   V=1 shows the commands.
+#
+# Every folder under apps/ and tests/<area>/ holding .c files is one image:
+# the kernel, that folder's sources and newlib, linked into build/<arch>/
+# <folder>.elf, with <folder>.asm (disassembly) and <folder>.sym beside it.
+
+ARCH    ?= x86_64
+APP     ?= hello
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
+SMP     ?= $(shell n=$(NPROC); [ $$n -lt 2 ] && n=2; echo $$n)
+V       ?= 0
+B       := build/$(ARCH)
+NEWLIB  := build/newlib/$(ARCH)
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
+ifeq ($(ARCH),x86_64)
+CROSS       :=
+ARCH_CFLAGS := -mno-red-zone -mcmodel=small
+else ifeq ($(ARCH),aarch64)
+CROSS       := aarch64-linux-gnu-
+ARCH_CFLAGS := -mgeneral-regs-only
+else
+$(error ARCH=$(ARCH) is not supported; use ARCH=x86_64 or ARCH=aarch64)
+endif
+
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+NM      := $(CROSS)nm
+OBJDUMP := $(CROSS)objdump
+GCC_INC := $(shell $(CC) -print-file-name=include 2>/dev/null)
+LIBGCC  := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
+
+CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+           -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
+           -fno-omit-frame-pointer -fno-common $(ARCH_CFLAGS) \
+           -nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
+           -Iarch -Iarch/$(ARCH) -Ikernel -Isched -Idrivers -Iinclude -MMD -MP
+LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
+           -T linker/$(ARCH).ld
+LIBS    := --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
+           $(LIBGCC) --end-group
+
+# The kernel: generic folders plus this arch's folder.
+KSRCS := $(wildcard kernel/*.c sched/*.c drivers/*.c) \
+         $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S)
+KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+
+# Images: apps and in-image tests (tests/host holds host programs).
+IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
+              $(filter-out tests/host/%,$(wildcard tests/*/*/*.c))))))
+TEST_DIRS  := $(filter tests/%,$(IMAGE_DIRS))
+IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
+
+.PHONY: all images run test test-host test-images clean deps help
+all: images
+images: $(IMAGES)
+
+help:
+	@sed -n '3,12p' Makefile
+
+# Host packages: checked on every build (fast), installed when missing.
+deps:
+	$(Q)tools/deps.sh $(ARCH)
+
+$(NEWLIB)/lib/libc.a: tools/newlib.sh | deps
+	$(Q)tools/newlib.sh $(ARCH) $(NEWLIB)
+
+$(B)/%.o: %.c | $(NEWLIB)/lib/libc.a
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/%.o: %.S | $(NEWLIB)/lib/libc.a
+	$(call msg,AS,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -D__ASSEMBLER__ -c -o $@ $<
+
+# Two links: the second adds the symbol table for backtraces, made from
+# the first; the table sits after all code, so no function moves.
+define IMAGE
+$(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
+               linker/$(ARCH).ld tools/ksyms.sh
+	$$(call msg,LD,$$@)
+	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LIBS)
+	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
+	$(Q)$(CC) -c -o $$@.ksyms.o $$@.ksyms.S
+	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LIBS)
+	$(Q)$(OBJDUMP) -d $$@ > $(B)/$(1).asm
+	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
+	$(Q)rm -f $$@.1
+endef
+$(foreach d,$(IMAGE_DIRS),$(eval $(call IMAGE,$(d))))
+
+run:
+	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(Q)tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+
+# ---- Tests ------------------------------------------------------------
+
+HOST_CC     := gcc
+HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
+               -fsanitize=address,undefined -fno-sanitize-recover=all
+HOST_TESTS  := cmdline fmt page acpi
+HB          := build/host
+
+$(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/$*.c
+
+test-host: $(HOST_TESTS:%=$(HB)/%_test)
+
+test-images: $(TEST_DIRS:%=$(B)/%.elf)
+
+# The runner runs the host tests and boots every test image over the
+# core-count matrix, then prints the one total line.
+test: test-host test-images
+	$(Q)tools/runtests.sh --arch $(ARCH) --host "$(HOST_TESTS:%=$(HB)/%_test)" \
+	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
+	    $(TEST_DIRS:%=$(B)/%.elf)
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,203 @@
+/*
+ * arch.h - the one interface between generic Spindle code and the hardware.
+ *
+ * kernel/, sched/ and drivers/ reach the machine only through the functions
+ * declared here.  Each architecture (arch/x86_64, arch/aarch64, arch/hosted)
+ * implements them; the Makefile puts arch/$(ARCH) on the include path, so
+ * "arch_impl.h" below resolves to that architecture's static inline
+ * primitives (single instructions: irq on/off, per-CPU pointer, pause).
+ *
+ * Every function states what it saves, what ordering it implies, and from
+ * which context it may be called.  "Any context" includes interrupt handlers
+ * and the panic path.
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cpu;
+struct bootinfo;
+struct trapframe;
+
+#define PAGE_SIZE 4096UL
+#define PAGE_SHIFT 12
+
+/*
+ * Inline primitives supplied by arch_impl.h:
+ *
+ *   unsigned long arch_irq_save(void)      disable interrupts on this core,
+ *                                          return the previous state; acts as
+ *                                          a compiler barrier.
+ *   void arch_irq_restore(unsigned long)   restore the state from irq_save.
+ *   void arch_irq_enable(void)             compiler barrier + enable.
+ *   bool arch_irqs_enabled(void)
+ *   struct cpu *arch_this_cpu(void)        this core's per-CPU block; valid
+ *                                          after arch_cpu_init on the core.
+ *   void arch_cpu_relax(void)              spin-wait hint (pause / yield).
+ *   uint64_t arch_cycles(void)             a free-running counter that is
+ *                                          monotonic on one core (TSC /
+ *                                          CNTVCT); rate from arch_cycles_hz.
+ *   uintptr_t arch_frame_address(void)     the caller's frame pointer; frames
+ *                                          are {prev fp, return address} on
+ *                                          every supported arch.
+ */
+#include "arch_impl.h"
+
+/* ---- Boot and per-core bring-up ------------------------------------- */
+
+/*
+ * Called once on the boot core by the boot path, before kernel_main:
+ * console, exception vectors, per-CPU pointer of the boot core, cycle
+ * counter rate.  Interrupts stay off.
+ */
+void arch_early_init(struct bootinfo *bi);
+
+/*
+ * Called on the boot core once the page allocator exists: builds the final
+ * page tables that map all RAM and device windows (page 0 stays unmapped so
+ * a NULL dereference faults).
+ */
+void arch_paging_init(struct bootinfo *bi);
+
+/*
+ * Binds per-CPU block c to the calling core (GS base / TPIDR_EL1) and sets
+ * up its private state: descriptor tables, emergency stacks, local
+ * interrupt controller.  Called on every core, boot core included.
+ */
+void arch_cpu_init(struct cpu *c);
+
+/*
+ * Discovers the cores of the machine (ACPI MADT / device tree): fills
+ * hwid[] with the hardware ids (APIC ids / MPIDRs) of usable cores, boot
+ * core first, and returns how many (at most max).  On missing or corrupt
+ * tables it says why on the console and returns 1 (the boot core only).
+ */
+int arch_discover_cpus(uint32_t *hwid, int max);
+
+/*
+ * Starts the cores whose per-CPU blocks are cpus[1..n-1] (cpus[0] is the
+ * boot core).  Each started core runs arch_cpu_init(c) and then
+ * cpu_main(c) (kernel/smp.c), never returning.  Returns once every core
+ * has either checked in or timed out; a core that timed out has
+ * c->online == false and has been reported on the console.
+ */
+void arch_start_cpus(struct cpu **cpus, int n);
+
+/*
+ * Calls fn(arg) on the stack whose top is `top`, never to return (the
+ * boot core leaves its small boot stack for a guarded one this way).
+ */
+__attribute__((noreturn)) void arch_call_on_stack(uintptr_t top,
+                                                  void (*fn)(void *),
+                                                  void *arg);
+
+/* The hardware id of the calling core (APIC id / MPIDR affinity). */
+uint32_t arch_cpu_hwid(void);
+
+/* ---- Interrupts and IPIs -------------------------------------------- */
+
+/*
+ * Sends the scheduler IPI to core c.  Ordering: all of the sender's prior
+ * stores are visible to c before its handler runs (full barrier before
+ * the send).  The receiver calls ipi_handler() with interrupts off.
+ * Any context.
+ */
+void arch_send_ipi(const struct cpu *c);
+
+/* Halts the calling core for good with interrupts off (panic path). */
+__attribute__((noreturn)) void arch_stop_self(void);
+
+/* The same IPI to every online core but the caller. */
+void arch_send_ipi_others(void);
+
+/*
+ * Stops every other core for good (NMI on x86_64, an SGI on aarch64); used
+ * by panic.  Does not wait.  Any context.
+ */
+void arch_stop_others(void);
+
+/*
+ * Enables interrupts and waits for one, atomically: an interrupt that
+ * arrives between the caller's last check and the halt still wakes the
+ * core (sti;hlt / wfi).  Returns with interrupts disabled again.
+ */
+void arch_halt(void);
+
+/* ---- Time ----------------------------------------------------------- */
+
+/* Rate of arch_cycles(), measured or read at boot. */
+uint64_t arch_cycles_hz(void);
+
+/*
+ * Arms this core's one-shot timer to fire at arch_cycles() >= deadline
+ * (0 disarms).  The handler calls timer_interrupt(tf).  Interrupts off.
+ */
+void arch_timer_arm(uint64_t deadline);
+
+/* ---- Memory --------------------------------------------------------- */
+
+enum {
+    MAP_WRITE   = 1 << 0,
+    MAP_NOCACHE = 1 << 1,   /* device memory */
+    MAP_EXEC    = 1 << 2,
+};
+
+/*
+ * Maps one 4 KiB page va -> pa in the page tables shared by all cores,
+ * splitting a large page if needed.  Returns 0, or -ENOMEM when a page
+ * table page cannot be allocated.  Caller serializes (kernel/vm.c lock).
+ */
+int arch_map_page(uintptr_t va, uint64_t pa, int flags);
+
+/*
+ * Unmaps one page and flushes it from this core's TLB.  Other cores may
+ * keep a stale entry until they flush; callers only unmap pages no other
+ * core has touched since boot (guard pages), or shoot the TLBs down.
+ */
+void arch_unmap_page(uintptr_t va);
+
+/* Pages the page tables themselves use (for leak checks). */
+size_t arch_page_table_pages(void);
+
+/* Translates va to its physical address; false if not mapped. */
+bool arch_virt_to_phys(uintptr_t va, uint64_t *pa);
+
+/* ---- Console and exit ----------------------------------------------- */
+
+/*
+ * Writes n bytes to the boot console, polling (no interrupts, no locks):
+ * callable from the panic path.  Callers serialize lines themselves.
+ */
+void arch_console_write(const char *s, size_t n);
+
+/*
+ * Ends the machine with status (0 = success).  Under QEMU the launcher
+ * sees the status; on real hardware the machine powers off or halts.
+ */
+__attribute__((noreturn)) void arch_exit(int status);
+
+/* Prints the register state of a trap frame (panic path). */
+void arch_dump_trapframe(const struct trapframe *tf);
+
+/* The frame pointer and program counter saved in a trap frame. */
+uintptr_t arch_trapframe_fp(const struct trapframe *tf);
+uintptr_t arch_trapframe_pc(const struct trapframe *tf);
+
+/* For a memory fault, the address that faulted (CR2 / FAR_EL1). */
+bool arch_fault_address(const struct trapframe *tf, uintptr_t *va);
+
+/* ---- Generic code the arch calls ------------------------------------ */
+
+void kernel_main(struct bootinfo *bi);      /* kernel/main.c */
+void cpu_main(struct cpu *c);               /* kernel/smp.c: AP entry */
+void ipi_handler(void);                     /* kernel/smp.c */
+void timer_interrupt(struct trapframe *tf); /* sched/ (timers issue) */
+
+/* An exception the arch cannot handle: prints, stops others, exits. */
+__attribute__((noreturn)) void panic_trap(struct trapframe *tf,
+                                          const char *what);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * lapic.c - the local APIC: identification, end of interrupt, IPIs.
+ *
+ * x2APIC mode (registers are MSRs 0x800 + offset/16, SDM Vol. 3A §11.12) is
+ * used when CPUID offers it; otherwise xAPIC mode through the MMIO page at
+ * the address in IA32_APIC_BASE.  QEMU's TCG offers only xAPIC.
+ */
+#include "arch.h"
+#include "cpu.h"
+#include "x86.h"
+
+#define APIC_ID     0x020
+#define APIC_TPR    0x080
+#define APIC_EOI    0x0B0
+#define APIC_SVR    0x0F0
+#define APIC_ICR_LO 0x300
+#define APIC_ICR_HI 0x310
+
+#define APIC_BASE_ENABLE (1 << 11)
+#define APIC_BASE_X2APIC (1 << 10)
+#define ICR_PENDING      (1 << 12)
+#define ICR_ASSERT       (1 << 14)
+#define ICR_OTHERS       (3 << 18)
+#define ICR_FIXED        0x000
+#define ICR_NMI          0x400
+
+static bool x2apic;
+static volatile uint32_t *xapic;
+
+static uint32_t apic_read(uint32_t reg)
+{
+    if (x2apic)
+        return rdmsr(0x800 + (reg >> 4));
+    return xapic[reg / 4];
+}
+
+static void apic_write(uint32_t reg, uint32_t v)
+{
+    if (x2apic)
+        wrmsr(0x800 + (reg >> 4), v);
+    else
+        xapic[reg / 4] = v;
+}
+
+void lapic_init(void)
+{
+    uint32_t r[4];
+    uint64_t base = rdmsr(MSR_APIC_BASE);
+
+    cpuid(1, 0, r);
+    x2apic = r[2] & (1 << 21);
+    base |= APIC_BASE_ENABLE;
+    if (x2apic)
+        base |= APIC_BASE_X2APIC;
+    wrmsr(MSR_APIC_BASE, base);
+    xapic = (volatile uint32_t *)(base & 0xFFFFFF000UL);
+    apic_write(APIC_TPR, 0);
+    apic_write(APIC_SVR, 0x100 | VEC_SPURIOUS);
+}
+
+uint32_t lapic_id(void)
+{
+    uint32_t id = apic_read(APIC_ID);
+
+    return x2apic ? id : id >> 24;
+}
+
+void lapic_eoi(void)
+{
+    apic_write(APIC_EOI, 0);
+}
+
+/*
+ * Sends one interprocessor interrupt.  The mfence orders the caller's
+ * prior stores before the IPI: a WRMSR to the x2APIC ICR is not
+ * serializing (SDM Vol. 3A §11.12.3).
+ */
+void lapic_send(uint32_t apic_id, uint32_t icr_low)
+{
+    unsigned long f = arch_irq_save();
+
+    __asm__ volatile("mfence" : : : "memory");
+    if (x2apic) {
+        wrmsr(0x830, (uint64_t)apic_id << 32 | icr_low);
+    } else {
+        apic_write(APIC_ICR_HI, apic_id << 24);
+        apic_write(APIC_ICR_LO, icr_low);
+        while (apic_read(APIC_ICR_LO) & ICR_PENDING)
+            arch_cpu_relax();
+    }
+    arch_irq_restore(f);
+}
+
+void arch_send_ipi(const struct cpu *c)
+{
+    lapic_send(c->arch.apic_id, ICR_ASSERT | ICR_FIXED | VEC_IPI);
+}
+
+void arch_send_ipi_others(void)
+{
+    lapic_send(0, ICR_OTHERS | ICR_ASSERT | ICR_FIXED | VEC_IPI);
+}
+
+void arch_stop_others(void)
+{
+    lapic_send(0, ICR_OTHERS | ICR_ASSERT | ICR_NMI);
+}

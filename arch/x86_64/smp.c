@@ -1,0 +1,173 @@
+/*
+ * smp.c - finding the cores (ACPI MADT) and starting them with
+ * INIT-SIPI-SIPI (Intel SDM Vol. 3A §9.4.4, MP initialization).
+ *
+ * All APs are started at once: each one takes a ticket in the trampoline
+ * to pick a boot stack, then finds its per-CPU block by APIC id.  A core
+ * that has not checked in by the deadline is abandoned: its state word is
+ * CAS'd from WAITING to ABANDONED, and if it arrives later it loses the
+ * CAS in ap_entry and stops itself instead of joining.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include "acpi.h"
+#include "arch.h"
+#include "bootinfo.h"
+#include "cpu.h"
+#include "mem.h"
+#include "panic.h"
+#include "printk.h"
+#include "vm.h"
+#include "x86.h"
+
+#define AP_STACK_SIZE   (64 * 1024)
+#define AP_TIMEOUT_MS   1000
+#define ICR_INIT        0x4500      /* INIT, level assert */
+#define ICR_SIPI        0x4600      /* start-up, level assert */
+
+enum { AP_WAITING, AP_ARRIVED, AP_ABANDONED };
+
+extern const char ap_trampoline[], ap_trampoline_end[];
+extern uint64_t tr_cr3, tr_stacks, tr_entry;
+extern uint32_t tr_ticket;
+
+static struct cpu **start_cpus;
+static int nstart;
+static uint64_t stack_tops[MAXCPU];
+static int ap_state[MAXCPU];
+
+static struct acpi_info acpi;
+
+/* The direct map covers all RAM and the firmware's tables. */
+void *acpi_map(uint64_t pa, size_t len)
+{
+    (void)len;
+    return phys_to_virt(pa);
+}
+
+void acpi_log(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    printk("acpi: ");
+    vprintk(fmt, ap);
+    va_end(ap);
+}
+
+int arch_discover_cpus(uint32_t *hwid, int max)
+{
+    uint64_t rsdp = boot_rsdp ? boot_rsdp : acpi_find_rsdp_bios();
+    uint32_t boot = lapic_id();
+    int n = 1;
+
+    hwid[0] = boot;
+    if (!rsdp) {
+        printk("acpi: no RSDP found; using the boot core only\n");
+        return 1;
+    }
+    if (acpi_parse(rsdp, &acpi) < 0) {
+        printk("acpi: %s; using the boot core only\n",
+               acpi.error ? acpi.error : "tables unusable");
+        return 1;
+    }
+    for (uint32_t i = 0; i < acpi.ncpus && n < max; i++)
+        if (acpi.cpus[i].usable && acpi.cpus[i].apic_id != boot)
+            hwid[n++] = acpi.cpus[i].apic_id;
+    return n;
+}
+
+static uint32_t cpuid_apic_id(void)
+{
+    uint32_t r[4];
+
+    cpuid(0, 0, r);
+    if (r[0] >= 0xB) {
+        cpuid(0xB, 0, r);
+        if (r[1])               /* leaf 0xB valid: x2APIC id in edx */
+            return r[3];
+    }
+    cpuid(1, 0, r);
+    return r[1] >> 24;
+}
+
+/* First C code of an AP, on the stack its ticket picked. */
+void ap_entry(uint32_t ticket)
+{
+    uint32_t id = cpuid_apic_id();
+
+    for (int i = 1; i < nstart; i++) {
+        struct cpu *c = start_cpus[i];
+        int waiting = AP_WAITING;
+
+        if (c->hwid != id)
+            continue;
+        if (!__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ARRIVED,
+                                         false, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            break;
+        c->stack_hi = stack_tops[ticket];
+        c->stack_lo = c->stack_hi - AP_STACK_SIZE;
+        arch_cpu_init(c);
+        cpu_main(c);
+    }
+    arch_stop_self();           /* abandoned, or not a core we know */
+}
+
+void arch_start_cpus(struct cpu **cpus, int n)
+{
+    uint64_t deadline;
+
+    if (n <= 1)
+        return;
+    start_cpus = cpus;
+    nstart = n;
+    for (int i = 0; i < n - 1; i++) {
+        char *lo = vm_stack_alloc(AP_STACK_SIZE);
+
+        if (!lo)
+            panic("arch_start_cpus: no memory for AP stacks");
+        stack_tops[i] = (uint64_t)lo + AP_STACK_SIZE;
+    }
+    memcpy((void *)TRAMPOLINE_PA, ap_trampoline,
+           ap_trampoline_end - ap_trampoline);
+    /* The parameters live in the copy, at the same offsets. */
+#define TR(sym) (*(uint64_t *)(TRAMPOLINE_PA + ((char *)&sym - ap_trampoline)))
+    TR(tr_cr3) = read_cr3();
+    TR(tr_stacks) = (uint64_t)stack_tops;
+    TR(tr_entry) = (uint64_t)ap_entry;
+#undef TR
+
+    /*
+     * INIT, then two SIPIs 200 us apart.  The 10 ms wait after INIT that
+     * the SDM's example uses is for pre-P6 parts; like Linux on modern
+     * CPUs (and on every hypervisor) we skip it.
+     */
+    for (int i = 1; i < n; i++)
+        lapic_send(cpus[i]->hwid, ICR_INIT);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 1; i < n; i++)
+            if (!__atomic_load_n(&ap_state[i], __ATOMIC_ACQUIRE))
+                lapic_send(cpus[i]->hwid, ICR_SIPI | TRAMPOLINE_PA >> 12);
+        delay_us(200);
+    }
+
+    deadline = arch_cycles() + arch_cycles_hz() / 1000 * AP_TIMEOUT_MS;
+    for (int i = 1; i < n; i++) {
+        int waiting = AP_WAITING;
+
+        while (!__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE) &&
+               arch_cycles() < deadline)
+            arch_cpu_relax();
+        if (__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE))
+            continue;
+        if (__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ABANDONED,
+                                        false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            printk("smp: cpu %d (APIC id %u) did not start within %d ms; "
+                   "going on without it\n", i, cpus[i]->hwid, AP_TIMEOUT_MS);
+        else
+            panic("arch_start_cpus: cpu %d (APIC id %u) started but never "
+                  "came online", i, cpus[i]->hwid);
+    }
+}

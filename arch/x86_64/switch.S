@@ -1,0 +1,50 @@
+/*
+ * switch.S - voluntary context switch (scheduler issue uses it).
+ *
+ *   void arch_switch(struct arch_context **save, struct arch_context *to);
+ *
+ * Saves the callee-saved registers of the System V ABI (rbx, rbp, r12-r15)
+ * on the current stack, stores the stack pointer through *save, and resumes
+ * the context whose saved stack pointer is `to`.  Caller-saved registers,
+ * including all SSE state, are dead across a call by the ABI, so a
+ * voluntary switch needs none of them; MXCSR and the x87 control word are
+ * callee-saved and kept too.
+ * Register map: %rdi = save, %rsi = to.
+ */
+    .text
+    .globl arch_switch
+arch_switch:
+    push %rbp
+    push %rbx
+    push %r12
+    push %r13
+    push %r14
+    push %r15
+    sub $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    mov %rsp, (%rdi)
+    mov %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    add $8, %rsp
+    pop %r15
+    pop %r14
+    pop %r13
+    pop %r12
+    pop %rbx
+    pop %rbp
+    ret
+
+/*
+ *   void arch_call_on_stack(uintptr_t top, void (*fn)(void *), void *arg);
+ * Register map: %rdi = top, %rsi = fn, %rdx = arg.  A zero return address
+ * and frame pointer end backtraces there.
+ */
+    .globl arch_call_on_stack
+arch_call_on_stack:
+    mov %rdi, %rsp
+    xor %ebp, %ebp
+    mov %rdx, %rdi
+    push $0
+    jmp *%rsi

@@ -1,0 +1,100 @@
+/*
+ * trap.c - where every interrupt and exception lands (from vectors.S).
+ *
+ * Exceptions are fatal: the kernel has no user mode and no demand paging,
+ * so a fault is a bug (or a stack overflow into a guard page) and goes to
+ * the panic path with the full register state.
+ */
+#include "arch.h"
+#include "cpu.h"
+#include "panic.h"
+#include "printk.h"
+#include "x86.h"
+
+static const char *const exception_names[32] = {
+    "divide error", "debug", "NMI", "breakpoint", "overflow",
+    "bound range exceeded", "invalid opcode", "device not available",
+    "double fault", "coprocessor segment overrun", "invalid TSS",
+    "segment not present", "stack-segment fault", "general protection fault",
+    "page fault", "reserved (15)", "x87 floating-point error",
+    "alignment check", "machine check", "SIMD floating-point error",
+    "virtualization exception", "control protection exception",
+};
+
+void trap(struct trapframe *tf)
+{
+    uint64_t v = tf->vector;
+
+    if (v == VEC_IPI) {
+        lapic_eoi();
+        ipi_handler();
+        return;
+    }
+    if (v == VEC_SPURIOUS)
+        return;             /* no EOI for spurious interrupts (SDM §11.9) */
+    if (v < 32) {
+        const char *name = exception_names[v];
+
+        panic_trap(tf, name ? name : "reserved exception");
+    }
+    panic_trap(tf, "unexpected interrupt vector");
+}
+
+void arch_dump_trapframe(const struct trapframe *tf)
+{
+    printk("vector %lu error 0x%lx rip 0x%016lx cr2 0x%016lx\n",
+           tf->vector, tf->error, tf->rip, read_cr2());
+    printk("rax %016lx rbx %016lx rcx %016lx rdx %016lx\n",
+           tf->rax, tf->rbx, tf->rcx, tf->rdx);
+    printk("rsi %016lx rdi %016lx rbp %016lx rsp %016lx\n",
+           tf->rsi, tf->rdi, tf->rbp, tf->rsp);
+    printk("r8  %016lx r9  %016lx r10 %016lx r11 %016lx\n",
+           tf->r8, tf->r9, tf->r10, tf->r11);
+    printk("r12 %016lx r13 %016lx r14 %016lx r15 %016lx\n",
+           tf->r12, tf->r13, tf->r14, tf->r15);
+    printk("rflags %016lx cs %04lx ss %04lx cr3 %016lx\n",
+           tf->rflags, tf->cs, tf->ss, read_cr3());
+}
+
+uintptr_t arch_trapframe_fp(const struct trapframe *tf)
+{
+    return tf->rbp;
+}
+
+uintptr_t arch_trapframe_pc(const struct trapframe *tf)
+{
+    return tf->rip;
+}
+
+bool arch_fault_address(const struct trapframe *tf, uintptr_t *va)
+{
+    /* A stack overflow into a guard page shows up as a double fault:
+       the page fault could not push its frame.  CR2 still holds it. */
+    if (tf->vector != 14 && tf->vector != VEC_DF)
+        return false;
+    *va = read_cr2();
+    return true;
+}
+
+void arch_stop_self(void)
+{
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+void arch_halt(void)
+{
+    /* sti takes effect after the next instruction, so no interrupt can
+       slip in between it and hlt (SDM Vol. 2B, STI). */
+    __asm__ volatile("sti; hlt; cli" : : : "memory");
+}
+
+#define DEBUG_EXIT_PORT 0xF4
+
+void arch_exit(int status)
+{
+    /* QEMU's isa-debug-exit ends the emulator with (status << 1) | 1. */
+    arch_irq_save();
+    outb(DEBUG_EXIT_PORT, status & 0x7F);
+    arch_stop_self();
+}

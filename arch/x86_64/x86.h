@@ -1,0 +1,180 @@
+/*
+ * x86.h - x86_64 constants and single-instruction helpers (Intel SDM
+ * Vol. 3A).  Usable from assembly for the constants.
+ */
+#ifndef ARCH_X86_64_X86_H
+#define ARCH_X86_64_X86_H
+
+#define CR0_PE      (1 << 0)
+#define CR0_MP      (1 << 1)
+#define CR0_EM      (1 << 2)
+#define CR0_WP      (1 << 16)
+#define CR0_PG      (1 << 31)
+#define CR4_PAE     (1 << 5)
+#define CR4_PGE     (1 << 7)
+#define CR4_OSFXSR  (1 << 9)
+#define CR4_OSXMMEXCPT (1 << 10)
+
+#define MSR_EFER        0xC0000080
+#define MSR_GS_BASE     0xC0000101
+#define MSR_APIC_BASE   0x1B
+#define EFER_LME    (1 << 8)
+#define EFER_NXE    (1 << 11)
+
+#define PTE_P       (1 << 0)
+#define PTE_W       (1 << 1)
+#define PTE_PWT     (1 << 3)
+#define PTE_PCD     (1 << 4)
+#define PTE_PS      (1 << 7)
+#define PTE_G       (1 << 8)
+
+#define KERNEL_CS   0x08
+#define KERNEL_DS   0x10
+#define KERNEL_TSS  0x18
+
+/* Long-mode code (L=1, P, S, type execute/read) and flat data descriptors. */
+#define GDT_CODE64  0x00209A0000000000
+#define GDT_DATA    0x00CF92000000FFFF
+
+/* Interrupt vectors. */
+#define VEC_NMI         2
+#define VEC_DF          8
+#define VEC_MC          18
+#define VEC_TIMER       0xEF
+#define VEC_IPI         0xF0
+#define VEC_SPURIOUS    0xFF
+
+/* Interrupt stack table slots in the TSS (1-based, as the IDT names them). */
+#define IST_DF  1
+#define IST_NMI 2
+#define IST_MC  3
+
+/* Where the AP trampoline is copied: below 1 MiB, page aligned. */
+#define TRAMPOLINE_PA 0x8000
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+    __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
+                     "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+    __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+                     : "a"(leaf), "c"(sub));
+}
+
+static inline uint64_t read_cr0(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr0, %0" : "=r"(v));
+    return v;
+}
+
+static inline void write_cr0(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr2(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr2, %0" : "=r"(v));
+    return v;
+}
+
+static inline uint64_t read_cr3(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr3, %0" : "=r"(v));
+    return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr4(void)
+{
+    uint64_t v;
+    __asm__ volatile("mov %%cr4, %0" : "=r"(v));
+    return v;
+}
+
+static inline void write_cr4(uint64_t v)
+{
+    __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+static inline void invlpg(uintptr_t va)
+{
+    __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+/*
+ * Trap frame built by vectors.S: the FPU/SSE state (fxsave), then the
+ * general registers in reverse push order, then what the CPU pushed.
+ */
+struct trapframe {
+    uint8_t fx[512] __attribute__((aligned(16)));
+    uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+    uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+    uint64_t vector, error;
+    uint64_t rip, cs, rflags, rsp, ss;     /* pushed by the CPU */
+};
+
+/* x86-internal interfaces between the files of arch/x86_64. */
+struct bootinfo;
+void serial_init(void);
+void idt_init(void);
+void idt_load(void);
+void lapic_init(void);
+void lapic_eoi(void);
+uint32_t lapic_id(void);
+void lapic_send(uint32_t apic_id, uint32_t icr_low);
+void tsc_calibrate(void);
+void delay_us(uint64_t us);
+void trap(struct trapframe *tf);
+extern uint64_t boot_pml4[];
+extern uint64_t boot_rsdp;      /* from the boot protocol, 0 if none */
+#endif
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * api.c - the kernel calls behind include/spindle/cpu.h.
+ */
+#include "arch.h"
+#include "cpu.h"
+#include "spindle/cpu.h"
+
+int sp_ncpu(void)
+{
+    return ncpu;
+}
+
+int sp_cpu_id(void)
+{
+    return cpu_id();
+}
+
+void sp_on_each_cpu(void (*fn)(void *), void *arg)
+{
+    smp_call_all(fn, arg);
+}
+
+uint64_t sp_nanotime(void)
+{
+    uint64_t c = arch_cycles(), hz = arch_cycles_hz();
+
+    return c / hz * 1000000000 + c % hz * 1000000000 / hz;
+}

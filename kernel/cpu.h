@@ -1,0 +1,54 @@
+/*
+ * cpu.h - the per-CPU block, one per core (an M, in Go's terms; the
+ * scheduler's struct m and struct p hang off it).
+ *
+ * Fields are written by the core that owns the block unless marked
+ * otherwise.  arch_this_cpu() returns the caller's block.
+ */
+#ifndef KERNEL_CPU_H
+#define KERNEL_CPU_H
+
+#include "arch.h"
+
+#define MAXCPU 64
+
+struct cpu {
+    struct cpu *self;           /* must be first: arch_this_cpu() loads it */
+    int id;                     /* 0 .. ncpu-1, boot core is 0 */
+    uint32_t hwid;              /* APIC id / MPIDR; written by boot core */
+    bool online;                /* store-release by the core itself;
+                                   load-acquire in arch_start_cpus */
+    uintptr_t stack_lo, stack_hi;   /* boot stack of this core */
+
+    /* Cross-core calls (smp_call_all); written by the caller under
+       call_lock, done by the target with store-release. */
+    void (*call_fn)(void *);
+    void *call_arg;
+    uint64_t call_seq;          /* requests posted (caller) */
+    uint64_t call_done;         /* requests finished (target) */
+
+    uint64_t nipi;              /* IPIs received, for tests */
+    int nlocks;                 /* spinlocks held (spinlock.c) */
+    void *reent;                /* newlib state (struct _reent) */
+    int panicking;              /* nested panic guard */
+
+    struct arch_cpu arch;
+};
+
+extern struct cpu *cpus[MAXCPU];
+extern int ncpu;                /* cores online, set before main() runs */
+
+static inline struct cpu *this_cpu(void)
+{
+    return arch_this_cpu();
+}
+
+static inline int cpu_id(void)
+{
+    return arch_this_cpu()->id;
+}
+
+/* Runs fn(arg) on every online core (the caller too) and waits for all. */
+void smp_call_all(void (*fn)(void *), void *arg);
+
+#endif

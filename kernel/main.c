@@ -1,0 +1,72 @@
+/*
+ * main.c - kernel_main: from the boot path to the app's main().
+ *
+ *   boot/arch entry -> arch_early_init -> kernel_main:
+ *     command line, page allocator, final page tables, boot core tables,
+ *     every other core, newlib, then main(argc, argv) on the boot core;
+ *     its return value is the machine's exit status.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "arch.h"
+#include "bootinfo.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "mem.h"
+#include "panic.h"
+#include "printk.h"
+#include "smp.h"
+#include "vm.h"
+
+#define MAX_ARGS 32
+
+extern int main(int argc, char **argv);
+void newlib_init(void);
+
+/* Whole microseconds between two arch_cycles() readings. */
+static uint64_t cycles_to_us(uint64_t d)
+{
+    return d * 1000000 / arch_cycles_hz();
+}
+
+#define MAIN_STACK_SIZE (256 * 1024)
+
+static __attribute__((noreturn)) void run_main(void *arg)
+{
+    char *argv[MAX_ARGS];
+    int argc;
+
+    newlib_init();
+    argc = cmdline_argv("app", argv, MAX_ARGS);
+    arch_irq_enable();          /* main runs like any code: interruptible */
+    exit(main(argc, argv));
+}
+
+void kernel_main(struct bootinfo *bi)
+{
+    void *stack;
+    uint64_t us;
+    int n;
+
+    printk("Spindle: booting; command line \"%s\"\n", bi->cmdline);
+    cmdline_parse(bi->cmdline);
+    if (cmdline_truncated())
+        printk("cmdline: longer than the parser keeps; the rest is ignored\n");
+    mem_init(bi);
+    arch_paging_init(bi);
+    arch_cpu_init(cpus[0]);
+    printk("cpu 0 online (hwid %u)\n", cpus[0]->hwid = arch_cpu_hwid());
+    cpus[0]->online = true;
+    n = smp_init();
+    us = cycles_to_us(arch_cycles() - bi->entry_cycles);
+    printk("smp: %d cores online, %lu.%03lu ms from kernel entry\n", n,
+           us / 1000, us % 1000);
+
+    /* main() gets a stack with a guard page below it. */
+    stack = vm_stack_alloc(MAIN_STACK_SIZE);
+    if (!stack)
+        panic("kernel_main: no memory for main's stack");
+    cpus[0]->stack_lo = (uintptr_t)stack;
+    cpus[0]->stack_hi = (uintptr_t)stack + MAIN_STACK_SIZE;
+    arch_call_on_stack(cpus[0]->stack_hi, run_main, NULL);
+}

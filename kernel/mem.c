@@ -1,0 +1,65 @@
+/*
+ * mem.c - the kernel's page allocator: kernel/page.c under one lock,
+ * built from the boot memory map.
+ */
+#include <string.h>
+#include "bootinfo.h"
+#include "mem.h"
+#include "page.h"
+#include "panic.h"
+#include "printk.h"
+#include "spinlock.h"
+
+static struct page_alloc pages;
+static struct spinlock mem_lock = SPINLOCK_INIT("mem");
+
+void *page_phys_to_virt(uint64_t pa)
+{
+    return phys_to_virt(pa);
+}
+
+void page_bug(const char *msg, uint64_t addr)
+{
+    panic("%s (address 0x%lx)", msg, addr);
+}
+
+void mem_init(struct bootinfo *bi)
+{
+    int err = page_init(&pages, bi->usable, bi->nusable, bi->reserved,
+                        bi->nreserved);
+
+    if (err)
+        panic("mem_init: no usable memory in the boot memory map (%d)", err);
+    printk("mem: %lu MiB usable, %lu MiB free\n",
+           page_total_count(&pages) * PAGE_SIZE >> 20,
+           page_free_count(&pages) * PAGE_SIZE >> 20);
+}
+
+uint64_t mem_alloc_pages(size_t n)
+{
+    unsigned long f = spin_lock(&mem_lock);
+    uint64_t pa = page_alloc(&pages, n);
+
+    spin_unlock(&mem_lock, f);
+    if (pa)
+        memset(phys_to_virt(pa), 0, n * PAGE_SIZE);
+    return pa;
+}
+
+void mem_free_pages(uint64_t pa, size_t n)
+{
+    unsigned long f = spin_lock(&mem_lock);
+
+    page_free(&pages, pa, n);
+    spin_unlock(&mem_lock, f);
+}
+
+size_t mem_free_count(void)
+{
+    return page_free_count(&pages);
+}
+
+size_t mem_total_count(void)
+{
+    return page_total_count(&pages);
+}

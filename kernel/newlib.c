@@ -1,0 +1,271 @@
+/*
+ * newlib.c - what newlib needs from the platform: its system calls, its
+ * locks (newlib is built with --enable-newlib-retargetable-locking, so
+ * every lock it takes is one of ours), and __getreent() (built with
+ * __DYNAMIC_REENT__, so errno and stdio state are per core; the
+ * scheduler moves them to per G).
+ *
+ * There is no file system: fds 0-2 are the console, everything else is
+ * EBADF or ENOENT.
+ */
+#include <errno.h>
+#include <reent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/lock.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include "arch.h"
+#include "cpu.h"
+#include "panic.h"
+#include "printk.h"
+#include "spinlock.h"
+#include "vm.h"
+
+#undef errno
+extern int errno;
+
+/* ---- Reentrancy ---------------------------------------------------- */
+
+struct _reent *__getreent(void)
+{
+    struct _reent *r = this_cpu()->reent;
+
+    return r ? r : _impure_ptr;
+}
+
+static void flush_std(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+}
+
+static struct _reent *new_reent(void)
+{
+    struct _reent *r = malloc(sizeof *r);
+
+    if (!r)
+        panic("newlib_init: no memory for newlib state");
+    _REENT_INIT_PTR(r);
+    return r;
+}
+
+/* Gives every core its own newlib state; the boot core keeps the global. */
+void newlib_init(void)
+{
+    cpus[0]->reent = _impure_ptr;
+    for (int i = 1; i < ncpu; i++)
+        cpus[i]->reent = new_reent();
+    atexit(flush_std);
+}
+
+/* ---- Locks --------------------------------------------------------- */
+
+/*
+ * A recursive spinlock.  Interrupts stay off while it is held (as
+ * with every spinlock), saved by the outermost acquire.
+ */
+struct __lock {
+    struct spinlock sl;
+    int owner;                  /* cpu id + 1 of the holder, 0 if free */
+    int depth;
+    unsigned long flags;
+};
+
+#define NEWLIB_LOCK(name) \
+    struct __lock name = { SPINLOCK_INIT(#name), 0, 0, 0 }
+
+NEWLIB_LOCK(__lock___sinit_recursive_mutex);
+NEWLIB_LOCK(__lock___sfp_recursive_mutex);
+NEWLIB_LOCK(__lock___atexit_recursive_mutex);
+NEWLIB_LOCK(__lock___at_quick_exit_mutex);
+NEWLIB_LOCK(__lock___malloc_recursive_mutex);
+NEWLIB_LOCK(__lock___env_recursive_mutex);
+NEWLIB_LOCK(__lock___tz_mutex);
+NEWLIB_LOCK(__lock___dd_hash_mutex);
+NEWLIB_LOCK(__lock___arc4random_mutex);
+
+void __retarget_lock_init(_LOCK_T *lock)
+{
+    struct __lock *l = calloc(1, sizeof *l);
+
+    if (!l)
+        panic("__retarget_lock_init: out of memory");
+    l->sl.name = "newlib";
+    *lock = l;
+}
+
+void __retarget_lock_init_recursive(_LOCK_T *lock)
+{
+    __retarget_lock_init(lock);
+}
+
+void __retarget_lock_close(_LOCK_T lock)
+{
+    free(lock);
+}
+
+void __retarget_lock_close_recursive(_LOCK_T lock)
+{
+    free(lock);
+}
+
+void __retarget_lock_acquire_recursive(_LOCK_T l)
+{
+    int me = cpu_id() + 1;
+
+    if (l->owner == me) {
+        l->depth++;
+        return;
+    }
+    l->flags = spin_lock(&l->sl);
+    l->owner = me;
+    l->depth = 1;
+}
+
+void __retarget_lock_release_recursive(_LOCK_T l)
+{
+    if (l->owner != cpu_id() + 1)
+        panic("newlib lock: released by a core that does not hold it");
+    if (--l->depth)
+        return;
+    l->owner = 0;
+    spin_unlock(&l->sl, l->flags);
+}
+
+int __retarget_lock_try_acquire_recursive(_LOCK_T l)
+{
+    int me = cpu_id() + 1;
+
+    if (l->owner == me) {
+        l->depth++;
+        return 1;
+    }
+    if (spin_is_locked(&l->sl))
+        return 0;
+    __retarget_lock_acquire_recursive(l);
+    return 1;
+}
+
+void __retarget_lock_acquire(_LOCK_T l)
+{
+    __retarget_lock_acquire_recursive(l);
+}
+
+void __retarget_lock_release(_LOCK_T l)
+{
+    __retarget_lock_release_recursive(l);
+}
+
+int __retarget_lock_try_acquire(_LOCK_T l)
+{
+    return __retarget_lock_try_acquire_recursive(l);
+}
+
+/* ---- System calls -------------------------------------------------- */
+
+static bool is_console(int fd)
+{
+    return fd >= 0 && fd <= 2;
+}
+
+int _write(int fd, const void *buf, size_t n)
+{
+    if (!is_console(fd)) {
+        errno = EBADF;
+        return -1;
+    }
+    console_write(buf, n);
+    return n;
+}
+
+int _read(int fd, void *buf, size_t n)
+{
+    (void)buf;
+    (void)n;
+    if (!is_console(fd)) {
+        errno = EBADF;
+        return -1;
+    }
+    return 0;               /* the console has no input yet: end of file */
+}
+
+int _open(const char *path, int flags, int mode)
+{
+    (void)path;
+    (void)flags;
+    (void)mode;
+    errno = ENOENT;
+    return -1;
+}
+
+int _close(int fd)
+{
+    if (is_console(fd))
+        return 0;
+    errno = EBADF;
+    return -1;
+}
+
+int _fstat(int fd, struct stat *st)
+{
+    if (!is_console(fd)) {
+        errno = EBADF;
+        return -1;
+    }
+    st->st_mode = S_IFCHR;  /* a terminal: stdio line-buffers it */
+    return 0;
+}
+
+int _isatty(int fd)
+{
+    if (is_console(fd))
+        return 1;
+    errno = EBADF;
+    return 0;
+}
+
+off_t _lseek(int fd, off_t off, int whence)
+{
+    (void)off;
+    (void)whence;
+    errno = is_console(fd) ? ESPIPE : EBADF;
+    return -1;
+}
+
+void *_sbrk(ptrdiff_t incr)
+{
+    void *p = vm_heap_grow(incr);
+
+    if (!p) {
+        errno = ENOMEM;
+        return (void *)-1;
+    }
+    return p;
+}
+
+int _getpid(void)
+{
+    return 1;
+}
+
+int _kill(int pid, int sig)
+{
+    (void)pid;
+    panic("abort: signal %d raised (abort(), or a failed assert)", sig);
+}
+
+int _gettimeofday(struct timeval *tv, void *tz)
+{
+    uint64_t us = arch_cycles() / (arch_cycles_hz() / 1000000);
+
+    (void)tz;
+    tv->tv_sec = us / 1000000;
+    tv->tv_usec = us % 1000000;
+    return 0;
+}
+
+void _exit(int status)
+{
+    arch_exit(status);
+}

@@ -1,0 +1,138 @@
+/*
+ * smp.c - bringing every core online, and running a function on all of
+ * them (the way tests and the boot path reach every core before the
+ * scheduler owns them).
+ *
+ * A core that is online and has nothing to do waits in idle_loop with
+ * interrupts off, halting between checks; arch_halt enables interrupts
+ * and halts atomically, so an IPI sent after the check still wakes it.
+ */
+#include "arch.h"
+#include "bootinfo.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "mem.h"
+#include "panic.h"
+#include "printk.h"
+#include "smp.h"
+
+struct cpu *cpus[MAXCPU];
+int ncpu = 1;
+
+static int call_busy;           /* one smp_call_all at a time */
+
+void ipi_handler(void)
+{
+    this_cpu()->nipi++;
+}
+
+static void run_call(struct cpu *c)
+{
+    c->call_fn(c->call_arg);
+    /* Pairs with the load-acquire of call_done in smp_call_all. */
+    __atomic_store_n(&c->call_done, c->call_seq, __ATOMIC_RELEASE);
+}
+
+static __attribute__((noreturn)) void idle_loop(struct cpu *c)
+{
+    arch_irq_save();
+    for (;;) {
+        /* Pairs with the store-release of call_seq in smp_call_all. */
+        if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done) {
+            arch_irq_enable();
+            run_call(c);
+            arch_irq_save();
+        } else {
+            arch_halt();
+        }
+    }
+}
+
+void cpu_main(struct cpu *c)
+{
+    printk("cpu %d online (hwid %u)\n", c->id, c->hwid);
+    __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+    idle_loop(c);
+}
+
+void smp_call_all(void (*fn)(void *), void *arg)
+{
+    struct cpu *me = this_cpu();
+
+    while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE))
+        arch_cpu_relax();
+    for (int i = 0; i < ncpu; i++) {
+        struct cpu *c = cpus[i];
+
+        if (c == me)
+            continue;
+        c->call_fn = fn;
+        c->call_arg = arg;
+        __atomic_store_n(&c->call_seq, c->call_seq + 1, __ATOMIC_RELEASE);
+        arch_send_ipi(c);
+    }
+    fn(arg);
+    for (int i = 0; i < ncpu; i++)
+        while (cpus[i] != me &&
+               __atomic_load_n(&cpus[i]->call_done, __ATOMIC_ACQUIRE) !=
+               cpus[i]->call_seq)
+            arch_cpu_relax();
+    __atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* How many cores to use: all that were found, unless smp= says fewer. */
+static int cores_wanted(int found)
+{
+    long want;
+
+    switch (cmdline_long("smp", 1, found, &want)) {
+    case CMDLINE_ABSENT:
+        return found;
+    case CMDLINE_OK:
+        return want;
+    case CMDLINE_RANGE:
+        printk("smp: smp= must be between 1 and %d here; using %ld\n",
+               found, want);
+        return want;
+    default:
+        printk("smp: smp= is not a number; using all %d cores\n", found);
+        return found;
+    }
+}
+
+static struct cpu *new_cpu(int id, uint32_t hwid)
+{
+    size_t pages = (sizeof(struct cpu) + PAGE_SIZE - 1) / PAGE_SIZE;
+    uint64_t pa = mem_alloc_pages(pages);
+    struct cpu *c;
+
+    if (!pa)
+        panic("smp_init: no memory for per-CPU blocks");
+    c = phys_to_virt(pa);
+    c->id = id;
+    c->hwid = hwid;
+    return c;
+}
+
+int smp_init(void)
+{
+    uint32_t hwid[MAXCPU];
+    int found = arch_discover_cpus(hwid, MAXCPU);
+    int n = cores_wanted(found);
+    int online = 1;
+
+    cpus[0]->hwid = hwid[0];
+    for (int i = 1; i < n; i++)
+        cpus[i] = new_cpu(i, hwid[i]);
+    arch_start_cpus(cpus, n);
+    /* Close the gaps left by cores that did not start; they are idle. */
+    for (int i = 1; i < n; i++) {
+        if (!cpus[i]->online)
+            continue;
+        cpus[online] = cpus[i];
+        cpus[online]->id = online;
+        online++;
+    }
+    __atomic_store_n(&ncpu, online, __ATOMIC_RELEASE);
+    return online;
+}

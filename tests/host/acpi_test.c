@@ -1,0 +1,950 @@
+/*
+ * acpi_test.c - host unit test for kernel/acpi.c.
+ *
+ * Tables are built byte by byte (offsets from the ACPI spec, not from
+ * acpi.c's structs, so a wrong struct layout shows up) in a fake physical
+ * memory arena.  acpi_map hands out a fresh malloc'd copy of exactly the
+ * bytes asked for, so ASan catches any read past what acpi.c mapped, not
+ * just past the arena.  Cases cover normal, x2APIC, disabled, duplicate and
+ * capped CPUs, the BIOS-area scan, every checksum, malformed MADT entries,
+ * MCFG and the FADT PM timer; a fuzz case flips bytes in a valid table set
+ * (re-sealing checksums most of the time so the flips reach the parsers).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "acpi.h"
+#include "harness.h"
+
+#define ARENA_SIZE  (4u << 20)
+
+/* Where the standard table set lives in the arena. */
+#define RSDP_PA     0xF0000ull      /* in the BIOS scan area */
+#define XSDT_PA     0x100000ull
+#define RSDT_PA     0x100800ull
+#define MADT_PA     0x101000ull
+#define MADT2_PA    0x108000ull
+#define MCFG_PA     0x120000ull
+#define FADT_PA     0x121000ull
+#define LAPIC       0xFEE00000u
+
+static uint8_t *arena;
+static struct acpi_info info;
+
+/* ---- acpi_map / acpi_log for the code under test ---- */
+
+static void **maps;
+static size_t nmaps, capmaps;
+
+void *acpi_map(uint64_t pa, size_t len)
+{
+    void *p;
+
+    if (len == 0 || pa > ARENA_SIZE || len > ARENA_SIZE - pa)
+        return NULL;
+    if (nmaps == capmaps) {
+        capmaps = capmaps ? 2 * capmaps : 64;
+        maps = realloc(maps, capmaps * sizeof(*maps));
+    }
+    p = malloc(len);
+    memcpy(p, arena + pa, len);
+    maps[nmaps++] = p;
+    return p;
+}
+
+static void unmap_all(void)
+{
+    while (nmaps)
+        free(maps[--nmaps]);
+}
+
+static char logbuf[1 << 16];
+static size_t loglen;
+static bool verbose;
+
+void acpi_log(const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (loglen > sizeof(logbuf) - 512)
+        loglen = 0;     /* the fuzz case logs a lot; keep the tail */
+    va_start(ap, fmt);
+    n = vsnprintf(logbuf + loglen, sizeof(logbuf) - loglen, fmt, ap);
+    va_end(ap);
+    if (verbose)
+        fputs(logbuf + loglen, stderr);
+    if (n > 0)
+        loglen += (size_t)n < sizeof(logbuf) - loglen ?
+                  (size_t)n : sizeof(logbuf) - loglen - 1;
+}
+
+static bool logged(const char *s)
+{
+    return strstr(logbuf, s) != NULL;
+}
+
+static void reset(void)
+{
+    unmap_all();
+    memset(arena, 0, ARENA_SIZE);
+    memset(&info, 0, sizeof(info));
+    loglen = 0;
+    logbuf[0] = '\0';
+}
+
+static int parse(uint64_t rsdp)
+{
+    int rc = acpi_parse(rsdp, &info);
+
+    unmap_all();
+    return rc;
+}
+
+static uint64_t scan(void)
+{
+    uint64_t pa = acpi_find_rsdp_bios();
+
+    unmap_all();
+    return pa;
+}
+
+/* ---- table builders ---- */
+
+static void w8(uint64_t pa, uint8_t v) { arena[pa] = v; }
+static void w16(uint64_t pa, uint16_t v) { memcpy(arena + pa, &v, 2); }
+static void w32(uint64_t pa, uint32_t v) { memcpy(arena + pa, &v, 4); }
+static void w64(uint64_t pa, uint64_t v) { memcpy(arena + pa, &v, 8); }
+static uint32_t r32(uint64_t pa)
+{
+    uint32_t v;
+
+    memcpy(&v, arena + pa, 4);
+    return v;
+}
+
+static uint8_t sum(uint64_t pa, uint32_t len)
+{
+    uint8_t s = 0;
+
+    for (uint32_t i = 0; i < len; i++)
+        s += arena[pa + i];
+    return s;
+}
+
+/* Sets the byte at pa + at so that len bytes from pa sum to zero. */
+static void fix_sum(uint64_t pa, uint32_t len, uint32_t at)
+{
+    arena[pa + at] = 0;
+    arena[pa + at] = (uint8_t)-sum(pa, len);
+}
+
+static void put_rsdp(uint64_t pa, int rev, uint32_t rsdt, uint64_t xsdt)
+{
+    memcpy(arena + pa, "RSD PTR ", 8);
+    memcpy(arena + pa + 9, "SPNDL ", 6);
+    w8(pa + 15, rev);
+    w32(pa + 16, rsdt);
+    if (rev >= 2) {
+        w32(pa + 20, 36);
+        w64(pa + 24, xsdt);
+    }
+    fix_sum(pa, 20, 8);
+    if (rev >= 2)
+        fix_sum(pa, 36, 32);
+}
+
+/* A table under construction: header written, body appended. */
+struct tb {
+    uint64_t pa;
+    uint32_t len;
+};
+
+static struct tb tb_begin(uint64_t pa, const char *sig, uint32_t hdrlen)
+{
+    memcpy(arena + pa, sig, 4);
+    w8(pa + 8, 1);
+    memcpy(arena + pa + 10, "SPNDL ", 6);
+    memcpy(arena + pa + 16, "SPINDLE ", 8);
+    return (struct tb){ pa, hdrlen };
+}
+
+static void tb_put(struct tb *t, const void *p, uint32_t n)
+{
+    memcpy(arena + t->pa + t->len, p, n);
+    t->len += n;
+}
+
+static void tb_end(struct tb *t)
+{
+    w32(t->pa + 4, t->len);
+    fix_sum(t->pa, t->len, 9);
+}
+
+static void put_root(uint64_t pa, const char *sig, const uint64_t *tabs,
+                     int n)
+{
+    struct tb t = tb_begin(pa, sig, 36);
+    bool x = sig[0] == 'X';
+
+    for (int i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)tabs[i];
+
+        tb_put(&t, x ? (const void *)&tabs[i] : (const void *)&v, x ? 8 : 4);
+    }
+    tb_end(&t);
+}
+
+/* RSDP at RSDP_PA, and an XSDT and RSDT that both list tabs. */
+static void put_roots(int rev, const uint64_t *tabs, int n)
+{
+    put_root(RSDT_PA, "RSDT", tabs, n);
+    if (rev >= 2)
+        put_root(XSDT_PA, "XSDT", tabs, n);
+    put_rsdp(RSDP_PA, rev, RSDT_PA, XSDT_PA);
+}
+
+static struct tb madt_begin(uint64_t pa, uint32_t lapic)
+{
+    struct tb t = tb_begin(pa, "APIC", 44);
+
+    w32(pa + 36, lapic);
+    w32(pa + 40, 1);    /* PCAT_COMPAT */
+    return t;
+}
+
+static void madt_lapic(struct tb *t, uint8_t uid, uint8_t id, uint32_t flags)
+{
+    uint8_t e[8] = { 0, 8, uid, id };
+
+    memcpy(e + 4, &flags, 4);
+    tb_put(t, e, sizeof(e));
+}
+
+static void madt_x2apic(struct tb *t, uint32_t id, uint32_t flags,
+                        uint32_t uid)
+{
+    uint8_t e[16] = { 9, 16 };
+
+    memcpy(e + 4, &id, 4);
+    memcpy(e + 8, &flags, 4);
+    memcpy(e + 12, &uid, 4);
+    tb_put(t, e, sizeof(e));
+}
+
+static void madt_ioapic(struct tb *t, uint8_t id, uint32_t addr,
+                        uint32_t gsi_base)
+{
+    uint8_t e[12] = { 1, 12, id, 0 };
+
+    memcpy(e + 4, &addr, 4);
+    memcpy(e + 8, &gsi_base, 4);
+    tb_put(t, e, sizeof(e));
+}
+
+static void madt_iso(struct tb *t, uint8_t source, uint32_t gsi,
+                     uint16_t flags)
+{
+    uint8_t e[10] = { 2, 10, 0, source };
+
+    memcpy(e + 4, &gsi, 4);
+    memcpy(e + 8, &flags, 2);
+    tb_put(t, e, sizeof(e));
+}
+
+static void madt_lapic_override(struct tb *t, uint64_t addr)
+{
+    uint8_t e[12] = { 5, 12 };
+
+    memcpy(e + 4, &addr, 8);
+    tb_put(t, e, sizeof(e));
+}
+
+/* A QEMU-like MADT: n CPUs, one I/O APIC, the usual two overrides. */
+static void put_madt(uint64_t pa, int n)
+{
+    struct tb t = madt_begin(pa, LAPIC);
+
+    for (int i = 0; i < n; i++)
+        madt_lapic(&t, i, i, 1);
+    madt_ioapic(&t, 0, 0xFEC00000, 0);
+    madt_iso(&t, 0, 2, 0);
+    madt_iso(&t, 9, 9, 0xD);
+    tb_end(&t);
+}
+
+static void mcfg_alloc(struct tb *t, uint64_t base, uint16_t seg,
+                       uint8_t start, uint8_t end)
+{
+    uint8_t e[16] = { 0 };
+
+    memcpy(e, &base, 8);
+    memcpy(e + 8, &seg, 2);
+    e[10] = start;
+    e[11] = end;
+    tb_put(t, e, sizeof(e));
+}
+
+static void put_mcfg(uint64_t pa)
+{
+    struct tb t = tb_begin(pa, "MCFG", 44);
+
+    mcfg_alloc(&t, 0xB0000000, 0, 0, 255);
+    tb_end(&t);
+}
+
+/* A FADT of length len: PM_TMR_BLK, flags and X_PM_TMR_BLK if they fit. */
+static void put_fadt(uint64_t pa, uint32_t len, uint32_t port, uint32_t flags,
+                     uint8_t xspace, uint64_t xaddr)
+{
+    struct tb t = tb_begin(pa, "FACP", len);
+
+    w8(pa + 8, len >= 244 ? 6 : 1);
+    w32(pa + 76, port);
+    w8(pa + 91, port ? 4 : 0);  /* PM_TMR_LEN */
+    if (len >= 116)
+        w32(pa + 112, flags);
+    if (len >= 220) {
+        w8(pa + 208, xspace);
+        w8(pa + 209, 32);
+        w8(pa + 211, 3);
+        w64(pa + 212, xaddr);
+    }
+    tb_end(&t);
+}
+
+/* The full set the fuzz case starts from. */
+static void put_standard(void)
+{
+    struct tb t = madt_begin(MADT_PA, LAPIC);
+
+    for (int i = 0; i < 4; i++)
+        madt_lapic(&t, i, i, 1);
+    madt_x2apic(&t, 0x100, 1, 4);
+    madt_x2apic(&t, 0x101, 2, 5);
+    madt_ioapic(&t, 0, 0xFEC00000, 0);
+    madt_iso(&t, 0, 2, 0);
+    madt_iso(&t, 9, 9, 0xD);
+    madt_lapic_override(&t, 0xFEE00000);
+    tb_end(&t);
+    put_mcfg(MCFG_PA);
+    put_fadt(FADT_PA, 276, 0x608, 1u << 8, 1, 0x608);
+    put_roots(2, (const uint64_t[]){ FADT_PA, MADT_PA, MCFG_PA }, 3);
+}
+
+static bool error_is(const char *prefix)
+{
+    return info.error && strncmp(info.error, prefix, strlen(prefix)) == 0;
+}
+
+/* ---- cases ---- */
+
+static void xapic_4cpu(void)
+{
+    reset();
+    put_madt(MADT_PA, 4);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0))
+        return;
+    CHECK(info.error == NULL);
+    CHECK(info.ncpus == 4);
+    for (uint32_t i = 0; i < 4 && i < info.ncpus; i++) {
+        CHECK(info.cpus[i].apic_id == i);
+        CHECK(info.cpus[i].acpi_uid == i);
+        CHECK(info.cpus[i].usable);
+        CHECK(!info.cpus[i].x2apic_entry);
+    }
+    CHECK(info.lapic_pa == LAPIC);
+    CHECK(info.nioapic == 1);
+    CHECK(info.ioapics[0].addr == 0xFEC00000 && info.ioapics[0].gsi_base == 0);
+    CHECK(info.niso == 2);
+    CHECK(info.isos[0].source == 0 && info.isos[0].gsi == 2);
+    CHECK(info.isos[1].source == 9 && info.isos[1].gsi == 9);
+    CHECK(info.isos[1].flags == 0xD && info.isos[1].bus == 0);
+    CHECK(info.nmcfg == 0 && info.pm_tmr_port == 0);
+}
+
+static void rsdp_v1_uses_rsdt(void)
+{
+    reset();
+    put_madt(MADT_PA, 2);
+    put_roots(0, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 2);
+}
+
+static void x2apic_entries(void)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_lapic(&t, 1, 0xFF, 1);             /* broadcast id: placeholder */
+    madt_x2apic(&t, 0x100, 1, 10);
+    madt_x2apic(&t, 0x101, 0, 11);          /* neither enabled nor capable */
+    madt_x2apic(&t, 0x102, 2, 12);          /* online capable, off */
+    madt_x2apic(&t, 0xFFFFFFFF, 1, 13);     /* broadcast id */
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 3))
+        return;
+    CHECK(info.cpus[0].apic_id == 0 && !info.cpus[0].x2apic_entry);
+    CHECK(info.cpus[1].apic_id == 0x100 && info.cpus[1].x2apic_entry);
+    CHECK(info.cpus[1].acpi_uid == 10 && info.cpus[1].usable);
+    CHECK(info.cpus[2].apic_id == 0x102 && info.cpus[2].acpi_uid == 12);
+    CHECK(!info.cpus[2].usable);
+}
+
+static void disabled_and_online_capable(void)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_lapic(&t, 1, 1, 0);        /* dropped */
+    madt_lapic(&t, 2, 2, 2);        /* kept, not usable */
+    madt_lapic(&t, 3, 3, 3);        /* enabled wins */
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 3))
+        return;
+    CHECK(info.cpus[0].apic_id == 0 && info.cpus[0].usable);
+    CHECK(info.cpus[1].apic_id == 2 && !info.cpus[1].usable);
+    CHECK(info.cpus[2].apic_id == 3 && info.cpus[2].usable);
+}
+
+static void only_offline_cpus_is_error(void)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 2);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) < 0);
+    CHECK(error_is("MADT"));
+    CHECK(info.ncpus == 1);
+}
+
+static void duplicate_ids(void)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_lapic(&t, 1, 1, 1);
+    madt_lapic(&t, 2, 1, 1);        /* same APIC id as uid 1 */
+    madt_x2apic(&t, 0, 1, 3);       /* same id as the xAPIC entry */
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 2))
+        return;
+    CHECK(info.cpus[1].apic_id == 1 && info.cpus[1].acpi_uid == 1);
+    CHECK(logged("duplicate"));
+}
+
+static void lapic_override(void)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_lapic_override(&t, 0x123456789000ull);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.lapic_pa == 0x123456789000ull);
+}
+
+static void cpus_capped(void)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    for (uint32_t i = 0; i < 300; i++)
+        madt_x2apic(&t, i, 1, i);
+    for (int i = 0; i < 10; i++)
+        madt_ioapic(&t, i, 0xFEC00000 + 0x1000 * i, 24 * i);
+    for (int i = 0; i < 10; i++)
+        madt_iso(&t, i, i, 0);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0))
+        return;
+    CHECK(info.ncpus == ACPI_MAX_CPUS);
+    CHECK(info.cpus[255].apic_id == 255);
+    CHECK(info.nioapic == ACPI_MAX_IOAPIC);
+    CHECK(info.ioapics[7].gsi_base == 7 * 24);
+    CHECK(info.niso == ACPI_MAX_ISO);
+    CHECK(logged("44 CPUs beyond 256"));
+}
+
+static void madt_entry_len0(void)
+{
+    struct tb t;
+    uint8_t bad[8] = { 0, 0, 2, 2, 1 };
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_lapic(&t, 1, 1, 1);
+    tb_put(&t, bad, sizeof(bad));
+    madt_lapic(&t, 3, 3, 1);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 2);
+    CHECK(logged("bad length 0"));
+}
+
+static void madt_entry_past_end(void)
+{
+    struct tb t;
+    uint8_t cut[6] = { 0, 8, 2, 2, 1, 0 };  /* claims 8, table has 6 left */
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_lapic(&t, 1, 1, 1);
+    tb_put(&t, cut, sizeof(cut));
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 2);
+    CHECK(logged("bad length 8"));
+}
+
+static void madt_entry_too_short(void)
+{
+    struct tb t;
+    uint8_t shrt[4] = { 9, 4, 0, 0 };       /* an x2APIC entry needs 16 */
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    tb_put(&t, shrt, sizeof(shrt));
+    madt_x2apic(&t, 0x100, 1, 1);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 1);
+}
+
+static void madt_unknown_entry_skipped(void)
+{
+    struct tb t;
+    uint8_t gicc[80] = { 0xB, 80 };
+
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    tb_put(&t, gicc, sizeof(gicc));
+    madt_lapic(&t, 1, 1, 1);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 2);
+}
+
+static void bad_madt_checksum(void)
+{
+    reset();
+    put_madt(MADT_PA, 4);
+    arena[MADT_PA + 50] ^= 0x10;
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) < 0);
+    CHECK(error_is("MADT"));
+    CHECK(info.ncpus == 0);
+    CHECK(logged("checksum"));
+}
+
+static void madt_absurd_length(void)
+{
+    static const uint32_t lens[] = { 20, 40, (1u << 20) + 4 };
+
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        reset();
+        put_madt(MADT_PA, 4);
+        w32(MADT_PA + 4, lens[i]);
+        fix_sum(MADT_PA, lens[i], 9);
+        put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+        CHECK(parse(RSDP_PA) < 0);
+        CHECK(error_is("MADT corrupt"));
+        CHECK(logged("absurd length"));
+    }
+}
+
+static void second_madt_used_if_first_bad(void)
+{
+    reset();
+    put_madt(MADT_PA, 4);
+    arena[MADT_PA + 50] ^= 0x10;
+    put_madt(MADT2_PA, 3);
+    put_roots(2, (const uint64_t[]){ MADT_PA, MADT2_PA }, 2);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 3);
+}
+
+static void no_madt(void)
+{
+    reset();
+    put_mcfg(MCFG_PA);
+    put_fadt(FADT_PA, 116, 0x408, 0, 0, 0);
+    put_roots(2, (const uint64_t[]){ MCFG_PA, FADT_PA }, 2);
+    CHECK(parse(RSDP_PA) == -ACPI_ENOTFOUND);
+    CHECK(error_is("MADT not found"));
+    /* The rest is still reported: the kernel can use the PM timer. */
+    CHECK(info.nmcfg == 1);
+    CHECK(info.pm_tmr_port == 0x408);
+}
+
+static void xsdt_preferred(void)
+{
+    reset();
+    put_madt(MADT_PA, 2);
+    put_madt(MADT2_PA, 3);
+    put_root(XSDT_PA, "XSDT", (const uint64_t[]){ MADT_PA }, 1);
+    put_root(RSDT_PA, "RSDT", (const uint64_t[]){ MADT2_PA }, 1);
+    put_rsdp(RSDP_PA, 2, RSDT_PA, XSDT_PA);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 2);
+}
+
+static void bad_xsdt_falls_back(void)
+{
+    reset();
+    put_madt(MADT_PA, 2);
+    put_madt(MADT2_PA, 3);
+    put_root(XSDT_PA, "XSDT", (const uint64_t[]){ MADT_PA }, 1);
+    put_root(RSDT_PA, "RSDT", (const uint64_t[]){ MADT2_PA }, 1);
+    arena[XSDT_PA + 20] ^= 1;
+    put_rsdp(RSDP_PA, 2, RSDT_PA, XSDT_PA);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 3);
+    CHECK(logged("falling back to RSDT"));
+}
+
+static void bad_xsdt_and_rsdt(void)
+{
+    reset();
+    put_madt(MADT_PA, 2);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    arena[XSDT_PA + 20] ^= 1;
+    arena[RSDT_PA + 20] ^= 1;
+    CHECK(parse(RSDP_PA) == -ACPI_ECORRUPT);
+    CHECK(error_is("no valid XSDT or RSDT"));
+}
+
+static void unmappable_entries_skipped(void)
+{
+    reset();
+    put_madt(MADT_PA, 4);
+    put_roots(2, (const uint64_t[]){ 0xFFFFFFFFFFFFFFF0ull, 0x7FFFFFFF00ull,
+                                      0, MADT_PA }, 4);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 4);
+    CHECK(logged("2 unmappable"));
+    CHECK(parse(ARENA_SIZE + 16) == -ACPI_ECORRUPT);
+    CHECK(error_is("RSDP"));
+}
+
+static void scan_ebda(void)
+{
+    reset();
+    put_standard();
+    memset(arena + RSDP_PA, 0, 36);
+    w16(0x40E, 0x9FC0);
+    put_rsdp(0x9FC40, 2, RSDT_PA, XSDT_PA);
+    CHECK(scan() == 0x9FC40);
+    CHECK(parse(0x9FC40) == 0);
+    CHECK(info.ncpus == 6);
+}
+
+static void scan_bios_area(void)
+{
+    reset();
+    put_standard();
+    memset(arena + RSDP_PA, 0, 36);
+    w16(0x40E, 0xFFFF);                 /* garbage EBDA pointer */
+    put_rsdp(0xE0010, 2, RSDT_PA, XSDT_PA);
+    arena[0xE0010 + 8] ^= 1;            /* decoy: bad checksum */
+    put_rsdp(0xE0108, 0, RSDT_PA, 0);   /* decoy: not 16-byte aligned */
+    put_rsdp(0xF5A40, 2, RSDT_PA, XSDT_PA);
+    CHECK(scan() == 0xF5A40);
+    CHECK(parse(0xF5A40) == 0);
+    CHECK(info.ncpus == 6);
+
+    memset(arena + 0xF5A40, 0, 36);     /* v1 RSDP in the last slot */
+    put_rsdp(0xFFFE0, 0, RSDT_PA, 0);
+    CHECK(scan() == 0xFFFE0);
+}
+
+static void bad_rsdp_checksum(void)
+{
+    reset();
+    put_standard();
+    arena[RSDP_PA + 9] ^= 0x40;         /* OEM id, under the v1 checksum */
+    CHECK(scan() == 0);
+    CHECK(parse(RSDP_PA) == -ACPI_ECORRUPT);
+    CHECK(error_is("RSDP checksum bad"));
+}
+
+static void bad_rsdp_ext_checksum(void)
+{
+    reset();
+    put_standard();
+    arena[RSDP_PA + 33] ^= 0x40;        /* reserved, only under ext sum */
+    CHECK(scan() == 0);
+    CHECK(parse(RSDP_PA) == -ACPI_ECORRUPT);
+    CHECK(error_is("RSDP extended checksum bad"));
+}
+
+static void no_rsdp(void)
+{
+    reset();
+    CHECK(scan() == 0);
+    CHECK(parse(0) == -ACPI_ENOTFOUND);
+    CHECK(error_is("RSDP not found"));
+    put_madt(MADT_PA, 1);
+    CHECK(parse(MADT_PA) == -ACPI_ECORRUPT);
+    CHECK(error_is("RSDP signature missing"));
+}
+
+static void mcfg_parsed(void)
+{
+    struct tb t;
+
+    reset();
+    t = tb_begin(MCFG_PA, "MCFG", 44);
+    mcfg_alloc(&t, 0xB0000000, 0, 0, 255);
+    mcfg_alloc(&t, 0x4000000000ull, 1, 0x10, 0x3F);
+    mcfg_alloc(&t, 0xC0000000, 2, 9, 8);    /* inverted: skipped */
+    tb_end(&t);
+    put_madt(MADT_PA, 1);
+    put_roots(2, (const uint64_t[]){ MADT_PA, MCFG_PA }, 2);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.nmcfg == 2))
+        return;
+    CHECK(info.mcfg[0].base == 0xB0000000 && info.mcfg[0].segment == 0);
+    CHECK(info.mcfg[0].start_bus == 0 && info.mcfg[0].end_bus == 255);
+    CHECK(info.mcfg[1].base == 0x4000000000ull);
+    CHECK(info.mcfg[1].segment == 1);
+    CHECK(info.mcfg[1].start_bus == 0x10 && info.mcfg[1].end_bus == 0x3F);
+    CHECK(logged("inverted"));
+}
+
+static void fadt_pm_timer(void)
+{
+    const uint64_t tabs[] = { MADT_PA, FADT_PA };
+
+    reset();
+    put_madt(MADT_PA, 1);
+    put_fadt(FADT_PA, 276, 0x608, 1u << 8, 0, 0);
+    put_roots(2, tabs, 2);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.pm_tmr_port == 0x608 && info.pm_tmr_32bit);
+
+    /* X_PM_TMR_BLK in I/O space supersedes PM_TMR_BLK ... */
+    put_fadt(FADT_PA, 276, 0x608, 0, 1, 0xB008);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.pm_tmr_port == 0xB008 && !info.pm_tmr_32bit);
+
+    /* ... but one in memory space is no use for inl. */
+    put_fadt(FADT_PA, 276, 0x608, 1u << 8, 0, 0xFED000F0);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.pm_tmr_port == 0x608 && info.pm_tmr_32bit);
+    CHECK(logged("not in I/O space"));
+
+    /* ACPI 1.0 FADT, 24-bit timer. */
+    memset(arena + FADT_PA, 0, 276);
+    put_fadt(FADT_PA, 116, 0x408, 0, 0, 0);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.pm_tmr_port == 0x408 && !info.pm_tmr_32bit);
+
+    /* Hardware-reduced ACPI: no PM timer even if the field is set. */
+    put_fadt(FADT_PA, 276, 0x608, 1u << 20, 0, 0);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.pm_tmr_port == 0);
+
+    /* A FADT with a bad checksum is skipped; the MADT still counts. */
+    put_fadt(FADT_PA, 276, 0x608, 0, 0, 0);
+    arena[FADT_PA + 100] ^= 1;
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.pm_tmr_port == 0 && info.ncpus == 1);
+}
+
+/* ---- fuzz ---- */
+
+static uint64_t rng = 0x5b1d1e5eedull;
+
+static uint32_t rnd(void)
+{
+    /* xorshift64*: deterministic, so a failure can be replayed. */
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+/* Every byte the fuzz case changed, to put back before the next round. */
+static struct { uint32_t pa; uint8_t old; } undo[256];
+static int nundo;
+
+static void poke(uint64_t pa, uint8_t v)
+{
+    if (nundo < (int)(sizeof(undo) / sizeof(undo[0]))) {
+        undo[nundo].pa = pa;
+        undo[nundo++].old = arena[pa];
+        arena[pa] = v;
+    }
+}
+
+static void reseal(uint64_t pa, uint32_t at)
+{
+    uint32_t len = r32(pa + 4);
+
+    if (len >= 36 && len <= (1u << 20) + 64 && pa + len <= ARENA_SIZE) {
+        poke(pa + at, 0);
+        poke(pa + at, (uint8_t)-sum(pa, len));
+    }
+}
+
+static void reseal_all(void)
+{
+    static const uint64_t tabs[] = { XSDT_PA, RSDT_PA, MADT_PA, MCFG_PA,
+                                     FADT_PA };
+    uint32_t rlen = r32(RSDP_PA + 20);
+
+    for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
+        reseal(tabs[i], 9);
+    poke(RSDP_PA + 8, 0);
+    poke(RSDP_PA + 8, (uint8_t)-sum(RSDP_PA, 20));
+    if (rlen >= 36 && rlen <= 1024) {
+        poke(RSDP_PA + 32, 0);
+        poke(RSDP_PA + 32, (uint8_t)-sum(RSDP_PA, rlen));
+    }
+}
+
+static bool info_sane(int rc)
+{
+    if (rc != 0 && (rc >= 0 || info.error == NULL))
+        return false;
+    if (rc == 0 && (info.error != NULL || info.ncpus == 0))
+        return false;
+    if (info.ncpus > ACPI_MAX_CPUS || info.nioapic > ACPI_MAX_IOAPIC ||
+        info.niso > ACPI_MAX_ISO || info.nmcfg > ACPI_MAX_MCFG)
+        return false;
+    for (uint32_t i = 0; i < info.ncpus; i++)
+        for (uint32_t j = i + 1; j < info.ncpus; j++)
+            if (info.cpus[i].apic_id == info.cpus[j].apic_id)
+                return false;
+    return true;
+}
+
+static void fuzz_one(void)
+{
+    static const struct { uint64_t pa; uint32_t len; } tabs[] = {
+        { RSDP_PA, 36 }, { XSDT_PA, 60 }, { RSDT_PA, 48 },
+        { MADT_PA, 152 }, { MCFG_PA, 60 }, { FADT_PA, 276 },
+    };
+    int nflip = 1 + rnd() % 4;
+
+    for (int i = 0; i < nflip; i++) {
+        /* Half the flips go to the MADT, the most structured table. */
+        int k = rnd() % 2 ? 3 : rnd() % 6;
+        uint64_t pa = tabs[k].pa + rnd() % (tabs[k].len + 8);
+        uint8_t v[4] = { 0, 0xFF, arena[pa] ^ (1u << rnd() % 8), rnd() };
+
+        poke(pa, v[rnd() % 4]);
+    }
+    if (rnd() % 4)
+        reseal_all();
+}
+
+static void fuzz(void)
+{
+    const int iters = 20000;
+    int ok = 0;
+
+    reset();
+    put_standard();
+    /* The MADT size fuzz_one assumes: header, 4 + 2 + 1 + 2 + 1 entries. */
+    if (!CHECK(r32(MADT_PA + 4) == 44 + 4 * 8 + 2 * 16 + 12 + 2 * 10 + 12))
+        return;
+    for (int it = 0; it < iters; it++) {
+        int rc;
+
+        nundo = 0;
+        fuzz_one();
+        rc = parse(RSDP_PA);
+        if (!info_sane(rc)) {
+            FAIL("iteration %d: rc %d, ncpus %u, error %s", it, rc,
+                 info.ncpus, info.error ? info.error : "(none)");
+            return;
+        }
+        ok += rc == 0;
+        if (it % 64 == 0) {
+            uint64_t pa = scan();
+
+            if (!CHECK(pa == 0 || pa == RSDP_PA))
+                return;
+        }
+        while (nundo--)
+            arena[undo[nundo].pa] = undo[nundo].old;
+    }
+    /* Undo restored the set; and the fuzz must not have been all errors. */
+    CHECK(parse(RSDP_PA) == 0 && info.ncpus == 6 && info.nmcfg == 1);
+    CHECK(ok > iters / 10 && ok < iters);
+}
+
+static const struct h_case cases[] = {
+    CASE(xapic_4cpu),
+    CASE(rsdp_v1_uses_rsdt),
+    CASE(x2apic_entries),
+    CASE(disabled_and_online_capable),
+    CASE(only_offline_cpus_is_error),
+    CASE(duplicate_ids),
+    CASE(lapic_override),
+    CASE(cpus_capped),
+    CASE(madt_entry_len0),
+    CASE(madt_entry_past_end),
+    CASE(madt_entry_too_short),
+    CASE(madt_unknown_entry_skipped),
+    CASE(bad_madt_checksum),
+    CASE(madt_absurd_length),
+    CASE(second_madt_used_if_first_bad),
+    CASE(no_madt),
+    CASE(xsdt_preferred),
+    CASE(bad_xsdt_falls_back),
+    CASE(bad_xsdt_and_rsdt),
+    CASE(unmappable_entries_skipped),
+    CASE(scan_ebda),
+    CASE(scan_bios_area),
+    CASE(bad_rsdp_checksum),
+    CASE(bad_rsdp_ext_checksum),
+    CASE(no_rsdp),
+    CASE(mcfg_parsed),
+    CASE(fadt_pm_timer),
+    CASE(fuzz),
+};
+
+int main(void)
+{
+    int rc;
+
+    verbose = getenv("ACPI_TEST_VERBOSE") != NULL;
+    arena = calloc(1, ARENA_SIZE);
+    if (!arena)
+        return 1;
+    rc = h_run(cases, NCASES(cases));
+    unmap_all();
+    free(maps);
+    free(arena);
+    return rc;
+}

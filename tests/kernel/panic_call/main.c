@@ -1,0 +1,16 @@
+/*
+ * panic_call - panic() from C: the runner expects the message first, the
+ * core, and a backtrace through the caller (see `expect`).
+ */
+#include "panic.h"
+
+static __attribute__((noinline)) void broken_invariant(int n)
+{
+    panic("broken_invariant: counter is %d, expected 0", n);
+}
+
+int main(void)
+{
+    broken_invariant(42);
+    return 0;
+}

@@ -1,0 +1,405 @@
+/*
+ * smp - every core online and usable at once: per-CPU state, IPIs,
+ * spinlocks, newlib (malloc, printf, math) and the page allocator from all
+ * cores concurrently, ending with a leak check of every page.
+ */
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <spindle/cpu.h>
+#include <spindle/test.h>
+#include "../testutil.h"
+#include "cpu.h"
+#include "mem.h"
+#include "printk.h"
+#include "spinlock.h"
+#include "vm.h"
+
+static int want_cores;
+static struct barrier bar;
+static size_t free_at_start, tables_at_start, heap_at_start;
+
+static void cores_online(void)
+{
+    CHECKF(want_cores > 0, "runner did not pass cores=N");
+    CHECKF(sp_ncpu() == want_cores, "%d cores online, %d requested",
+           sp_ncpu(), want_cores);
+    for (int i = 0; i < sp_ncpu(); i++)
+        CHECKF(cpus[i]->online && cpus[i]->id == i, "cpu %d not online", i);
+}
+
+/* ---- per-CPU blocks and stacks are distinct -------------------------- */
+
+static struct cpu *seen_cpu[MAXCPU];
+static uintptr_t seen_stack[MAXCPU];
+
+static void record_self(void *arg)
+{
+    int id = sp_cpu_id();
+    int local;
+
+    seen_cpu[id] = this_cpu();
+    seen_stack[id] = (uintptr_t)&local;
+}
+
+static void percpu_distinct(void)
+{
+    int n = sp_ncpu();
+
+    memset(seen_cpu, 0, sizeof seen_cpu);
+    sp_on_each_cpu(record_self, NULL);
+    for (int i = 0; i < n; i++) {
+        CHECKF(seen_cpu[i] == cpus[i], "core %d saw the wrong block", i);
+        for (int j = 0; j < i; j++) {
+            CHECKF(seen_cpu[i] != seen_cpu[j], "cores %d and %d share a "
+                   "per-CPU block", i, j);
+            CHECKF(seen_stack[i] - seen_stack[j] > 16384 &&
+                   seen_stack[j] - seen_stack[i] > 16384,
+                   "cores %d and %d run on the same stack", i, j);
+        }
+    }
+}
+
+/* ---- IPIs ------------------------------------------------------------ */
+
+#define IPI_ROUNDS 200
+#define IPI_WAIT_NS 1000000000ULL
+
+static bool wait_ipis(struct cpu *c, uint64_t want)
+{
+    uint64_t end = sp_nanotime() + IPI_WAIT_NS;
+
+    while (__atomic_load_n(&c->nipi, __ATOMIC_ACQUIRE) < want)
+        if (sp_nanotime() > end)
+            return false;
+    return true;
+}
+
+/* The boot core sends to each other core in turn; they are halted. */
+static void ipi_each_core(void)
+{
+    for (int i = 1; i < sp_ncpu(); i++) {
+        struct cpu *c = cpus[i];
+        uint64_t base = __atomic_load_n(&c->nipi, __ATOMIC_ACQUIRE);
+
+        for (int k = 1; k <= IPI_ROUNDS; k++) {
+            arch_send_ipi(c);
+            CHECKF(wait_ipis(c, base + k), "core %d got %lu of %d IPIs", i,
+                   (unsigned long)(c->nipi - base), k);
+        }
+    }
+}
+
+/* Every core sends to the next one at the same time. */
+static int ring_fail;
+
+static void ipi_ring_fn(void *arg)
+{
+    int n = sp_ncpu(), me = sp_cpu_id();
+    struct cpu *next = cpus[(me + 1) % n];
+    uint64_t base;
+
+    barrier_wait(&bar, n);  /* the IPIs of sp_on_each_cpu are all counted */
+    base = __atomic_load_n(&next->nipi, __ATOMIC_ACQUIRE);
+    barrier_wait(&bar, n);
+    for (int k = 1; k <= IPI_ROUNDS; k++) {
+        arch_send_ipi(next);
+        if (!wait_ipis(next, base + k))
+            __atomic_store_n(&ring_fail, me + 1, __ATOMIC_RELEASE);
+    }
+    barrier_wait(&bar, n);
+}
+
+static void ipi_ring(void)
+{
+    if (sp_ncpu() < 2)
+        return;         /* a core cannot be its own neighbour */
+    ring_fail = 0;
+    sp_on_each_cpu(ipi_ring_fn, NULL);
+    CHECKF(!ring_fail, "core %d's IPIs to its neighbour went missing",
+           ring_fail - 1);
+}
+
+static void ipi_broadcast(void)
+{
+    uint64_t base[MAXCPU];
+
+    for (int i = 0; i < sp_ncpu(); i++)
+        base[i] = __atomic_load_n(&cpus[i]->nipi, __ATOMIC_ACQUIRE);
+    for (int k = 1; k <= IPI_ROUNDS; k++) {
+        arch_send_ipi_others();
+        for (int i = 1; i < sp_ncpu(); i++)
+            CHECKF(wait_ipis(cpus[i], base[i] + k),
+                   "core %d missed broadcast %d", i, k);
+    }
+    CHECKF(cpus[0]->nipi == base[0], "the sender received its own broadcast");
+}
+
+/* ---- spinlock -------------------------------------------------------- */
+
+#define COUNTER_TOTAL 1000000
+
+static struct spinlock counter_lock = SPINLOCK_INIT("test counter");
+static volatile long counter;
+static long per_core_done[MAXCPU];
+
+static void count_fn(void *arg)
+{
+    int n = sp_ncpu(), me = sp_cpu_id();
+    long mine = COUNTER_TOTAL / n + (me < COUNTER_TOTAL % n);
+
+    barrier_wait(&bar, n);
+    for (long i = 0; i < mine; i++) {
+        unsigned long f = spin_lock(&counter_lock);
+
+        counter = counter + 1;      /* a non-atomic read-modify-write */
+        spin_unlock(&counter_lock, f);
+    }
+    per_core_done[me] = mine;
+}
+
+static void spinlock_counter(void)
+{
+    counter = 0;
+    sp_on_each_cpu(count_fn, NULL);
+    CHECKF(counter == COUNTER_TOTAL, "counter %ld, expected %d", counter,
+           COUNTER_TOTAL);
+    for (int i = 0; i < sp_ncpu(); i++)
+        CHECKF(per_core_done[i] > 0, "core %d did not take part", i);
+}
+
+/* ---- malloc, free, printf from every core ---------------------------- */
+
+#define STRESS_NS   2000000000ULL
+#define TAP_SIZE    (1 << 20)
+#define SLOTS       64
+
+static int stress_fail;
+static unsigned long stress_lines[MAXCPU];
+
+static void stress_fn(void *arg)
+{
+    int me = sp_cpu_id();
+    uint64_t seed = 0x9E3779B97F4A7C15ULL * (me + 1), end;
+    unsigned char *p[SLOTS] = { 0 };
+    size_t sz[SLOTS];
+    unsigned long line = 0;
+
+    barrier_wait(&bar, sp_ncpu());
+    end = sp_nanotime() + STRESS_NS;
+    for (uint64_t it = 0; sp_nanotime() < end; it++) {
+        int s = rnd(&seed) % SLOTS;
+
+        if (p[s]) {
+            for (size_t i = 0; i < sz[s]; i++)
+                if (p[s][i] != (unsigned char)(s + me * 7 + i))
+                    __atomic_store_n(&stress_fail, 1, __ATOMIC_RELEASE);
+            free(p[s]);
+        }
+        sz[s] = 1 + rnd(&seed) % 4000;
+        p[s] = malloc(sz[s]);
+        if (!p[s]) {
+            __atomic_store_n(&stress_fail, 2, __ATOMIC_RELEASE);
+            break;
+        }
+        for (size_t i = 0; i < sz[s]; i++)
+            p[s][i] = s + me * 7 + i;
+        if (it % 16 == 0)
+            printf("mix core=%d line=%lu %s %.3f\n", me, line++,
+                   "abcdefghijklmnopqrstuvwxyz0123456789", sqrt(2.0) * me);
+    }
+    for (int s = 0; s < SLOTS; s++)
+        free(p[s]);
+    stress_lines[me] = line;
+}
+
+/* Every "mix" line in the console copy must be whole and in order. */
+static const char *check_lines(const char *buf, size_t len)
+{
+    unsigned long next[MAXCPU] = { 0 };
+    char want[160];
+
+    for (const char *l = buf; l < buf + len;) {
+        const char *e = memchr(l, '\n', buf + len - l);
+        int core;
+        unsigned long line;
+
+        if (!e)
+            return "console copy ends inside a line";
+        if (!strncmp(l, "mix ", 4)) {
+            if (sscanf(l, "mix core=%d line=%lu", &core, &line) != 2 ||
+                core < 0 || core >= sp_ncpu())
+                return "a malformed line (interleaved output?)";
+            snprintf(want, sizeof want, "mix core=%d line=%lu %s %.3f", core,
+                     line, "abcdefghijklmnopqrstuvwxyz0123456789",
+                     sqrt(2.0) * core);
+            if ((size_t)(e - l) != strlen(want) || strncmp(l, want, e - l))
+                return "a line differs from what was printed (interleaved?)";
+            if (line != next[core]++)
+                return "a core's lines are missing or out of order";
+        }
+        l = e + 1;
+    }
+    for (int i = 0; i < sp_ncpu(); i++)
+        if (next[i] != stress_lines[i])
+            return "lines missing from the console";
+    return NULL;
+}
+
+/*
+ * Bytes malloc has handed out and not had back.  Read from malloc_stats()
+ * through the console tap: newlib's mallinfo() does not return the
+ * struct layout its installed <malloc.h> declares on this target.
+ */
+static long heap_in_use(void)
+{
+    static char buf[512];
+    const char *p;
+    size_t n;
+
+    fflush(stdout);
+    console_tap(buf, sizeof buf - 1);
+    malloc_stats();
+    fflush(stderr);
+    n = console_tap(NULL, 0);
+    buf[n] = 0;
+    p = strstr(buf, "in use bytes");
+    return p && (p = strchr(p, '=')) ? strtol(p + 1, NULL, 10) : -1;
+}
+
+static void say_ready(void *arg)
+{
+    printf("core %d ready\n", sp_cpu_id());
+}
+
+static void newlib_all_cores(void)
+{
+    char *tap = malloc(TAP_SIZE);
+    long before, after;
+    const char *err;
+    size_t got;
+
+    CHECK(tap);
+    /* Each core's first printf allocates its stdout buffer, for good. */
+    sp_on_each_cpu(say_ready, NULL);
+    before = heap_in_use();
+    CHECKF(before > 0, "malloc_stats printed no 'in use bytes'");
+    stress_fail = 0;
+    console_tap(tap, TAP_SIZE);
+    sp_on_each_cpu(stress_fn, NULL);
+    got = console_tap(NULL, 0);
+    after = heap_in_use();
+    CHECKF(stress_fail != 1, "a malloc'd block was corrupted");
+    CHECKF(stress_fail != 2, "malloc failed");
+    CHECKF(got < TAP_SIZE, "console copy overflowed");
+    err = check_lines(tap, got);
+    CHECKF(!err, "%s", err);
+    CHECKF(after == before, "%ld bytes in use before, %ld after", before,
+           after);
+    free(tap);
+}
+
+static volatile double math_out[MAXCPU];
+
+static void math_fn(void *arg)
+{
+    char buf[64];
+    double x = sqrt(2.0) * sin(0.5) + log(10.0) + pow(2.0, 0.5);
+
+    snprintf(buf, sizeof buf, "%.6f", x);
+    math_out[sp_cpu_id()] = strtod(buf, NULL) + (strlen(buf) == 8 ? 0 : 100);
+}
+
+static void newlib_math(void)
+{
+    sp_on_each_cpu(math_fn, NULL);
+    for (int i = 0; i < sp_ncpu(); i++)
+        CHECKF(fabs(math_out[i] - 4.394808) < 0.00001, "core %d computed %f", i,
+               math_out[i]);
+}
+
+/* ---- page allocator from every core ---------------------------------- */
+
+#define PAGE_ROUNDS 2000
+#define PAGE_HELD   32
+
+static int page_fail;
+
+static void pages_fn(void *arg)
+{
+    int me = sp_cpu_id();
+    uint64_t held[PAGE_HELD] = { 0 }, seed = me + 12345;
+
+    barrier_wait(&bar, sp_ncpu());
+    for (int r = 0; r < PAGE_ROUNDS; r++) {
+        int s = rnd(&seed) % PAGE_HELD;
+        uint64_t *w;
+
+        if (held[s]) {
+            w = phys_to_virt(held[s]);
+            /* Each page carries its owner's mark; another core having
+               been handed the same page would have overwritten it. */
+            if (w[0] != held[s] || w[1] != (uint64_t)me)
+                __atomic_store_n(&page_fail, 1, __ATOMIC_RELEASE);
+            mem_free_pages(held[s], 1);
+        }
+        held[s] = mem_alloc_pages(1);
+        if (!held[s]) {
+            __atomic_store_n(&page_fail, 2, __ATOMIC_RELEASE);
+            break;
+        }
+        w = phys_to_virt(held[s]);
+        w[0] = held[s];
+        w[1] = me;
+    }
+    for (int s = 0; s < PAGE_HELD; s++)
+        if (held[s])
+            mem_free_pages(held[s], 1);
+}
+
+static void pages_all_cores(void)
+{
+    size_t before = mem_free_count();
+
+    page_fail = 0;
+    sp_on_each_cpu(pages_fn, NULL);
+    CHECKF(page_fail != 1, "one page was handed to two owners");
+    CHECKF(page_fail != 2, "out of pages");
+    CHECKF(mem_free_count() == before, "%ld pages leaked",
+           (long)(before - mem_free_count()));
+}
+
+/* Every page is either free, or heap, or page table it was at the start. */
+static void leak_check(void)
+{
+    long used = (long)(free_at_start - mem_free_count());
+    long grown = (long)(vm_heap_pages() - heap_at_start) +
+                 (long)(arch_page_table_pages() - tables_at_start);
+
+    CHECKF(used == grown, "%ld pages in use since main started, %ld "
+           "accounted for by heap growth and page tables", used, grown);
+}
+
+static const struct sp_test tests[] = {
+    { "cores_online", cores_online },
+    { "percpu_distinct", percpu_distinct },
+    { "ipi_each_core", ipi_each_core },
+    { "ipi_ring", ipi_ring },
+    { "ipi_broadcast", ipi_broadcast },
+    { "spinlock_counter", spinlock_counter },
+    { "newlib_math", newlib_math },
+    { "newlib_all_cores", newlib_all_cores },
+    { "pages_all_cores", pages_all_cores },
+    { "leak_check", leak_check },
+};
+
+int main(int argc, char **argv)
+{
+    free_at_start = mem_free_count();
+    tables_at_start = arch_page_table_pages();
+    heap_at_start = vm_heap_pages();
+    want_cores = expected_cores(argc, argv);
+    return SP_TEST_MAIN(tests);
+}

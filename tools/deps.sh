@@ -1,0 +1,66 @@
+#!/bin/bash
+# tools/deps.sh [x86_64|aarch64|hosted] — make sure the host has what building and running
+# Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
+# packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
+# so it is silent when nothing is missing and checks only commands and files (no dpkg).
+set -eu
+arch=${1:-x86_64}
+missing=
+
+# need PACKAGE CHECK...: PACKAGE is missing unless every CHECK (a command, or a path or
+# glob starting with /) is present.
+need() {
+    local pkg=$1 c; shift
+    for c; do
+        case $c in
+        /*) compgen -G "$c" >/dev/null || { missing="$missing $pkg"; return 0; } ;;
+        *)  command -v "$c" >/dev/null || { missing="$missing $pkg"; return 0; } ;;
+        esac
+    done
+}
+
+check() {
+    missing=
+    need gcc gcc
+    need make make
+    [ "$arch" = hosted ] && return 0
+    need binutils objcopy nm objdump
+    need qemu-system-x86 qemu-system-x86_64
+    # qboot.rom is in qemu-system-data; qemu-system-x86 depends on it, but name it so a
+    # --no-install-recommends install is checked for the firmware we boot with.
+    need qemu-system-data /usr/share/qemu/qboot.rom
+    need newlib-source '/usr/src/newlib/newlib-*.tar.xz'
+    need xz-utils xz
+    need mtools mcopy
+    [ "$arch" = aarch64 ] || return 0
+    need gcc-aarch64-linux-gnu aarch64-linux-gnu-gcc
+    need binutils-aarch64-linux-gnu aarch64-linux-gnu-objcopy aarch64-linux-gnu-nm \
+        aarch64-linux-gnu-objdump
+    need qemu-system-arm qemu-system-aarch64
+}
+
+case $arch in
+x86_64|aarch64|hosted) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted]" >&2; exit 2 ;;
+esac
+
+check
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "deps.sh: missing packages for $arch; run:" >&2
+    echo "sudo apt-get install -y --no-install-recommends$missing" >&2
+    exit 1
+fi
+
+echo "deps.sh: installing$missing" >&2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { apt-get update && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends $missing; } >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    echo "deps.sh: apt-get failed" >&2
+    exit 1
+fi
+# A package can install yet not provide what we check for (e.g. a renamed file).
+check
+[ -z "$missing" ] || { echo "deps.sh: still missing after install:$missing" >&2; exit 1; }

@@ -1,0 +1,18 @@
+#!/bin/sh
+# ksyms.sh NM ELF > ksyms.S - the text symbols of ELF, sorted by address,
+# as the tables kernel/ksym.c searches for backtraces.
+set -eu
+"$1" -n "$2" | awk 'BEGIN { n = 0 }
+    NF == 3 && $2 ~ /^[tTwW]$/ && $3 !~ /^\.L/ { addr[n] = $1; name[n] = $3; n++ }
+    END {
+        print "\t.section .ksyms, \"a\""
+        print "\t.balign 8"
+        print "\t.globl ksym_count, ksym_addrs, ksym_name_offs, ksym_names"
+        printf "ksym_count:\n\t.quad %d\nksym_addrs:\n", n
+        for (i = 0; i < n; i++) printf "\t.quad 0x%s\n", addr[i]
+        print "ksym_name_offs:"
+        off = 0
+        for (i = 0; i < n; i++) { printf "\t.long %d\n", off; off += length(name[i]) + 1 }
+        print "ksym_names:"
+        for (i = 0; i < n; i++) printf "\t.asciz \"%s\"\n", name[i]
+    }'

@@ -1,0 +1,117 @@
+#!/bin/bash
+# runtests.sh - runs the host unit tests, then boots every in-image test app
+# over the core-count matrix, and ends with one line "N passed, M failed".
+#
+#   runtests.sh --arch ARCH [--host "BIN..."] [--only NAME] [--smp N] IMAGE...
+#
+# A case counts once per boot: each "TEST <name> PASS|FAIL" line of a boot
+# is one result.  A boot that times out, ends without its closing
+# "N passed, M failed" line, disagrees with it, or exits non-zero without
+# a failing case counts as one failure, and its console tail is shown.
+# A test folder with an `expect` file is a fatal-path test instead: the boot
+# must end with the panic exit status and print every line of `expect`
+# (each an extended regular expression); it counts as one result.
+# TIMEOUT (seconds per boot, default 120) and MEM pass through.
+set -u
+arch=x86_64 host= only= smp=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --arch) arch=$2; shift 2 ;;
+    --host) host=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --smp) smp=$2; shift 2 ;;
+    *) break ;;
+    esac
+done
+images=("$@")
+timeout_s=${TIMEOUT:-120}
+panic_status=112
+logs=build/$arch/test-logs
+mkdir -p "$logs"
+
+case $arch in
+x86_64) matrix="1 2 3 4 8" ;;
+aarch64) matrix="1 2 4" ;;
+*) matrix="1 2 4 8" ;;
+esac
+[ -n "$smp" ] && matrix=$smp
+
+passed=0 failed=0
+
+tail_of() {
+    echo "    --- last lines of $1 ---"
+    tail -n 25 "$1" | sed 's/^/    | /'
+}
+
+# Host unit tests: one result per TEST line.
+for bin in $host; do
+    name=$(basename "$bin")
+    [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != host ] && continue
+    log=$logs/host-$name.log
+    "$bin" > "$log" 2>&1
+    rc=$?
+    p=$(grep -c '^TEST .* PASS$' "$log")
+    f=$(grep -c '^TEST .* FAIL' "$log")
+    if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
+    passed=$((passed + p)) failed=$((failed + f))
+    printf '%-40s %3d passed, %d failed\n' "host $name" "$p" "$f"
+    if [ "$f" != 0 ]; then grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"; fi
+done
+
+nboots=0
+for img in "${images[@]}"; do
+    dir=${img#build/$arch/}; dir=${dir%.elf}
+    [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
+    for n in $matrix; do nboots=$((nboots + 1)); done
+done
+
+i=0
+for img in "${images[@]}"; do
+    dir=${img#build/$arch/}; dir=${dir%.elf}
+    name=$(basename "$dir")
+    [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
+    for n in $matrix; do
+        i=$((i + 1))
+        log=$logs/$name-smp$n.log
+        start=$(date +%s%N)
+        QUIET=1 timeout --foreground -k 5 "$timeout_s" \
+            tools/qemu.sh "$arch" "$img" "$n" -- "cores=$n" > "$log" 2>&1 < /dev/null
+        rc=$?
+        sed -i 's/\r$//' "$log"        # the UART sends CR LF
+        ms=$((($(date +%s%N) - start) / 1000000))
+        label=$(printf '[%2d/%d] %s smp=%d' "$i" "$nboots" "$dir" "$n")
+        why=
+        if [ -f "$dir/expect" ]; then
+            p=1 f=0
+            if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
+            elif [ $rc != $panic_status ]; then why="exit status $rc, expected the panic status $panic_status"
+            else
+                while IFS= read -r re; do
+                    [ -z "$re" ] && continue
+                    grep -qE -- "$re" "$log" || { why="missing expected output: $re"; break; }
+                done < "$dir/expect"
+            fi
+            [ -n "$why" ] && p=0 f=1
+        else
+            p=$(grep -c '^TEST .* PASS$' "$log")
+            f=$(grep -c '^TEST .* FAIL' "$log")
+            total=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+            if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
+            elif [ -z "$total" ]; then why="no closing 'N passed, M failed' line (exit status $rc)"
+            elif [ "$total" != "$p passed, $f failed" ]; then why="closing line '$total' does not match the $p PASS / $f FAIL lines"
+            elif [ $rc != 0 ] && [ "$f" = 0 ]; then why="exit status $rc"
+            fi
+            [ -n "$why" ] && f=$((f + 1))
+        fi
+        passed=$((passed + p)) failed=$((failed + f))
+        printf '%-40s %3d passed, %d failed  (%d.%d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 100))
+        if [ "$f" != 0 ]; then
+            grep '^TEST .* FAIL' "$log" | sed 's/^/    /'
+            [ -n "$why" ] && echo "    $why"
+            tail_of "$log"
+        fi
+    done
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
