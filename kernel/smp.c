@@ -83,6 +83,7 @@ void smp_call_all(void (*fn)(void *), void *arg)
 /* How many cores to use: all that were found, unless smp= says fewer. */
 static int cores_wanted(int found)
 {
+    const char *raw;
     long want;
 
     switch (cmdline_long("smp", 1, found, &want)) {
@@ -91,11 +92,19 @@ static int cores_wanted(int found)
     case CMDLINE_OK:
         return want;
     case CMDLINE_RANGE:
-        printk("smp: smp= must be between 1 and %d here; using %ld\n",
-               found, want);
-        return want;
+        cmdline_get("smp", &raw);
+        if (want == found) {
+            printk("smp: smp=%s is more than the %d cores present; using "
+                   "%d\n", raw, found, found);
+            return found;
+        }
+        printk("smp: smp=%s is not a core count (1..%d); using all %d\n",
+               raw, found, found);
+        return found;
     default:
-        printk("smp: smp= is not a number; using all %d cores\n", found);
+        cmdline_get("smp", &raw);
+        printk("smp: smp=%s is not a number; using all %d cores\n", raw,
+               found);
         return found;
     }
 }

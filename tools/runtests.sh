@@ -11,6 +11,8 @@
 # A test folder with an `expect` file is a fatal-path test instead: the boot
 # must end with the panic exit status and print every line of `expect`
 # (each an extended regular expression); it counts as one result.
+# A test folder with a `cmdlines` file boots once per line of it (each line
+# a kernel command line) at every core count.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
@@ -54,7 +56,7 @@ for bin in $host; do
     f=$(grep -c '^TEST .* FAIL' "$log")
     if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
     passed=$((passed + p)) failed=$((failed + f))
-    printf '%-40s %3d passed, %d failed\n' "host $name" "$p" "$f"
+    printf '%-52s %3d passed, %d failed\n' "host $name" "$p" "$f"
     if [ "$f" != 0 ]; then grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"; fi
 done
 
@@ -62,7 +64,9 @@ nboots=0
 for img in "${images[@]}"; do
     dir=${img#build/$arch/}; dir=${dir%.elf}
     [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
-    for n in $matrix; do nboots=$((nboots + 1)); done
+    nvar=1
+    [ -f "$dir/cmdlines" ] && nvar=$(grep -c . "$dir/cmdlines")
+    for n in $matrix; do nboots=$((nboots + nvar)); done
 done
 
 i=0
@@ -70,16 +74,21 @@ for img in "${images[@]}"; do
     dir=${img#build/$arch/}; dir=${dir%.elf}
     name=$(basename "$dir")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
+    variants=("")
+    [ -f "$dir/cmdlines" ] && mapfile -t variants < <(grep . "$dir/cmdlines")
     for n in $matrix; do
+    for v in "${!variants[@]}"; do
+        kargs=${variants[$v]}
         i=$((i + 1))
-        log=$logs/$name-smp$n.log
+        log=$logs/$name-smp$n${kargs:+-v$v}.log
         start=$(date +%s%N)
+        # shellcheck disable=SC2086 # kargs is a list of words
         QUIET=1 timeout --foreground -k 5 "$timeout_s" \
-            tools/qemu.sh "$arch" "$img" "$n" -- "cores=$n" > "$log" 2>&1 < /dev/null
+            tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
         rc=$?
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
         ms=$((($(date +%s%N) - start) / 1000000))
-        label=$(printf '[%2d/%d] %s smp=%d' "$i" "$nboots" "$dir" "$n")
+        label=$(printf '[%2d/%d] %s smp=%d%s' "$i" "$nboots" "$dir" "$n" "${kargs:+ [$kargs]}")
         why=
         if [ -f "$dir/expect" ]; then
             p=1 f=0
@@ -104,12 +113,13 @@ for img in "${images[@]}"; do
             [ -n "$why" ] && f=$((f + 1))
         fi
         passed=$((passed + p)) failed=$((failed + f))
-        printf '%-40s %3d passed, %d failed  (%d.%d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 100))
+        printf '%-52s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
         if [ "$f" != 0 ]; then
             grep '^TEST .* FAIL' "$log" | sed 's/^/    /'
             [ -n "$why" ] && echo "    $why"
             tail_of "$log"
         fi
+    done
     done
 done
 

@@ -173,7 +173,8 @@ static void spinlock_counter(void)
 /* ---- malloc, free, printf from every core ---------------------------- */
 
 #define STRESS_NS   2000000000ULL
-#define TAP_SIZE    (1 << 20)
+#define TAP_SIZE    (2 << 20)
+#define MIX_LINES   12000       /* all cores together: ~0.9 MB of text */
 #define SLOTS       64
 
 static int stress_fail;
@@ -206,7 +207,7 @@ static void stress_fn(void *arg)
         }
         for (size_t i = 0; i < sz[s]; i++)
             p[s][i] = s + me * 7 + i;
-        if (it % 16 == 0)
+        if (it % 16 == 0 && line < (unsigned long)(MIX_LINES / sp_ncpu()))
             printf("mix core=%d line=%lu %s %.3f\n", me, line++,
                    "abcdefghijklmnopqrstuvwxyz0123456789", sqrt(2.0) * me);
     }

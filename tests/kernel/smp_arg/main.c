@@ -1,0 +1,39 @@
+/*
+ * smp_arg - the smp= command-line key, booted once per line of
+ * `cmdlines`: a count within the cores present is used as given; more than
+ * present uses all of them; zero, negative or not a number uses all of
+ * them too (with a message on the console).
+ */
+#include <stdlib.h>
+#include <spindle/cpu.h>
+#include <spindle/test.h>
+#include "../testutil.h"
+#include "cmdline.h"
+
+static int present;
+
+static void cores_as_asked(void)
+{
+    const char *raw;
+    char *end;
+    long v;
+    int want = present;
+
+    CHECKF(present > 0, "runner did not pass cores=N");
+    CHECKF(cmdline_get("smp", &raw), "booted without smp=");
+    v = strtol(raw, &end, 10);
+    if (*raw && !*end && v >= 1 && v <= present)
+        want = v;
+    CHECKF(sp_ncpu() == want, "smp=%s with %d cores present: %d online, "
+           "expected %d", raw, present, sp_ncpu(), want);
+}
+
+static const struct sp_test tests[] = {
+    { "cores_as_asked", cores_as_asked },
+};
+
+int main(int argc, char **argv)
+{
+    present = expected_cores(argc, argv);
+    return SP_TEST_MAIN(tests);
+}
