@@ -43,6 +43,8 @@ struct trapframe;
  *   uintptr_t arch_frame_address(void)     the caller's frame pointer; frames
  *                                          are {prev fp, return address} on
  *                                          every supported arch.
+ *   ARCH_HWID_NAME                         what a core's hardware id is
+ *                                          called ("APIC id", "MPIDR").
  */
 #include "arch_impl.h"
 

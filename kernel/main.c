@@ -55,7 +55,8 @@ void kernel_main(struct bootinfo *bi)
     mem_init(bi);
     arch_paging_init(bi);
     arch_cpu_init(cpus[0]);
-    printk("cpu 0 online (hwid %u)\n", cpus[0]->hwid = arch_cpu_hwid());
+    cpus[0]->hwid = arch_cpu_hwid();
+    printk("cpu 0 online (" ARCH_HWID_NAME " %u)\n", cpus[0]->hwid);
     cpus[0]->online = true;
     n = smp_init();
     us = cycles_to_us(arch_cycles() - bi->entry_cycles);

@@ -66,7 +66,8 @@ void panic(const char *fmt, ...)
     va_start(ap, fmt);
     vprintk(fmt, ap);
     va_end(ap);
-    printk("\nPANIC on cpu %d (hwid %u)\n", me, this_cpu()->hwid);
+    printk("\nPANIC on cpu %d (" ARCH_HWID_NAME " %u)\n", me,
+           this_cpu()->hwid);
     backtrace_from(arch_frame_address(), (uintptr_t)&panic);
     arch_exit(PANIC_EXIT_STATUS);
 }
@@ -76,7 +77,8 @@ void panic_trap(struct trapframe *tf, const char *what)
     int me = begin();
     uintptr_t fault = 0;
 
-    printk("\nPANIC: %s on cpu %d (hwid %u)\n", what, me, this_cpu()->hwid);
+    printk("\nPANIC: %s on cpu %d (" ARCH_HWID_NAME " %u)\n", what, me,
+           this_cpu()->hwid);
     arch_dump_trapframe(tf);
     if (arch_fault_address(tf, &fault) && vm_is_stack_guard(fault))
         printk("fault address 0x%lx is a stack guard page: stack overflow\n",

@@ -50,7 +50,7 @@ static __attribute__((noreturn)) void idle_loop(struct cpu *c)
 
 void cpu_main(struct cpu *c)
 {
-    printk("cpu %d online (hwid %u)\n", c->id, c->hwid);
+    printk("cpu %d online (" ARCH_HWID_NAME " %u)\n", c->id, c->hwid);
     __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
     idle_loop(c);
 }

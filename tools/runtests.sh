@@ -83,7 +83,7 @@ for img in "${images[@]}"; do
         log=$logs/$name-smp$n${kargs:+-v$v}.log
         start=$(date +%s%N)
         # shellcheck disable=SC2086 # kargs is a list of words
-        QUIET=1 timeout --foreground -k 5 "$timeout_s" \
+        QUIET=1 timeout -k 5 "$timeout_s" \
             tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
         rc=$?
         sed -i 's/\r$//' "$log"        # the UART sends CR LF

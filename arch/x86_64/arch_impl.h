@@ -14,6 +14,10 @@
 
 #define RFLAGS_IF (1UL << 9)
 
+/* What this arch calls a core's hardware id, for console messages. */
+#define ARCH_HWID_NAME "APIC id"
+
+
 static inline unsigned long arch_irq_save(void)
 {
     unsigned long flags;

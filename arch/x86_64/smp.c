@@ -13,6 +13,7 @@
 #include "acpi.h"
 #include "arch.h"
 #include "bootinfo.h"
+#include "cmdline.h"
 #include "cpu.h"
 #include "mem.h"
 #include "panic.h"
@@ -59,9 +60,14 @@ int arch_discover_cpus(uint32_t *hwid, int max)
 {
     uint64_t rsdp = boot_rsdp ? boot_rsdp : acpi_find_rsdp_bios();
     uint32_t boot = lapic_id();
+    const char *opt;
     int n = 1;
 
     hwid[0] = boot;
+    if (cmdline_get("acpi", &opt) && !strcmp(opt, "off")) {
+        printk("acpi: off (acpi=off); using the boot core only\n");
+        return 1;
+    }
     if (!rsdp) {
         printk("acpi: no RSDP found; using the boot core only\n");
         return 1;

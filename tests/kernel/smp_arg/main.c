@@ -1,10 +1,12 @@
 /*
- * smp_arg - the smp= command-line key, booted once per line of
+ * smp_arg - the smp= and acpi= command-line keys, booted once per line of
  * `cmdlines`: a count within the cores present is used as given; more than
  * present uses all of them; zero, negative or not a number uses all of
- * them too (with a message on the console).
+ * them too (with a message on the console).  acpi=off takes the path of
+ * missing ACPI tables: the boot core alone.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <spindle/cpu.h>
 #include <spindle/test.h>
 #include "../testutil.h"
@@ -20,6 +22,11 @@ static void cores_as_asked(void)
     int want = present;
 
     CHECKF(present > 0, "runner did not pass cores=N");
+    if (cmdline_get("acpi", &raw) && !strcmp(raw, "off")) {
+        CHECKF(sp_ncpu() == 1, "acpi=off: %d cores online, expected 1",
+               sp_ncpu());
+        return;
+    }
     CHECKF(cmdline_get("smp", &raw), "booted without smp=");
     v = strtol(raw, &end, 10);
     if (*raw && !*end && v >= 1 && v <= present)
