@@ -96,6 +96,24 @@ __attribute__((noreturn)) void arch_call_on_stack(uintptr_t top,
                                                   void (*fn)(void *),
                                                   void *arg);
 
+/*
+ * Voluntary context switch: saves the callee-saved registers (and the FP
+ * control words) on the current stack, stores the stack pointer in
+ * *save_sp, and resumes the context saved at new_sp.  Caller-saved state
+ * is dead across a call, so nothing else needs saving.  No barrier: the
+ * caller orders publication of *save_sp (scheduler locks or the run
+ * queue's release/acquire pairs).
+ */
+void arch_switch(void **save_sp, void *new_sp);
+
+/*
+ * Builds, below stack_top, a context that arch_switch resumes as a call
+ * of fn(arg) with interrupts in the state the switcher had; fn must not
+ * return.  *sp receives the context.
+ */
+void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
+                       void *arg);
+
 /* The hardware id of the calling core (APIC id / MPIDR affinity). */
 uint32_t arch_cpu_hwid(void);
 

@@ -4,6 +4,9 @@
 #include "arch.h"
 #include "cpu.h"
 #include "spindle/cpu.h"
+#include "spindle/sched.h"
+#include "sched.h"
+#include "schedimpl.h"
 
 int sp_ncpu(void)
 {
@@ -25,4 +28,26 @@ uint64_t sp_nanotime(void)
     uint64_t c = arch_cycles(), hz = arch_cycles_hz();
 
     return c / hz * 1000000000 + c % hz * 1000000000 / hz;
+}
+
+uint64_t sp_go(void (*fn)(void *), void *arg)
+{
+    return newproc(fn, arg);
+}
+
+void sp_yield(void)
+{
+    gosched();
+}
+
+uint64_t sp_goid(void)
+{
+    struct g *gp = getg();
+
+    return gp ? gp->goid : 0;
+}
+
+void sp_goexit(void)
+{
+    goexit();
 }

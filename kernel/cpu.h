@@ -12,6 +12,8 @@
 
 #define MAXCPU 64
 
+struct m;
+
 struct cpu {
     struct cpu *self;           /* must be first: arch_this_cpu() loads it */
     int id;                     /* 0 .. ncpu-1, boot core is 0 */
@@ -29,7 +31,8 @@ struct cpu {
 
     uint64_t nipi;              /* IPIs received, for tests */
     int nlocks;                 /* spinlocks held (spinlock.c) */
-    void *reent;                /* newlib state (struct _reent) */
+    void *reent;                /* newlib state off any G (struct _reent) */
+    struct m *m;                /* the scheduler's M, set by sched_start */
     int panicking;              /* nested panic guard */
 
     struct arch_cpu arch;

@@ -3,8 +3,9 @@
  *
  *   boot/arch entry -> arch_early_init -> kernel_main:
  *     command line, page allocator, final page tables, boot core tables,
- *     every other core, newlib, then main(argc, argv) on the boot core;
- *     its return value is the machine's exit status.
+ *     every other core, newlib, then the scheduler on every core, with
+ *     main(argc, argv) as G 1; its return value is the machine's exit
+ *     status.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "mem.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
 #include "vm.h"
 
@@ -29,17 +31,22 @@ static uint64_t cycles_to_us(uint64_t d)
     return d * 1000000 / arch_cycles_hz();
 }
 
-#define MAIN_STACK_SIZE (256 * 1024)
+#define BOOT_STACK_SIZE (64 * 1024)
 
-static __attribute__((noreturn)) void run_main(void *arg)
+/* G 1: the app's main(); its return value ends the machine. */
+static void run_main(void *arg)
 {
     char *argv[MAX_ARGS];
-    int argc;
+    int argc = cmdline_argv("app", argv, MAX_ARGS);
 
-    newlib_init();
-    argc = cmdline_argv("app", argv, MAX_ARGS);
-    arch_irq_enable();          /* main runs like any code: interruptible */
     exit(main(argc, argv));
+}
+
+/* The boot core's scheduler context, on a guarded stack. */
+static __attribute__((noreturn)) void start(void *arg)
+{
+    newlib_init();
+    sched_start(run_main);
 }
 
 void kernel_main(struct bootinfo *bi)
@@ -63,11 +70,11 @@ void kernel_main(struct bootinfo *bi)
     printk("smp: %d cores online, %lu.%03lu ms from kernel entry\n", n,
            us / 1000, us % 1000);
 
-    /* main() gets a stack with a guard page below it. */
-    stack = vm_stack_alloc(MAIN_STACK_SIZE);
+    /* Leave the small boot stack for one with a guard page below it. */
+    stack = vm_stack_alloc(BOOT_STACK_SIZE);
     if (!stack)
-        panic("kernel_main: no memory for main's stack");
+        panic("kernel_main: no memory for the boot core's stack");
     cpus[0]->stack_lo = (uintptr_t)stack;
-    cpus[0]->stack_hi = (uintptr_t)stack + MAIN_STACK_SIZE;
-    arch_call_on_stack(cpus[0]->stack_hi, run_main, NULL);
+    cpus[0]->stack_hi = (uintptr_t)stack + BOOT_STACK_SIZE;
+    arch_call_on_stack(cpus[0]->stack_hi, start, NULL);
 }

@@ -2,8 +2,8 @@
  * newlib.c - what newlib needs from the platform: its system calls, its
  * locks (newlib is built with --enable-newlib-retargetable-locking, so
  * every lock it takes is one of ours), and __getreent() (built with
- * __DYNAMIC_REENT__, so errno and stdio state are per core; the
- * scheduler moves them to per G).
+ * __DYNAMIC_REENT__, so errno and the rest of newlib's state are per G;
+ * see gfree.c for how stdio is shared).
  *
  * There is no file system: fds 0-2 are the console, everything else is
  * EBADF or ENOENT.
@@ -19,6 +19,7 @@
 #include "cpu.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "spinlock.h"
 #include "vm.h"
 
@@ -27,10 +28,14 @@ extern int errno;
 
 /* ---- Reentrancy ---------------------------------------------------- */
 
+/* The running G's state; off any G (boot, scheduler), the core's. */
 struct _reent *__getreent(void)
 {
-    struct _reent *r = this_cpu()->reent;
+    unsigned long f = arch_irq_save();    /* no migration while we look */
+    struct g *gp = getg();
+    struct _reent *r = gp ? &gp->reent : this_cpu()->reent;
 
+    arch_irq_restore(f);
     return r ? r : _impure_ptr;
 }
 
@@ -50,9 +55,17 @@ static struct _reent *new_reent(void)
     return r;
 }
 
-/* Gives every core its own newlib state; the boot core keeps the global. */
+/* newlib's stdio set-up of a state (stdin, stdout, stderr and locks). */
+void __sinit(struct _reent *r);
+
+/*
+ * Gives every core its own newlib state for code off any G; the boot core
+ * keeps the global one.  The global state's stdio is set up now, because
+ * every G's state points at its streams (gfree.c).
+ */
 void newlib_init(void)
 {
+    __sinit(_GLOBAL_REENT);
     cpus[0]->reent = _impure_ptr;
     for (int i = 1; i < ncpu; i++)
         cpus[i]->reent = new_reent();

@@ -57,6 +57,11 @@ static int begin(void)
     return me;
 }
 
+int stop_machine(void)
+{
+    return begin();
+}
+
 void panic(const char *fmt, ...)
 {
     va_list ap;

@@ -20,6 +20,13 @@ void panic(const char *fmt, ...);
 #define assert(e) \
     ((e) ? (void)0 : panic("assertion failed: %s (%s:%d)", #e, __FILE__, __LINE__))
 
+/*
+ * Stops every other core for good and takes the console, for a fatal
+ * report that is not a panic (the deadlock report).  Returns this core's
+ * id; if another core is already stopping the machine, never returns.
+ */
+int stop_machine(void);
+
 /* Prints a frame-pointer backtrace starting at frame fp. */
 void backtrace_from(uintptr_t fp, uintptr_t pc);
 

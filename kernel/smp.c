@@ -15,6 +15,8 @@
 #include "panic.h"
 #include "printk.h"
 #include "smp.h"
+#include "sched.h"
+#include "schedimpl.h"
 
 struct cpu *cpus[MAXCPU];
 int ncpu = 1;
@@ -33,26 +35,29 @@ static void run_call(struct cpu *c)
     __atomic_store_n(&c->call_done, c->call_seq, __ATOMIC_RELEASE);
 }
 
-static __attribute__((noreturn)) void idle_loop(struct cpu *c)
+/*
+ * Runs a pending smp_call_all request, if any.  Called with interrupts off
+ * by a core between Gs (the scheduler's idle path) or before the scheduler
+ * starts; the function runs with interrupts on, as it would in a G.
+ */
+void smp_poll_calls(void)
 {
-    arch_irq_save();
-    for (;;) {
-        /* Pairs with the store-release of call_seq in smp_call_all. */
-        if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done) {
-            arch_irq_enable();
-            run_call(c);
-            arch_irq_save();
-        } else {
-            arch_halt();
-        }
+    struct cpu *c = this_cpu();
+
+    /* Pairs with the store-release of call_seq in smp_call_all. */
+    if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done) {
+        arch_irq_enable();
+        run_call(c);
+        arch_irq_save();
     }
 }
 
+/* Until the boot core starts the scheduler, a started core waits here. */
 void cpu_main(struct cpu *c)
 {
     printk("cpu %d online (" ARCH_HWID_NAME " %u)\n", c->id, c->hwid);
     __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-    idle_loop(c);
+    sched_start(NULL);
 }
 
 void smp_call_all(void (*fn)(void *), void *arg)

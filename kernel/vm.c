@@ -16,6 +16,8 @@ static struct spinlock vm_lock = SPINLOCK_INIT("vm");
 static uintptr_t heap_end = VM_HEAP_BASE;      /* sbrk's break */
 static uintptr_t heap_mapped = VM_HEAP_BASE;   /* end of mapped pages */
 static uintptr_t stack_next = VM_STACK_BASE;
+static uintptr_t gslot_next = VM_GSLOT_BASE;
+static size_t gslot_pages;      /* pages mapped in G slots; under vm_lock */
 
 /* Maps fresh pages over [va, va + n pages); returns how many it mapped
    (fewer than n when memory ran out). */
@@ -54,10 +56,55 @@ void *vm_stack_alloc(size_t bytes)
     return (void *)lo;
 }
 
+void *vm_gslot_alloc(void)
+{
+    unsigned long f = spin_lock(&vm_lock);
+    uintptr_t base = gslot_next;
+
+    if (base + VM_GSLOT_SIZE > VM_GSLOT_BASE + VM_GSLOT_MAX ||
+        map_fresh(base + VM_GSLOT_SIZE - PAGE_SIZE, 1) != 1) {
+        base = 0;
+    } else {
+        gslot_next += VM_GSLOT_SIZE;
+        gslot_pages++;
+    }
+    spin_unlock(&vm_lock, f);
+    return (void *)base;
+}
+
+static bool in_gslot(uintptr_t va)
+{
+    return va >= VM_GSLOT_BASE &&
+           va < __atomic_load_n(&gslot_next, __ATOMIC_ACQUIRE);
+}
+
+bool vm_fault(uintptr_t va)
+{
+    uintptr_t page = va & ~(PAGE_SIZE - 1);
+    uint64_t pa;
+    bool ok;
+    unsigned long f;
+
+    if (!in_gslot(va) || (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE < PAGE_SIZE)
+        return false;
+    f = spin_lock(&vm_lock);
+    /* Another core may have mapped it meanwhile (not for stacks, which
+       have one owner, but cheap to allow). */
+    ok = arch_virt_to_phys(page, &pa);
+    if (!ok && map_fresh(page, 1) == 1) {
+        gslot_pages++;
+        ok = true;
+    }
+    spin_unlock(&vm_lock, f);
+    return ok;
+}
+
 bool vm_is_stack_guard(uintptr_t va)
 {
     uint64_t pa;
 
+    if (in_gslot(va))
+        return (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE < PAGE_SIZE;
     return va >= VM_STACK_BASE && va < stack_next &&
            !arch_virt_to_phys(va, &pa);
 }
@@ -87,4 +134,9 @@ void *vm_heap_grow(ptrdiff_t incr)
 size_t vm_heap_pages(void)
 {
     return (heap_mapped - VM_HEAP_BASE) / PAGE_SIZE;
+}
+
+size_t vm_gslot_pages(void)
+{
+    return __atomic_load_n(&gslot_pages, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,9 @@
 #define VM_HEAP_MAX     0x010000000000UL    /* 1 TiB of address space */
 #define VM_STACK_BASE   0x200000000000UL    /* 32 TiB: stacks */
 #define VM_STACK_MAX    0x010000000000UL
+#define VM_GSLOT_BASE   0x300000000000UL    /* 48 TiB: G stacks */
+#define VM_GSLOT_MAX    0x010000000000UL
+#define VM_GSLOT_SIZE   (64 * 1024UL)       /* guard page + G + stack */
 
 /*
  * Maps a stack of `bytes` (rounded up to pages) with an unmapped guard
@@ -20,11 +23,28 @@
  */
 void *vm_stack_alloc(size_t bytes);
 
+/*
+ * A G slot: VM_GSLOT_SIZE bytes, the lowest page an unmapped guard, only
+ * the top page mapped; the rest is mapped when first touched (vm_fault).
+ * Returns the slot's base (the guard page), NULL when out of memory.
+ */
+void *vm_gslot_alloc(void);
+
+/*
+ * Called on a not-present page fault at va: maps a page if va is in the
+ * lazily mapped part of a G slot.  Returns false when the fault is a real
+ * error (a guard page, or no memory left).  Interrupts off.
+ */
+bool vm_fault(uintptr_t va);
+
 /* True if va lies in a stack guard page (a stack overflowed into it). */
 bool vm_is_stack_guard(uintptr_t va);
 
 /* Grows the heap by incr bytes (sbrk); returns the old end or NULL. */
 void *vm_heap_grow(ptrdiff_t incr);
+
+/* Pages mapped for G slots so far (they stay with their slot). */
+size_t vm_gslot_pages(void);
 
 /* Pages mapped for the heap so far. */
 size_t vm_heap_pages(void);

@@ -51,6 +51,9 @@ void idt_init(void)
     set_gate(VEC_DF, vector_table[VEC_DF], IST_DF);
     set_gate(VEC_NMI, vector_table[VEC_NMI], IST_NMI);
     set_gate(VEC_MC, vector_table[VEC_MC], IST_MC);
+    /* Lazily mapped G stacks fault when they grow into a new page; the
+       CPU could not push the fault's frame on that same stack. */
+    set_gate(VEC_PF, vector_table[VEC_PF], IST_PF);
 }
 
 void idt_load(void)
@@ -122,11 +125,39 @@ void arch_cpu_init(struct cpu *c)
     c->arch.tss.ist[IST_DF - 1] = ist_stack();
     c->arch.tss.ist[IST_NMI - 1] = ist_stack();
     c->arch.tss.ist[IST_MC - 1] = ist_stack();
+    c->arch.tss.ist[IST_PF - 1] = ist_stack();
     c->arch.tss.iomap_base = sizeof(struct tss);   /* no I/O bitmap */
     load_gdt(c);
     idt_load();
     lapic_init();
     c->arch.apic_id = lapic_id();
+}
+
+/* Mirrors the frame arch_switch pops; see switch.S. */
+struct switch_frame {
+    uint32_t mxcsr;
+    uint16_t fcw, pad;
+    uint64_t r15, r14, r13, r12, rbx, rbp, ret;
+};
+
+void arch_context_start(void);
+
+void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
+                       void *arg)
+{
+    /* After arch_switch's ret pops `ret`, %rsp (= top) is 16-aligned. */
+    uintptr_t top = stack_top & ~15UL;
+    struct switch_frame *f = (struct switch_frame *)(top - sizeof *f);
+
+    _Static_assert(sizeof(struct switch_frame) == 64, "switch.S layout");
+    *f = (struct switch_frame){
+        .mxcsr = 0x1F80,        /* all SSE exceptions masked (reset value) */
+        .fcw = 0x037F,          /* x87 reset value */
+        .r12 = (uint64_t)fn,
+        .r13 = (uint64_t)arg,
+        .ret = (uint64_t)arch_context_start,
+    };
+    *sp = f;
 }
 
 uint32_t arch_cpu_hwid(void)

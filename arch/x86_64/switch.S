@@ -1,7 +1,7 @@
 /*
  * switch.S - voluntary context switch (scheduler issue uses it).
  *
- *   void arch_switch(struct arch_context **save, struct arch_context *to);
+ *   void arch_switch(void **save_sp, void *new_sp);
  *
  * Saves the callee-saved registers of the System V ABI (rbx, rbp, r12-r15)
  * on the current stack, stores the stack pointer through *save, and resumes
@@ -9,7 +9,10 @@
  * including all SSE state, are dead across a call by the ABI, so a
  * voluntary switch needs none of them; MXCSR and the x87 control word are
  * callee-saved and kept too.
- * Register map: %rdi = save, %rsi = to.
+ * The saved frame, from new_sp up: mxcsr (4 bytes), x87 control word
+ * (2 bytes, 2 padding), r15, r14, r13, r12, rbx, rbp, return address
+ * (arch_context_init in cpu.c builds the same layout).
+ * Register map: %rdi = save_sp, %rsi = new_sp.
  */
     .text
     .globl arch_switch
@@ -48,3 +51,13 @@ arch_call_on_stack:
     mov %rdx, %rdi
     push $0
     jmp *%rsi
+
+/*
+ * First code of a new context (arch_context_init): r12 = fn, r13 = arg.
+ * %rsp is 16-byte aligned here, so the call leaves fn an ABI frame.
+ */
+    .globl arch_context_start
+arch_context_start:
+    mov %r13, %rdi
+    call *%r12
+    ud2                         /* fn must not return */

@@ -9,6 +9,7 @@
 #include "cpu.h"
 #include "panic.h"
 #include "printk.h"
+#include "vm.h"
 #include "x86.h"
 
 static const char *const exception_names[32] = {
@@ -32,6 +33,9 @@ void trap(struct trapframe *tf)
     }
     if (v == VEC_SPURIOUS)
         return;             /* no EOI for spurious interrupts (SDM §11.9) */
+    /* Not-present faults may be a G stack growing into a lazy page. */
+    if (v == VEC_PF && !(tf->error & 1) && vm_fault(read_cr2()))
+        return;
     if (v < 32) {
         const char *name = exception_names[v];
 

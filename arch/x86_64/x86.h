@@ -39,6 +39,7 @@
 /* Interrupt vectors. */
 #define VEC_NMI         2
 #define VEC_DF          8
+#define VEC_PF          14
 #define VEC_MC          18
 #define VEC_TIMER       0xEF
 #define VEC_IPI         0xF0
@@ -48,6 +49,7 @@
 #define IST_DF  1
 #define IST_NMI 2
 #define IST_MC  3
+#define IST_PF  4
 
 /* Where the AP trampoline is copied: below 1 MiB, page aligned. */
 #define TRAMPOLINE_PA 0x8000

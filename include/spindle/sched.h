@@ -1,0 +1,28 @@
+/*
+ * spindle/sched.h - goroutines, as an app sees them.
+ *
+ *   sp_go(worker, arg);   starts worker(arg) as a new G (Go's `go`)
+ *   sp_yield();           lets other runnable Gs run (runtime.Gosched)
+ *
+ * Every blocking call in Spindle parks the calling G, never the core.
+ * When main() returns, the machine exits with its status, whatever other
+ * Gs are still running (as in Go).
+ */
+#ifndef SPINDLE_SCHED_H
+#define SPINDLE_SCHED_H
+
+#include <stdint.h>
+
+/* Starts fn(arg) in a new G.  Returns its id (> 1; main is 1). */
+uint64_t sp_go(void (*fn)(void *), void *arg);
+
+/* Puts the caller at the back of the global run queue. */
+void sp_yield(void);
+
+/* The calling G's id. */
+uint64_t sp_goid(void);
+
+/* Ends the calling G (as returning from its function does). */
+__attribute__((noreturn)) void sp_goexit(void);
+
+#endif

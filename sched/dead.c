@@ -1,0 +1,63 @@
+/*
+ * dead.c - deadlock detection (Go's checkdead).
+ *
+ * Called by the last core to go idle, under sched.lock, after it found
+ * the global queue empty.  Every P is idle then, and an idle P's run queue
+ * is empty (only its owner fills it), so no G can run again unless a
+ * timer or the network wakes one: if any G still exists, each is parked
+ * and nothing will ever ready it.  Go prints the same line and exits 2.
+ */
+#include "arch.h"
+#include "panic.h"
+#include "printk.h"
+#include "schedimpl.h"
+
+#define DEADLOCK_EXIT_STATUS 2
+
+static const char *const reasons[WAIT_NREASONS] = {
+    [WAIT_NONE] = "",
+    [WAIT_CHAN_SEND] = "chan send",
+    [WAIT_CHAN_RECV] = "chan receive",
+    [WAIT_CHAN_SEND_NIL] = "chan send (nil chan)",
+    [WAIT_CHAN_RECV_NIL] = "chan receive (nil chan)",
+    [WAIT_SELECT] = "select",
+    [WAIT_SELECT_NO_CASES] = "select (no cases)",
+    [WAIT_MUTEX] = "sync.Mutex.Lock",
+    [WAIT_RWMUTEX_R] = "sync.RWMutex.RLock",
+    [WAIT_RWMUTEX_W] = "sync.RWMutex.Lock",
+    [WAIT_WAITGROUP] = "sync.WaitGroup.Wait",
+    [WAIT_SEMA] = "semacquire",
+    [WAIT_SLEEP] = "sleep",
+    [WAIT_TEST] = "test park",
+};
+
+const char *waitreason_string(enum waitreason r)
+{
+    return r < WAIT_NREASONS && reasons[r] ? reasons[r] : "?";
+}
+
+static int nwaiting;
+
+static void count(struct g *gp)
+{
+    nwaiting++;
+}
+
+static void report(struct g *gp)
+{
+    printk("goroutine %lu [%s]\n", (unsigned long)gp->goid,
+           waitreason_string(gp->waitreason));
+}
+
+void checkdead(void)
+{
+    assert(spin_holding(&sched.lock));
+    nwaiting = 0;
+    for_each_waiting_g(count);
+    if (!nwaiting || (netpoll_hook && netpoll_hook(false)))
+        return;
+    stop_machine();
+    printk("fatal error: all goroutines are asleep - deadlock!\n\n");
+    for_each_waiting_g(report);
+    arch_exit(DEADLOCK_EXIT_STATUS);
+}

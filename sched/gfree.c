@@ -1,0 +1,142 @@
+/*
+ * gfree.c - where Gs come from and go back to (Go's malg, gfget, gfput).
+ *
+ * A G lives at the top of its slot (kernel/vm.c): one guard page, then the
+ * stack growing down toward it, then struct g.  Only the top page is
+ * mapped at first; deeper stack pages are mapped when touched, so 100,000
+ * parked Gs cost about 4 KiB each.  Dead Gs keep their slot and go to
+ * their P's free list; past 64 the P moves a batch to the global list
+ * until it holds 32, and an empty P refills 32 at once, so cores that
+ * only spawn and cores that only finish Gs do not starve each other.
+ *
+ * Locks: gfree.lock guards the global free list; allg.lock the list of all
+ * Gs.  Both are taken after sched.lock, never before.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "panic.h"
+#include "schedimpl.h"
+#include "vm.h"
+
+#define GFREE_MAX   64
+#define GFREE_KEEP  32
+
+static struct {
+    struct spinlock lock;
+    struct g *head;
+    long n;
+} gfree = { .lock = SPINLOCK_INIT("gfree") };
+
+static struct {
+    struct spinlock lock;
+    struct g *head;
+    long n;
+} allg = { .lock = SPINLOCK_INIT("allg") };
+
+/* A new G in a fresh slot, or NULL when memory ran out. */
+static struct g *malg(void)
+{
+    char *slot = vm_gslot_alloc();
+    struct g *gp;
+    unsigned long f;
+
+    if (!slot)
+        return NULL;
+    gp = (struct g *)((uintptr_t)(slot + VM_GSLOT_SIZE - sizeof *gp) & ~63UL);
+    memset(gp, 0, sizeof *gp);
+    gp->stack_lo = (uintptr_t)slot + PAGE_SIZE;
+    gp->stack_hi = (uintptr_t)gp & ~15UL;
+    /* errno and the rest of newlib's state are per G; stdio streams are
+       the shared ones (whose locks serialize them), so a G's printf
+       lines come out whole and nothing is allocated per G for stdio. */
+    _REENT_INIT_PTR(&gp->reent);
+    gp->reent._stdin = _GLOBAL_REENT->_stdin;
+    gp->reent._stdout = _GLOBAL_REENT->_stdout;
+    gp->reent._stderr = _GLOBAL_REENT->_stderr;
+    gp->reent.__sdidinit = 1;
+    f = spin_lock(&allg.lock);
+    gp->allnext = allg.head;
+    allg.head = gp;
+    allg.n++;
+    spin_unlock(&allg.lock, f);
+    return gp;
+}
+
+void gfput(struct p *p, struct g *gp)
+{
+    unsigned long f;
+
+    gp->schedlink = p->gfree;
+    p->gfree = gp;
+    if (++p->ngfree < GFREE_MAX)
+        return;
+    f = spin_lock(&gfree.lock);
+    while (p->ngfree > GFREE_KEEP) {
+        struct g *g1 = p->gfree;
+
+        p->gfree = g1->schedlink;
+        p->ngfree--;
+        g1->schedlink = gfree.head;
+        gfree.head = g1;
+        gfree.n++;
+    }
+    spin_unlock(&gfree.lock, f);
+}
+
+struct g *gfget(struct p *p)
+{
+    struct g *gp;
+
+    if (!p->gfree && __atomic_load_n(&gfree.n, __ATOMIC_RELAXED)) {
+        unsigned long f = spin_lock(&gfree.lock);
+
+        while (gfree.head && p->ngfree < GFREE_KEEP) {
+            struct g *g1 = gfree.head;
+
+            gfree.head = g1->schedlink;
+            gfree.n--;
+            g1->schedlink = p->gfree;
+            p->gfree = g1;
+            p->ngfree++;
+        }
+        spin_unlock(&gfree.lock, f);
+    }
+    if (!(gp = p->gfree))
+        return malg();
+    p->gfree = gp->schedlink;
+    p->ngfree--;
+    return gp;
+}
+
+long sched_all_gs(void)
+{
+    return __atomic_load_n(&allg.n, __ATOMIC_RELAXED);
+}
+
+long sched_free_gs(void)
+{
+    long n = __atomic_load_n(&gfree.n, __ATOMIC_RELAXED);
+
+    for (int i = 0; i < ncpu; i++)
+        n += __atomic_load_n(&sched.allp[i]->ngfree, __ATOMIC_RELAXED);
+    return n;
+}
+
+long sched_live_gs(void)
+{
+    unsigned long f = spin_lock(&allg.lock);
+    long n = 0;
+
+    for (struct g *gp = allg.head; gp; gp = gp->allnext)
+        n += __atomic_load_n(&gp->status, __ATOMIC_RELAXED) != G_DEAD;
+    spin_unlock(&allg.lock, f);
+    return n;
+}
+
+/* For the deadlock report: calls fn on every G that is parked. */
+void for_each_waiting_g(void (*fn)(struct g *))
+{
+    for (struct g *gp = allg.head; gp; gp = gp->allnext)
+        if (gp->status == G_WAITING)
+            fn(gp);
+}

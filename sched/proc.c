@@ -1,0 +1,523 @@
+/*
+ * proc.c - the scheduler: Go's G/M/P design on bare metal.
+ *
+ * The model.  Go multiplexes Gs (goroutines) onto Ms (OS threads) through
+ * Ps (the right to run Go code, with a run queue each).  Here there is no
+ * OS: every core is one M, and it owns one P for the life of the machine,
+ * so GOMAXPROCS is the core count and no M ever blocks in a system call.
+ * What remains of Go's design is what makes it fast: a lock-free run queue
+ * per P with a runnext slot (runq.c), a global queue for fairness and
+ * overflow, stealing by idle Ps (steal.c), and the spinning protocol that
+ * keeps enough cores looking for work without burning all of them.
+ *
+ * Rejected: one global locked run queue (every spawn and wakeup contends on
+ * one line), and per-core queues without stealing (one busy spawner leaves
+ * the other cores idle).  Go's own history made the same choice (the 2012
+ * "Scalable Go Scheduler" design).
+ *
+ * Contexts.  A G runs on its own stack with interrupts enabled.  Each M
+ * also has a scheduler context ("g0"), running schedule_loop on the core's
+ * boot stack with interrupts disabled.  Every switch goes through g0:
+ * a G that blocks, yields or exits calls mcall(), which saves the G and
+ * resumes g0; g0 finishes the G's transition (park_m, gosched_m,
+ * goexit_m) on its own stack, then picks the next G.  Finishing on g0 is
+ * what makes parking race-free: the lock that guards a wait queue is
+ * released only once the G is no longer running (see sched.h).
+ *
+ * Spinning (Go's proc.go "Worker thread parking/unparking"), numbered as
+ * the order of operations matters:
+ *   1. A core that runs out of local and global work becomes a spinner
+ *      (m->spinning, nmspinning++) only while 2*nmspinning < ncpu-npidle,
+ *      and tries to steal.
+ *   2. A spinner that finds work stops spinning, and if it was the last
+ *      spinner it calls wakep(): there may be more work, so parallelism
+ *      ramps up one core at a time.
+ *   3. Readying a G (goready, newproc) calls wakep(): if some P is idle and
+ *      nobody spins, take an idle P off the list, mark its M spinning
+ *      (nmspinning 0 -> 1 by CAS, so only one waker does it) and IPI it.
+ *   4. A core that finds nothing puts its P on the idle list (under
+ *      sched.lock, after a last look at the global queue), then stops
+ *      spinning: nmspinning-- (a full barrier, seq-cst) BEFORE it
+ *      re-checks every P's run queue.  A G readied concurrently is either
+ *      seen by that re-check, or its readier saw the decremented count /
+ *      the idle P and woke somebody in step 3.  Re-checking before the
+ *      decrement could miss a G whose readier still saw a spinner.
+ *   5. Only then does the core halt, with its P on the idle list; an IPI
+ *      from step 3 (which took its P off the list) or a device interrupt
+ *      wakes it.  arch_halt enables interrupts and halts atomically, so an
+ *      IPI sent after the last check still wakes it.
+ *
+ * Locks used here, in order: sched.lock (global queue, idle list), then
+ * gfree.lock and allg.lock (gfree.c).  Run queues are lock-free.
+ */
+#include <stdlib.h>
+#include "arch.h"
+#include "cpu.h"
+#include "panic.h"
+#include "printk.h"
+#include "sched.h"
+#include "schedimpl.h"
+
+struct sched sched = { .lock = SPINLOCK_INIT("sched") };
+struct g *(*netpoll_hook)(bool block);
+
+static bool main_started;
+
+static inline struct m *thism(void)
+{
+    return this_cpu()->m;
+}
+
+struct g *getg(void)
+{
+    struct m *m = thism();
+
+    return m ? m->curg : NULL;
+}
+
+uint32_t fastrand(void)
+{
+    unsigned long f = arch_irq_save();
+    struct p *p = thism()->p;
+    uint64_t x = p->rand;
+
+    /* xorshift64* (Vigna); each P has its own state, so no atomics. */
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    p->rand = x;
+    arch_irq_restore(f);
+    return (x * 0x2545F4914F6CDD1DULL) >> 32;
+}
+
+uint32_t fastrandn(uint32_t n)
+{
+    /* Lemire's multiply-shift: unbiased enough and no division. */
+    return ((uint64_t)fastrand() * n) >> 32;
+}
+
+/* ---- The global run queue (caller holds sched.lock) ------------------ */
+
+void globrunqput(struct g *gp)
+{
+    assert(spin_holding(&sched.lock));
+    gp->schedlink = NULL;
+    if (sched.runqtail)
+        sched.runqtail->schedlink = gp;
+    else
+        sched.runqhead = gp;
+    sched.runqtail = gp;
+    sched.runqsize++;
+}
+
+/* Takes a batch: the first G to run now, the rest into p's local queue. */
+struct g *globrunqget(struct p *p, uint32_t max)
+{
+    uint32_t n;
+    struct g *gp;
+
+    assert(spin_holding(&sched.lock));
+    if (!sched.runqsize)
+        return NULL;
+    n = sched.runqsize / (uint32_t)ncpu + 1;
+    if (n > sched.runqsize)
+        n = sched.runqsize;
+    if (max && n > max)
+        n = max;
+    if (n > RUNQ_SIZE / 2)
+        n = RUNQ_SIZE / 2;
+    sched.runqsize -= n;
+    gp = sched.runqhead;
+    sched.runqhead = gp->schedlink;
+    while (--n) {
+        struct g *g1 = sched.runqhead;
+
+        sched.runqhead = g1->schedlink;
+        runqput(p, g1, false);
+    }
+    if (!sched.runqhead)
+        sched.runqtail = NULL;
+    return gp;
+}
+
+/* Puts gp on p's local queue; on overflow half the queue goes global. */
+void runqput(struct p *p, struct g *gp, bool next)
+{
+    struct g *batch[RUNQ_SIZE / 2 + 1];
+    uint32_t n;
+    unsigned long f;
+
+    if (runq_put(&p->runq, gp, next, batch, &n))
+        return;
+    f = spin_lock(&sched.lock);
+    for (uint32_t i = 0; i < n; i++)
+        globrunqput(batch[i]);
+    spin_unlock(&sched.lock, f);
+}
+
+/* ---- Idle Ps and waking cores ---------------------------------------- */
+
+/* Caller holds sched.lock.  p's run queue is empty. */
+static void pidleput(struct p *p)
+{
+    assert(spin_holding(&sched.lock));
+    p->idlelink = sched.pidle;
+    sched.pidle = p;
+    __atomic_store_n(&p->idle, true, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&sched.npidle, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Caller holds sched.lock.  Takes p (which is idle) off the list. */
+static void pidleremove(struct p *p)
+{
+    struct p **pp = &sched.pidle;
+
+    assert(spin_holding(&sched.lock));
+    while (*pp != p)
+        pp = &(*pp)->idlelink;
+    *pp = p->idlelink;
+    __atomic_sub_fetch(&sched.npidle, 1, __ATOMIC_SEQ_CST);
+    /* Pairs with the load-acquire in the idle loop of findrunnable. */
+    __atomic_store_n(&p->idle, false, __ATOMIC_RELEASE);
+}
+
+void wakep(void)
+{
+    int zero = 0;
+    struct p *p;
+    unsigned long f;
+
+    if (!__atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST) ||
+        __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST))
+        return;
+    /* Only one waker at a time turns an idle core into the spinner. */
+    if (!__atomic_compare_exchange_n(&sched.nmspinning, &zero, 1, false,
+                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return;
+    f = spin_lock(&sched.lock);
+    p = sched.pidle;
+    if (p) {
+        sched.allm[p->id]->spinning = true;  /* seen after idle = false */
+        pidleremove(p);
+    }
+    spin_unlock(&sched.lock, f);
+    if (!p) {
+        __atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    arch_send_ipi(sched.allm[p->id]->cpu);
+}
+
+/* Step 2: a spinner found work. */
+static void resetspinning(struct m *m)
+{
+    m->spinning = false;
+    if (__atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST) == 0)
+        wakep();
+}
+
+/* ---- Finding work ----------------------------------------------------- */
+
+static bool any_runq_nonempty(void)
+{
+    for (int i = 0; i < ncpu; i++)
+        if (!runq_empty(&sched.allp[i]->runq))
+            return true;
+    return false;
+}
+
+static struct g *take_global(struct p *p, uint32_t max)
+{
+    unsigned long f;
+    struct g *gp;
+
+    if (!__atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED))
+        return NULL;
+    f = spin_lock(&sched.lock);
+    gp = globrunqget(p, max);
+    spin_unlock(&sched.lock, f);
+    return gp;
+}
+
+/* Steps 4 and 5: give up the P and halt until an IPI hands it back. */
+static void stop_and_halt(struct m *m)
+{
+    struct p *p = m->p;
+    bool was_spinning = m->spinning;
+    unsigned long f = spin_lock(&sched.lock);
+
+    pidleput(p);
+    if (sched.npidle == ncpu && !sched.runqsize)
+        checkdead();
+    spin_unlock(&sched.lock, f);
+    if (was_spinning) {
+        m->spinning = false;
+        __atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
+    }
+    if (any_runq_nonempty() || sched.runqsize) {
+        f = spin_lock(&sched.lock);
+        if (p->idle) {
+            pidleremove(p);
+            if (was_spinning) {
+                m->spinning = true;
+                __atomic_add_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
+            }
+        }
+        spin_unlock(&sched.lock, f);
+        return;
+    }
+    while (__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
+        smp_poll_calls();
+        arch_halt();
+    }
+}
+
+/* Go's findRunnable, without timers and netpoll for now. */
+static struct g *findrunnable(struct m *m, bool *inherit)
+{
+    struct p *p = m->p;
+    struct g *gp;
+
+    for (;;) {
+        smp_poll_calls();
+        *inherit = false;
+        /* Every 61st tick the global queue goes first, so a steady
+           stream of local work cannot starve it. */
+        if (p->schedtick % 61 == 0 && (gp = take_global(p, 1)))
+            return gp;
+        if ((gp = runq_get(&p->runq, inherit)))
+            return gp;
+        if ((gp = take_global(p, 0)))
+            return gp;
+        if (netpoll_hook && (gp = netpoll_hook(false)))
+            return gp;
+        if (m->spinning ||
+            2 * __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST) <
+                ncpu - __atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST)) {
+            if (!m->spinning) {
+                m->spinning = true;
+                __atomic_add_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
+            }
+            if ((gp = stealwork(m)))
+                return gp;
+        }
+        stop_and_halt(m);
+    }
+}
+
+/* ---- Switching -------------------------------------------------------- */
+
+static void execute(struct m *m, struct g *gp, bool inherit)
+{
+    m->curg = gp;
+    __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
+    gp->lastcpu = m->cpu->id;
+    if (!inherit)
+        m->p->schedtick++;
+    m->p->nsched++;
+    arch_switch(&m->g0sp, gp->sp);
+}
+
+static __attribute__((noreturn)) void schedule_loop(struct m *m)
+{
+    for (;;) {
+        bool inherit;
+        struct g *gp = findrunnable(m, &inherit);
+
+        if (m->spinning)
+            resetspinning(m);
+        execute(m, gp, inherit);
+        /* Back on g0: the G called mcall(). */
+        gp = m->curg;
+        m->curg = NULL;
+        m->mcall_fn(gp);
+    }
+}
+
+/*
+ * Switches from the running G to g0, which calls fn(gp).  Returns when the
+ * G runs again, possibly on another core, with its interrupt state back.
+ */
+static void mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *),
+                  void *arg)
+{
+    unsigned long f = arch_irq_save();
+    struct m *m = thism();
+    struct g *gp = m->curg;
+
+    if (!gp)
+        panic("mcall: called on the scheduler stack of cpu %d", m->cpu->id);
+    m->mcall_fn = fn;
+    m->park_unlock = unlockf;
+    m->park_arg = arg;
+    arch_switch(&gp->sp, m->g0sp);
+    arch_irq_restore(f);
+}
+
+static void park_m(struct g *gp)
+{
+    struct m *m = thism();
+
+    __atomic_store_n(&gp->status, G_WAITING, __ATOMIC_RELEASE);
+    if (m->park_unlock && !m->park_unlock(gp, m->park_arg)) {
+        __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        runqput(m->p, gp, true);
+    }
+}
+
+void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
+            enum waitreason reason)
+{
+    struct g *gp = getg();
+
+    gp->waitreason = reason;
+    gp->param = NULL;
+    mcall(park_m, unlockf, arg);
+}
+
+static bool unlock_spinlock(struct g *gp, void *l)
+{
+    /* Interrupts stay off: g0 runs with them off. */
+    spin_unlock(l, 0);
+    return true;
+}
+
+void gopark_unlock(struct spinlock *l, enum waitreason reason)
+{
+    gopark(unlock_spinlock, l, reason);
+}
+
+void goready(struct g *gp)
+{
+    unsigned long f = arch_irq_save();
+    int st = __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE);
+
+    if (st != G_WAITING)
+        panic("goready: goroutine %lu has status %d, not waiting",
+              (unsigned long)gp->goid, st);
+    gp->status = G_RUNNABLE;
+    runqput(thism()->p, gp, true);
+    wakep();
+    arch_irq_restore(f);
+}
+
+static void gosched_m(struct g *gp)
+{
+    unsigned long f = spin_lock(&sched.lock);
+
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    globrunqput(gp);
+    spin_unlock(&sched.lock, f);
+}
+
+void gosched(void)
+{
+    mcall(gosched_m, NULL, NULL);
+}
+
+static void goexit_m(struct g *gp)
+{
+    __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELAXED);
+    gfput(thism()->p, gp);
+}
+
+void goexit(void)
+{
+    mcall(goexit_m, NULL, NULL);
+    panic("goexit: a dead goroutine ran again");
+}
+
+/* First code of every G. */
+static void gentry(void *arg)
+{
+    struct g *gp = arg;
+
+    arch_irq_enable();
+    gp->fn(gp->arg);
+    goexit();
+}
+
+uint64_t newproc(void (*fn)(void *), void *arg)
+{
+    unsigned long f = arch_irq_save();
+    struct p *p = thism()->p;
+    struct g *gp = gfget(p);
+    uint64_t goid;
+
+    if (!gp)
+        panic("newproc: out of memory for a new goroutine");
+    gp->fn = fn;
+    gp->arg = arg;
+    gp->goid = goid = __atomic_add_fetch(&sched.goidgen, 1,
+                                         __ATOMIC_RELAXED);
+    gp->reent._errno = 0;
+    arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    runqput(p, gp, true);
+    if (main_started)
+        wakep();
+    arch_irq_restore(f);
+    return goid;
+}
+
+/* ---- Start ------------------------------------------------------------ */
+
+static int nstarted;
+
+/* The thief's pause before taking a victim's runnext (Go: ~3 us). */
+static void steal_pause(void)
+{
+    uint64_t end = arch_cycles() + arch_cycles_hz() / 1000000 * 3;
+
+    while (arch_cycles() < end)
+        arch_cpu_relax();
+}
+
+/* Boot core, before any core enters the scheduler. */
+static void sched_init(void)
+{
+    for (int i = 0; i < ncpu; i++) {
+        struct m *m = calloc(1, sizeof *m);
+        struct p *p = calloc(1, sizeof *p);
+
+        if (!m || !p)
+            panic("sched_init: out of memory");
+        p->id = i;
+        p->rand = 0x9E3779B97F4A7C15ULL * (i + 1);
+        runq_init(&p->runq);
+        p->runq.pause = steal_pause;
+        m->cpu = cpus[i];
+        m->p = p;
+        sched.allp[i] = p;
+        sched.allm[i] = m;
+    }
+    steal_init(ncpu);
+}
+
+void sched_start(void (*main_fn)(void *))
+{
+    struct cpu *c = this_cpu();
+
+    if (main_fn) {
+        sched_init();
+        /* Release: the other cores read allm/allp after seeing it. */
+        __atomic_store_n(&sched.ready, true, __ATOMIC_RELEASE);
+        arch_send_ipi_others();
+    } else {
+        while (!__atomic_load_n(&sched.ready, __ATOMIC_ACQUIRE)) {
+            smp_poll_calls();
+            arch_halt();
+        }
+    }
+    arch_irq_save();
+    c->m = sched.allm[c->id];
+    __atomic_add_fetch(&nstarted, 1, __ATOMIC_RELEASE);
+    if (main_fn) {
+        /* Main is G 1; it starts where the others can see it. */
+        while (__atomic_load_n(&nstarted, __ATOMIC_ACQUIRE) < ncpu)
+            arch_cpu_relax();
+        newproc(main_fn, NULL);
+        main_started = true;
+    }
+    schedule_loop(c->m);
+}

@@ -1,0 +1,155 @@
+/*
+ * sched.h - the G/M/P scheduler's internal interface (Go's runtime2.go).
+ *
+ * G: a goroutine-like task with its own stack.  M: a core (struct cpu),
+ * running Gs one at a time, and between them its own scheduler context
+ * ("g0": the core's boot stack).  P: the per-core scheduling state (run
+ * queue, free Gs); every M owns exactly one P for good.
+ *
+ * Status of a G and who may change it (Go's _G* states):
+ *   G_DEAD      on a free list, or never used; owned by the list's owner.
+ *   G_RUNNABLE  on a run queue (or in a runnext slot, or in transit to
+ *               one); owned by whoever dequeues it.
+ *   G_RUNNING   running on exactly one M (m->curg); only that M changes it.
+ *   G_WAITING   parked (gopark); the waker that finds it in a wait queue,
+ *               under that queue's lock, makes it G_RUNNABLE (goready).
+ *
+ * Blocking primitives (chan.c, sync.c) follow one pattern, as in Go:
+ *   lock the object; if the operation cannot complete, put getg() on the
+ *   object's wait queue and gopark_unlock(&lock, reason).  The lock is
+ *   released only after the G is off its stack (on the M's g0), so a waker
+ *   that takes the lock and finds the G cannot goready it before it has
+ *   stopped running.  The waker: lock; dequeue gp; set gp->param; unlock;
+ *   goready(gp).
+ */
+#ifndef SCHED_SCHED_H
+#define SCHED_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <reent.h>
+#include "runq.h"
+#include "spinlock.h"
+
+enum gstatus {
+    G_DEAD,
+    G_RUNNABLE,
+    G_RUNNING,
+    G_WAITING,
+};
+
+/* Why a G is parked; printed by the deadlock report and schedtrace. */
+enum waitreason {
+    WAIT_NONE,
+    WAIT_CHAN_SEND,         /* "chan send" */
+    WAIT_CHAN_RECV,         /* "chan receive" */
+    WAIT_CHAN_SEND_NIL,     /* "chan send (nil chan)" */
+    WAIT_CHAN_RECV_NIL,     /* "chan receive (nil chan)" */
+    WAIT_SELECT,            /* "select" */
+    WAIT_SELECT_NO_CASES,   /* "select (no cases)" */
+    WAIT_MUTEX,             /* "sync.Mutex.Lock" */
+    WAIT_RWMUTEX_R,         /* "sync.RWMutex.RLock" */
+    WAIT_RWMUTEX_W,         /* "sync.RWMutex.Lock" */
+    WAIT_WAITGROUP,         /* "sync.WaitGroup.Wait" */
+    WAIT_SEMA,              /* "semacquire" */
+    WAIT_SLEEP,             /* "sleep" */
+    WAIT_TEST,              /* "test park" */
+    WAIT_NREASONS,
+};
+
+const char *waitreason_string(enum waitreason r);
+
+struct g {
+    void *sp;                   /* saved stack pointer while not running */
+    uint64_t goid;              /* 1 = main */
+    int status;                 /* enum gstatus; atomic loads/stores */
+    enum waitreason waitreason; /* valid while G_WAITING */
+    struct g *schedlink;        /* global run queue / free list link */
+    void *param;                /* waker -> parked G (e.g. the sudog that
+                                   completed a select); cleared by gopark */
+    void (*fn)(void *);         /* entry, and its argument */
+    void *arg;
+    uintptr_t stack_lo;         /* lowest mapped byte; guard page below */
+    uintptr_t stack_hi;
+    struct g *allnext;          /* allgs list (deadlock report, leak check) */
+    int lastcpu;                /* core that last ran it */
+    bool inherit;               /* came from runnext: shares the slice */
+    struct _reent reent;        /* newlib state: errno, stdio (per G) */
+};
+
+struct p {
+    int id;
+    struct runq runq;           /* lock-free, see runq.h */
+    uint32_t schedtick;         /* incremented by every schedule() */
+    bool idle;                  /* on the idle list; under sched.lock */
+    struct p *idlelink;         /* idle list link; under sched.lock */
+    struct g *gfree;            /* dead Gs kept for reuse; owner only */
+    int ngfree;
+    uint64_t rand;              /* fastrand state; owner only */
+    uint64_t nsched;            /* Gs run by this P (stats, tests) */
+};
+
+struct m {
+    struct cpu *cpu;
+    struct p *p;                /* fixed for the life of the machine */
+    struct g *curg;             /* running G, NULL on g0 */
+    void *g0sp;                 /* the scheduler context while a G runs */
+    bool spinning;              /* looking for work; counted in nmspinning */
+    void (*mcall_fn)(struct g *);   /* what g0 does after a G switches out */
+    bool (*park_unlock)(struct g *, void *);
+    void *park_arg;
+};
+
+/* ---- Running Gs ------------------------------------------------------ */
+
+/* The running G, or NULL on an M's scheduler context. */
+struct g *getg(void);
+
+/*
+ * Parks the calling G with the given wait reason.  After the G is off its
+ * stack, the M calls unlockf(gp, arg) on g0; if it returns false the G is
+ * made runnable again at once (Go's gopark semantics).  Returns when a
+ * goready() has run the G again.  Caller: a G, interrupts in any state.
+ */
+void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
+            enum waitreason reason);
+
+/* gopark that releases spinlock l (taken with spin_lock) once parked. */
+void gopark_unlock(struct spinlock *l, enum waitreason reason);
+
+/*
+ * Makes a G_WAITING G runnable: it goes to this P's runnext (so a woken
+ * partner runs next, as in Go), and an idle core is woken if nobody is
+ * spinning.  Any context except interrupt handlers.
+ */
+void goready(struct g *gp);
+
+/* Puts the caller at the back of the global queue and runs something else. */
+void gosched(void);
+
+/* A fast per-P random number (Go's cheaprand); any G or g0. */
+uint32_t fastrand(void);
+uint32_t fastrandn(uint32_t n);
+
+/* ---- Spawning and the machine ---------------------------------------- */
+
+/*
+ * Creates a G running fn(arg) and makes it runnable; returns its id (the
+ * G itself may have run, finished and been reused by then).
+ */
+uint64_t newproc(void (*fn)(void *), void *arg);
+
+/*
+ * Called on every core once the machine is up: becomes this core's M and
+ * never returns.  The boot core passes main_fn, which runs as G 1.
+ */
+__attribute__((noreturn)) void sched_start(void (*main_fn)(void *));
+
+/* Gs that exist and are not dead (the leak check wants 1: main). */
+long sched_live_gs(void);
+
+/* Dead Gs on the free lists (per-P and global) and all Gs ever made. */
+long sched_free_gs(void);
+long sched_all_gs(void);
+
+#endif

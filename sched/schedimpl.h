@@ -1,0 +1,60 @@
+/*
+ * schedimpl.h - what the files of sched/ share with each other and
+ * nothing else: the global scheduler state and the internal calls.
+ */
+#ifndef SCHED_SCHEDIMPL_H
+#define SCHED_SCHEDIMPL_H
+
+#include "cpu.h"
+#include "sched.h"
+#include "spinlock.h"
+
+struct sched {
+    struct spinlock lock;
+    /* Under lock: the global run queue and the idle P list. */
+    struct g *runqhead, *runqtail;
+    uint32_t runqsize;          /* also read without the lock, as a hint */
+    struct p *pidle;
+    /* Atomics (seq-cst: the spinning protocol in proc.c needs it). */
+    int npidle;
+    int nmspinning;
+    uint64_t goidgen;
+    bool ready;                 /* allp/allm built; store-release */
+    /* Written once by sched_init. */
+    struct p *allp[MAXCPU];
+    struct m *allm[MAXCPU];
+};
+
+extern struct sched sched;
+
+/* proc.c */
+void globrunqput(struct g *gp);
+struct g *globrunqget(struct p *p, uint32_t max);
+void runqput(struct p *p, struct g *gp, bool next);
+void wakep(void);
+__attribute__((noreturn)) void goexit(void);
+
+/* steal.c */
+void steal_init(int n);
+struct g *stealwork(struct m *m);
+
+/* gfree.c: G allocation, free lists, the list of all Gs. */
+struct g *gfget(struct p *p);
+void gfput(struct p *p, struct g *gp);
+
+/* dead.c: called with sched.lock held when every P has gone idle. */
+void checkdead(void);
+
+/* gfree.c: calls fn on every parked G (callers keep the G set still). */
+void for_each_waiting_g(void (*fn)(struct g *));
+
+/* kernel/smp.c: runs a pending smp_call_all request on this core. */
+void smp_poll_calls(void);
+
+/*
+ * The network poller (drivers/, later): returns a G made runnable by
+ * network activity, or NULL.  NULL while there is no network.
+ */
+extern struct g *(*netpoll_hook)(bool block);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * steal.c - work stealing (Go's stealWork and randomOrder).
+ *
+ * An idle P visits the other Ps in a random order: a random start and a
+ * stride coprime with ncpu, so every P is visited exactly once per round
+ * and no two thieves walk the same sequence in lockstep.  It takes half of
+ * a victim's ring (runq_steal).  Only in the last of four rounds does it
+ * also take a victim's runnext, after the short pause in runq.c that
+ * lets an owner about to run that G do so (Go's 3 us usleep): snatching
+ * it would move a G that shares its readier's time slice to a cold core.
+ * Timers of busy victims join the last round with the timers issue.
+ */
+#include "schedimpl.h"
+
+#define STEAL_TRIES 4
+
+static uint32_t coprimes[MAXCPU];
+static int ncoprimes;
+
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void steal_init(int n)
+{
+    ncoprimes = 0;
+    for (int i = 1; i <= n; i++)
+        if (gcd(i, n) == 1)
+            coprimes[ncoprimes++] = i;
+}
+
+struct g *stealwork(struct m *m)
+{
+    struct p *p = m->p;
+    uint32_t n = ncpu;
+
+    for (int i = 0; i < STEAL_TRIES; i++) {
+        bool last = i == STEAL_TRIES - 1;
+        uint32_t pos = fastrandn(n);
+        uint32_t inc = coprimes[fastrandn(ncoprimes)];
+
+        for (uint32_t k = 0; k < n; k++, pos = (pos + inc) % n) {
+            struct p *victim = sched.allp[pos];
+            struct g *gp;
+
+            if (victim == p)
+                continue;
+            if ((gp = runq_steal(&p->runq, &victim->runq, last)))
+                return gp;
+        }
+    }
+    return NULL;
+}
