@@ -9,6 +9,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "spinlock.h"
+#include "vm.h"
 
 static struct page_alloc pages;
 static struct spinlock mem_lock = SPINLOCK_INIT("mem");
@@ -37,9 +38,12 @@ void mem_init(struct bootinfo *bi)
 
 uint64_t mem_alloc_pages(size_t n)
 {
-    unsigned long f = spin_lock(&mem_lock);
-    uint64_t pa = page_alloc(&pages, n);
+    unsigned long f;
+    uint64_t pa;
 
+    vm_stack_probe();
+    f = spin_lock(&mem_lock);
+    pa = page_alloc(&pages, n);
     spin_unlock(&mem_lock, f);
     if (pa)
         memset(phys_to_virt(pa), 0, n * PAGE_SIZE);
@@ -48,8 +52,10 @@ uint64_t mem_alloc_pages(size_t n)
 
 void mem_free_pages(uint64_t pa, size_t n)
 {
-    unsigned long f = spin_lock(&mem_lock);
+    unsigned long f;
 
+    vm_stack_probe();
+    f = spin_lock(&mem_lock);
     page_free(&pages, pa, n);
     spin_unlock(&mem_lock, f);
 }

@@ -38,8 +38,12 @@ static size_t map_fresh(uintptr_t va, size_t n)
 void *vm_stack_alloc(size_t bytes)
 {
     size_t n = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-    unsigned long f = spin_lock(&vm_lock);
-    uintptr_t lo = stack_next + PAGE_SIZE;     /* skip the guard page */
+    unsigned long f;
+    uintptr_t lo;
+
+    vm_stack_probe();
+    f = spin_lock(&vm_lock);
+    lo = stack_next + PAGE_SIZE;               /* skip the guard page */
 
     if (lo + n * PAGE_SIZE > VM_STACK_BASE + VM_STACK_MAX) {
         lo = 0;
@@ -58,8 +62,12 @@ void *vm_stack_alloc(size_t bytes)
 
 void *vm_gslot_alloc(void)
 {
-    unsigned long f = spin_lock(&vm_lock);
-    uintptr_t base = gslot_next;
+    unsigned long f;
+    uintptr_t base;
+
+    vm_stack_probe();
+    f = spin_lock(&vm_lock);
+    base = gslot_next;
 
     if (base + VM_GSLOT_SIZE > VM_GSLOT_BASE + VM_GSLOT_MAX ||
         map_fresh(base + VM_GSLOT_SIZE - PAGE_SIZE, 1) != 1) {
@@ -111,9 +119,15 @@ bool vm_is_stack_guard(uintptr_t va)
 
 void *vm_heap_grow(ptrdiff_t incr)
 {
-    unsigned long f = spin_lock(&vm_lock);
-    uintptr_t old = heap_end, end = heap_end + incr;
-    void *ret = (void *)old;
+    unsigned long f;
+    uintptr_t old, end;
+    void *ret;
+
+    vm_stack_probe();
+    f = spin_lock(&vm_lock);
+    old = heap_end;
+    end = heap_end + incr;
+    ret = (void *)old;
 
     if (end < VM_HEAP_BASE || end > VM_HEAP_BASE + VM_HEAP_MAX) {
         ret = 0;

@@ -18,6 +18,21 @@
 #define VM_GSLOT_SIZE   (64 * 1024UL)       /* guard page + G + stack */
 
 /*
+ * Touches the stack VM_PROBE_BYTES below the caller's frame.  Code that
+ * takes vm_lock or mem_lock calls it first: a G's stack page that is not
+ * mapped yet then faults in before the lock is held, not while it is (the
+ * fault handler needs both locks).  Their critical sections use far less
+ * stack than this.
+ */
+#define VM_PROBE_BYTES 2048
+
+static inline void vm_stack_probe(void)
+{
+    (void)*(volatile char *)((char *)__builtin_frame_address(0) -
+                             VM_PROBE_BYTES);
+}
+
+/*
  * Maps a stack of `bytes` (rounded up to pages) with an unmapped guard
  * page below it; returns its lowest address, NULL when out of memory.
  */
