@@ -12,9 +12,21 @@
 #include "cpu.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "vm.h"
 
 static int panic_cpu = -1;
+
+/* "in goroutine N" when a G was running, for the PANIC line. */
+static void print_where(void)
+{
+    struct g *gp = getg();
+
+    if (gp)
+        printk("in goroutine %lu\n", (unsigned long)gp->goid);
+    else
+        printk("in the scheduler (no goroutine)\n");
+}
 
 #define MAX_FRAMES 32
 
@@ -73,6 +85,7 @@ void panic(const char *fmt, ...)
     va_end(ap);
     printk("\nPANIC on cpu %d (" ARCH_HWID_NAME " %u)\n", me,
            this_cpu()->hwid);
+    print_where();
     backtrace_from(arch_frame_address(), (uintptr_t)&panic);
     arch_exit(PANIC_EXIT_STATUS);
 }
@@ -84,6 +97,7 @@ void panic_trap(struct trapframe *tf, const char *what)
 
     printk("\nPANIC: %s on cpu %d (" ARCH_HWID_NAME " %u)\n", what, me,
            this_cpu()->hwid);
+    print_where();
     arch_dump_trapframe(tf);
     if (arch_fault_address(tf, &fault) && vm_is_stack_guard(fault))
         printk("fault address 0x%lx is a stack guard page: stack overflow\n",

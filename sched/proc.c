@@ -370,6 +370,8 @@ void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
 {
     struct g *gp = getg();
 
+    if (!gp)
+        panic("gopark: called off any goroutine on cpu %d", cpu_id());
     gp->waitreason = reason;
     gp->param = NULL;
     mcall(park_m, unlockf, arg);
@@ -384,6 +386,9 @@ static bool unlock_spinlock(struct g *gp, void *l)
 
 void gopark_unlock(struct spinlock *l, enum waitreason reason)
 {
+    if (spin_depth() != 1 || !spin_holding(l))
+        panic("gopark_unlock: goroutine %lu parks holding %d spinlocks",
+              (unsigned long)getg()->goid, spin_depth());
     gopark(unlock_spinlock, l, reason);
 }
 

@@ -114,7 +114,12 @@ struct g *getg(void);
 void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
             enum waitreason reason);
 
-/* gopark that releases spinlock l (taken with spin_lock) once parked. */
+/*
+ * gopark that releases spinlock l (taken with spin_lock, and the only lock
+ * the caller holds) once parked.  Returns with interrupts off, as they
+ * were at the call; the caller hands spin_lock's saved state to
+ * arch_irq_restore.
+ */
 void gopark_unlock(struct spinlock *l, enum waitreason reason);
 
 /*

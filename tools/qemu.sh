@@ -5,12 +5,12 @@
 # Accelerator: KVM only when the host has hardware virtualization (kvm_intel
 # or kvm_amd loaded, no kvm_pvm) or ACCEL=kvm asks for it; multi-threaded TCG
 # otherwise.  /dev/kvm from kvm_pvm emulates ring-0 code thousands of times
-# slower than TCG runs it.  MEM (MiB, default 512) sets guest memory;
+# slower than TCG runs it.  MEM (MiB, default 1024) sets guest memory;
 # QUIET=1 drops the accelerator line.
 set -eu
 arch=$1 image=$2 smp=$3
 shift 3
-mem=${MEM:-512}
+mem=${MEM:-1024}
 
 accel=${ACCEL:-}
 if [ -z "$accel" ]; then

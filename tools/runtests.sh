@@ -9,8 +9,9 @@
 # "N passed, M failed" line, disagrees with it, or exits non-zero without
 # a failing case counts as one failure, and its console tail is shown.
 # A test folder with an `expect` file is a fatal-path test instead: the boot
-# must end with the panic exit status and print every line of `expect`
-# (each an extended regular expression); it counts as one result.
+# must end with the panic exit status (or the one a line `status N` names)
+# and print every other line of `expect` (each an extended regular
+# expression); it counts as one result.
 # A test folder with a `cmdlines` file boots once per line of it (each line
 # a kernel command line) at every core count.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
@@ -92,11 +93,13 @@ for img in "${images[@]}"; do
         why=
         if [ -f "$dir/expect" ]; then
             p=1 f=0
+            want=$(sed -n 's/^status \([0-9]*\)$/\1/p' "$dir/expect")
+            want=${want:-$panic_status}
             if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
-            elif [ $rc != $panic_status ]; then why="exit status $rc, expected the panic status $panic_status"
+            elif [ $rc != "$want" ]; then why="exit status $rc, expected $want"
             else
                 while IFS= read -r re; do
-                    [ -z "$re" ] && continue
+                    case $re in ""|"status "*) continue ;; esac
                     grep -qE -- "$re" "$log" || { why="missing expected output: $re"; break; }
                 done < "$dir/expect"
             fi

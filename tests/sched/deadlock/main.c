@@ -1,0 +1,18 @@
+/*
+ * deadlock - main and one other G park for good with nothing left to wake
+ * them: the machine must say so in Go's words and exit 2 (see `expect`).
+ */
+#include <spindle/sched.h>
+#include "sched.h"
+
+static void park_forever(void *arg)
+{
+    gopark(NULL, NULL, WAIT_SEMA);
+}
+
+int main(void)
+{
+    sp_go(park_forever, 0);
+    gopark(NULL, NULL, WAIT_TEST);
+    return 0;
+}

@@ -1,0 +1,283 @@
+/*
+ * spawn - the scheduler core: spawning, stealing, parking and waking,
+ * per-G errno, and a final check that every G went back to a free list.
+ * Parking uses the scheduler's own gopark/goready so that these tests do
+ * not depend on channels.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include <spindle/test.h>
+#include "../../kernel/testutil.h"
+#include "cpu.h"
+#include "sched.h"
+#include "spinlock.h"
+
+static long all_at_start;
+
+/* Yields until *count reaches want, or about 60 s have passed. */
+static bool wait_count(long *count, long want)
+{
+    uint64_t end = sp_nanotime() + 60000000000ULL;
+
+    while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < want) {
+        if (sp_nanotime() > end)
+            return false;
+        sp_yield();
+    }
+    return true;
+}
+
+/* ---- a million Gs, each runs exactly once ---------------------------- */
+
+#define NSPAWN 1000000
+
+static unsigned char *ran;
+static long nran;
+
+static void mark(void *arg)
+{
+    __atomic_add_fetch(&ran[(uintptr_t)arg], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&nran, 1, __ATOMIC_RELEASE);
+}
+
+static void spawn_million(void)
+{
+    ran = calloc(NSPAWN, 1);
+    CHECK(ran);
+    nran = 0;
+    for (uintptr_t i = 0; i < NSPAWN; i++) {
+        sp_go(mark, (void *)i);
+        /* Until timer preemption exists, a spawner that never blocks keeps
+           every G it made alive (4 KiB each) on a single core. */
+        if (i % 4096 == 4095)
+            sp_yield();
+    }
+    CHECKF(wait_count(&nran, NSPAWN), "%ld of %d Gs ran", nran, NSPAWN);
+    for (long i = 0; i < NSPAWN; i++)
+        CHECKF(ran[i] == 1, "G %ld ran %d times", i, ran[i]);
+    free(ran);
+}
+
+/* ---- one spawner, every core runs some of its Gs --------------------- */
+
+#define NSTEAL 2000
+
+static long per_core[MAXCPU];
+static long nstolen;
+
+static void busy(void *arg)
+{
+    uint64_t end = sp_nanotime() + 200000;     /* 200 us of work */
+
+    while (sp_nanotime() < end)
+        ;
+    __atomic_add_fetch(&per_core[sp_cpu_id()], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&nstolen, 1, __ATOMIC_RELEASE);
+}
+
+static void spawner(void *arg)
+{
+    for (int i = 0; i < NSTEAL; i++)
+        sp_go(busy, NULL);
+}
+
+static void stealing(void)
+{
+    memset(per_core, 0, sizeof per_core);
+    nstolen = 0;
+    sp_go(spawner, NULL);
+    CHECKF(wait_count(&nstolen, NSTEAL), "%ld of %d Gs ran", nstolen,
+           NSTEAL);
+    for (int i = 0; i < sp_ncpu(); i++)
+        CHECKF(per_core[i] > 0, "core %d ran none of the %d Gs (no steal)",
+               i, NSTEAL);
+}
+
+/* ---- wakeups reach halted cores -------------------------------------- */
+
+/*
+ * Two Gs take turns: each readies the other and parks.  The readier keeps
+ * its core busy for a moment before parking, so the readied G is usually
+ * taken by another core that was halted and got the wakeup IPI.  A lost
+ * wakeup leaves both parked: the deadlock detector or the test timeout
+ * reports it.
+ */
+#define NPINGS 100000
+
+struct turn {
+    struct spinlock lock;
+    struct g *parked;       /* the G waiting for its turn, under lock */
+    int ready;              /* a turn was handed over with nobody parked */
+};
+
+static struct turn turn = { .lock = SPINLOCK_INIT("turn") };
+static long npings, ncross;
+
+static void hand_over(void)
+{
+    unsigned long f = spin_lock(&turn.lock);
+    struct g *gp = turn.parked;
+
+    turn.parked = NULL;
+    if (!gp)
+        turn.ready++;
+    spin_unlock(&turn.lock, f);
+    if (gp)
+        goready(gp);
+}
+
+static void wait_turn(void)
+{
+    unsigned long f = spin_lock(&turn.lock);
+
+    if (turn.ready) {
+        turn.ready--;
+        spin_unlock(&turn.lock, f);
+        return;
+    }
+    turn.parked = getg();
+    gopark_unlock(&turn.lock, WAIT_TEST);
+    arch_irq_restore(f);        /* gopark_unlock returns with irqs off */
+}
+
+static void pinger(void *arg)
+{
+    long *done = arg;
+
+    for (;;) {
+        int before, after;
+
+        wait_turn();
+        if (__atomic_load_n(&npings, __ATOMIC_ACQUIRE) >= NPINGS) {
+            hand_over();
+            break;
+        }
+        before = sp_cpu_id();
+        __atomic_add_fetch(&npings, 1, __ATOMIC_RELEASE);
+        hand_over();
+        for (volatile int i = 0; i < 200; i++)
+            ;
+        after = sp_cpu_id();
+        if (before != after)
+            __atomic_add_fetch(&ncross, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(done, 1, __ATOMIC_RELEASE);
+}
+
+static void no_lost_wakeup(void)
+{
+    long done = 0;
+
+    npings = ncross = 0;
+    turn.ready = 1;
+    sp_go(pinger, &done);
+    sp_go(pinger, &done);
+    CHECKF(wait_count(&done, 2), "stuck after %ld of %d turns", npings,
+           NPINGS);
+    CHECKF(npings == NPINGS, "%ld turns", npings);
+}
+
+/* ---- 100,000 parked Gs ------------------------------------------------ */
+
+#define NPARK 100000
+
+static struct spinlock park_lock = SPINLOCK_INIT("park test");
+static struct g *parked_list;
+static long nparked, nwoken;
+
+static void park_once(void *arg)
+{
+    unsigned long f = spin_lock(&park_lock);
+
+    getg()->schedlink = parked_list;    /* a parked G's link is free */
+    parked_list = getg();
+    nparked++;
+    gopark_unlock(&park_lock, WAIT_TEST);
+    arch_irq_restore(f);
+    __atomic_add_fetch(&nwoken, 1, __ATOMIC_RELEASE);
+}
+
+static void many_parked(void)
+{
+    long n = 0;
+
+    nparked = nwoken = 0;
+    for (int i = 0; i < NPARK; i++)
+        sp_go(park_once, NULL);
+    CHECKF(wait_count(&nparked, NPARK), "%ld of %d Gs parked", nparked,
+           NPARK);
+    CHECKF(sched_live_gs() >= NPARK + 1, "%ld Gs alive", sched_live_gs());
+    while (parked_list) {
+        unsigned long f = spin_lock(&park_lock);
+        struct g *gp = parked_list;
+
+        parked_list = gp->schedlink;
+        spin_unlock(&park_lock, f);
+        goready(gp);
+        n++;
+    }
+    CHECKF(n == NPARK, "found %ld parked Gs", n);
+    CHECKF(wait_count(&nwoken, NPARK), "%ld of %d woke", nwoken, NPARK);
+}
+
+/* ---- errno belongs to the G ------------------------------------------ */
+
+#define NERRNO 64
+
+static long errno_bad, errno_done;
+
+static void errno_keeper(void *arg)
+{
+    int mine = (int)(uintptr_t)arg;
+
+    for (int i = 0; i < 50; i++) {
+        errno = mine;
+        sp_yield();             /* may come back on another core */
+        if (errno != mine)
+            __atomic_add_fetch(&errno_bad, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&errno_done, 1, __ATOMIC_RELEASE);
+}
+
+static void errno_per_g(void)
+{
+    errno_bad = errno_done = 0;
+    for (int i = 0; i < NERRNO; i++)
+        sp_go(errno_keeper, (void *)(uintptr_t)(1000 + i));
+    CHECK(wait_count(&errno_done, NERRNO));
+    CHECKF(errno_bad == 0, "errno changed under %ld Gs", errno_bad);
+}
+
+/* ---- every G back on a free list -------------------------------------- */
+
+static void all_gs_freed(void)
+{
+    uint64_t end = sp_nanotime() + 5000000000ULL;
+
+    /* Finished Gs are freed by their core right after they exit. */
+    while (sched_live_gs() > 1 && sp_nanotime() < end)
+        sp_yield();
+    CHECKF(sched_live_gs() == 1, "%ld Gs alive, expected only main",
+           sched_live_gs());
+    CHECKF(sched_free_gs() == sched_all_gs() - 1, "%ld Gs made, %ld free",
+           sched_all_gs(), sched_free_gs());
+    CHECKF(sched_all_gs() >= all_at_start, "G count went down");
+}
+
+static const struct sp_test tests[] = {
+    { "spawn_million", spawn_million },
+    { "stealing", stealing },
+    { "no_lost_wakeup", no_lost_wakeup },
+    { "many_parked", many_parked },
+    { "errno_per_g", errno_per_g },
+    { "all_gs_freed", all_gs_freed },
+};
+
+int main(void)
+{
+    all_at_start = sched_all_gs();
+    return SP_TEST_MAIN(tests);
+}
