@@ -114,13 +114,29 @@ run:
 HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-HOST_TESTS  := cmdline fmt page acpi
+HOST_TESTS  := cmdline fmt page acpi runq runq_tsan
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/$*.c
+
+# The run queue is lock-free: its stress test also runs under TSan.
+# -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
+RUNQ_DEPS := tests/host/runq_test.c sched/runq.c sched/runq.h tests/host/harness.h
+RUNQ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -iquote sched \
+               -Itests/host -pthread
+$(HB)/runq_test: $(RUNQ_DEPS)
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(RUNQ_CFLAGS) -fsanitize=address,undefined \
+	    -fno-sanitize-recover=all -o $@ tests/host/runq_test.c sched/runq.c
+$(HB)/runq_tsan_test: $(RUNQ_DEPS)
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(RUNQ_CFLAGS) -fsanitize=thread -o $@ \
+	    tests/host/runq_test.c sched/runq.c
 
 test-host: $(HOST_TESTS:%=$(HB)/%_test)
 

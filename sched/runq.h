@@ -44,8 +44,9 @@ struct runq {
      * a G the owner readied and is about to run is not snatched from it
      * (Go sleeps ~3 us there).  NULL means no pause.  Set once, after
      * runq_init and before any other core can see the queue; read as a
-     * plain field.  The kernel points it at a short delay (it may check
-     * whether this P is running and return at once if not).
+     * plain field.  Go pauses only if the victim P is running; here a P
+     * sets runnext only while its core runs, so the kernel can point
+     * this at a plain ~3 us delay.
      */
     void (*pause)(void);
 };
@@ -90,10 +91,10 @@ uint32_t runq_grab(struct runq *q, struct g **batch, uint32_t batch_head,
 
 /*
  * The owner of thief: steals half of victim's ring (or its runnext, see
- * runq_grab) and returns one of the stolen Gs to run now, the rest queued
- * on thief; NULL if there was nothing to steal.  thief's ring must have
- * room for RUNQ_SIZE/2 Gs (in practice it is empty: one steals only when
- * runq_get found nothing).
+ * runq_grab) and returns the newest stolen G to run now, the older ones
+ * queued on thief in order; NULL if there was nothing to steal.  thief's
+ * ring must have room for RUNQ_SIZE/2 Gs (in practice it is empty: one
+ * steals only when runq_get found nothing); panics otherwise.
  */
 struct g *runq_steal(struct runq *thief, struct runq *victim,
                      bool steal_runnext);
