@@ -322,7 +322,10 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
 {
     for (;;) {
         bool inherit;
-        struct g *gp = findrunnable(m, &inherit);
+        struct g *gp;
+
+        schedtrace_tick();
+        gp = findrunnable(m, &inherit);
 
         if (m->spinning)
             resetspinning(m);
@@ -497,6 +500,7 @@ static void sched_init(void)
         sched.allm[i] = m;
     }
     steal_init(ncpu);
+    schedtrace_init();
 }
 
 void sched_start(void (*main_fn)(void *))

@@ -48,6 +48,10 @@ void checkdead(void);
 /* gfree.c: calls fn on every parked G (callers keep the G set still). */
 void for_each_waiting_g(void (*fn)(struct g *));
 
+/* trace.c: schedtrace=N */
+void schedtrace_init(void);
+void schedtrace_tick(void);
+
 /* kernel/smp.c: runs a pending smp_call_all request on this core. */
 void smp_poll_calls(void);
 
