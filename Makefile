@@ -114,7 +114,7 @@ run:
 HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-HOST_TESTS  := cmdline fmt page acpi runq runq_tsan
+HOST_TESTS  := cmdline fmt page acpi fdt runq runq_tsan
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h

@@ -1,0 +1,279 @@
+/*
+ * fdt.h - flattened device tree (DTB) parsing: a bounds-checked walker over
+ * the blob, and fdt_parse_machine, the summary the aarch64 port boots from.
+ *
+ * Follows the Devicetree Specification v0.4: chapter 5 (the blob: header,
+ * memory reservation block, structure and strings blocks), §2.3 (standard
+ * properties: compatible, status, #address-cells, #size-cells, reg,
+ * phandle), §2.4 (interrupt-parent), §3.3-§3.8 (/aliases, /memory,
+ * /reserved-memory, /chosen, /cpus), and the Linux bindings for the nodes
+ * fdt_parse_machine reads (arm/psci.yaml, arm/cpus.yaml, arm/arch_timer,
+ * interrupt-controller/arm,gic*.yaml, pci/host-generic-pci.yaml,
+ * virtio/mmio.yaml).
+ *
+ * The blob is untrusted.  fdt_check validates it completely; every other
+ * function requires a blob that passed fdt_check (they read the size from
+ * its header) and still bounds-checks each read against that size, so no
+ * call reads outside the blob or loops forever, whatever the blob holds.
+ * Nothing is allocated, nothing is written to the blob, nothing is cached:
+ * any core may call anything at any time while the blob stays unchanged.
+ *
+ * A node or property is named by an int offset: that of its token from the
+ * start of the structure block (as in libfdt).  The root node is offset 0.
+ * Functions returning an offset return a negative FDT_E* code instead when
+ * there is none.  Pass only offsets these functions returned: any other
+ * gives an error, or a wrong answer if it lands on bytes that read as a
+ * token (a <1> cell reads as FDT_BEGIN_NODE), but still never a bad read.
+ */
+#ifndef KERNEL_FDT_H
+#define KERNEL_FDT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FDT_MAGIC       0xd00dfeedu
+#define FDT_MAX_DEPTH   32      /* deepest node nesting fdt_check accepts */
+#define FDT_MAX_SIZE    (1u << 30)  /* largest totalsize fdt_check accepts */
+
+/* Results, negated. */
+#define FDT_ECORRUPT    1       /* malformed blob (fails fdt_check) */
+#define FDT_ENOTFOUND   2       /* no such node, property or entry */
+#define FDT_EBADOFFSET  3       /* offset is not a node (or property) */
+
+/* ---- Big-endian cells (§2.2.4: all values are big-endian) ---- */
+
+static inline uint32_t fdt32(const void *p)
+{
+    const uint8_t *b = p;
+
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+           (uint32_t)b[2] << 8 | b[3];
+}
+
+static inline uint64_t fdt64(const void *p)
+{
+    return (uint64_t)fdt32(p) << 32 | fdt32((const uint8_t *)p + 4);
+}
+
+/* n (0, 1 or 2) cells at p as one number: reg addresses and sizes. */
+static inline uint64_t fdt_cells(const void *p, int n)
+{
+    return n == 2 ? fdt64(p) : n == 1 ? fdt32(p) : 0;
+}
+
+/* ---- Validation ---- */
+
+/*
+ * Checks that the blob in the size bytes at blob is well-formed: magic,
+ * version >= 16 with last_comp_version <= 17, totalsize <= size (and
+ * <= FDT_MAX_SIZE), each block inside totalsize and aligned (reservation
+ * block 8, structure block 4), a terminated reservation list, and a
+ * structure block of known tokens that stay inside it, property names that
+ * are strings inside the strings block, exactly one root and at offset 0,
+ * balanced nodes no deeper than FDT_MAX_DEPTH, properties before
+ * subnodes, and FDT_END.
+ * Returns 0, or -FDT_ECORRUPT with *err (if err is not NULL) set to a
+ * sentence saying what is wrong; on success *err is NULL.
+ */
+int fdt_check(const void *blob, size_t size, const char **err);
+
+/* ---- Walking (blob must have passed fdt_check) ---- */
+
+/* First subnode of node / next node after node with the same parent. */
+int fdt_first_child(const void *blob, int node);
+int fdt_next_sibling(const void *blob, int node);
+
+/* Parent of node; -FDT_ENOTFOUND for the root.  Scans from the root. */
+int fdt_parent_offset(const void *blob, int node);
+
+/* Name with unit address ("memory@40000000"); "" for the root; NULL if
+ * node is not a node. */
+const char *fdt_node_name(const void *blob, int node);
+
+/*
+ * Properties in order: fdt_first_prop/fdt_next_prop give offsets, and
+ * fdt_prop_value the name (if name is not NULL), length and value of one.
+ */
+int fdt_first_prop(const void *blob, int node);
+int fdt_next_prop(const void *blob, int prop);
+const void *fdt_prop_value(const void *blob, int prop, const char **name,
+                           int *len);
+
+/*
+ * Value of node's property name and its length in *len (if len is not
+ * NULL).  NULL if absent, with *len = -FDT_ENOTFOUND (-FDT_EBADOFFSET if
+ * node is not a node).  The value is not aligned: read it with fdt32/fdt64.
+ */
+const void *fdt_getprop(const void *blob, int node, const char *name,
+                        int *len);
+
+/* A string property: its value if that holds a NUL, else NULL. */
+const char *fdt_getprop_str(const void *blob, int node, const char *name);
+
+/*
+ * The node at an absolute path ("/cpus", "/memory@40000000"), or at an
+ * alias path ("serial0", "serial0/child") resolved through /aliases.  A
+ * component without '@' also matches a node whose name has a unit address
+ * ("/memory" finds "memory@40000000"); the first match wins.
+ */
+int fdt_path_offset(const void *blob, const char *path);
+
+/* Same, for the first len characters of path (for "path:options"). */
+int fdt_path_offset_n(const void *blob, const char *path, size_t len);
+
+/* The node whose phandle (or linux,phandle) is ph. */
+int fdt_node_by_phandle(const void *blob, uint32_t ph);
+
+/* The node named by node's interrupt-parent, or its nearest ancestor's. */
+int fdt_interrupt_parent(const void *blob, int node);
+
+/* True if node's compatible string list holds compat exactly. */
+bool fdt_node_compatible(const void *blob, int node, const char *compat);
+
+/*
+ * First node after start, in blob order, compatible with compat; start < 0
+ * searches from the root.  Loop: for (n = fdt_find_compatible(b, -1, c);
+ * n >= 0; n = fdt_find_compatible(b, n, c)).
+ */
+int fdt_find_compatible(const void *blob, int start, const char *compat);
+
+/* True unless node has a status other than "okay" or "ok" (§2.3.4). */
+bool fdt_node_enabled(const void *blob, int node);
+
+/*
+ * #address-cells / #size-cells of node, i.e. the cell counts its children's
+ * reg uses: the property, else the defaults 2 and 1 (§2.3.5).  A value
+ * above 4 or of the wrong length gives -FDT_ECORRUPT.
+ */
+int fdt_address_cells(const void *blob, int node);
+int fdt_size_cells(const void *blob, int node);
+
+/*
+ * Entry index of node's reg, decoded with its parent's #address-cells and
+ * #size-cells; addr and size may be NULL.  False if there is no such
+ * entry, the reg length is not a whole number of entries, or the parent's
+ * cells do not fit 64 bits (address 1-2 cells, size 0-2).  The address is
+ * in the parent's bus space: not translated through any ranges.
+ */
+bool fdt_reg(const void *blob, int node, int index, uint64_t *addr,
+             uint64_t *size);
+
+/* Entry index of the memory reservation block (§5.3). */
+bool fdt_mem_rsv(const void *blob, int index, uint64_t *addr,
+                 uint64_t *size);
+
+/* ---- The machine summary ---- */
+
+#define FDT_MAX_MEM         16
+#define FDT_MAX_RESERVED    16
+#define FDT_MAX_CPUS        256
+#define FDT_MAX_VIRTIO      32
+#define FDT_MAX_REDIST      4
+
+enum fdt_enable {
+    FDT_ENABLE_NONE,            /* no (known) enable-method: the boot CPU */
+    FDT_ENABLE_PSCI,            /* "psci": PSCI CPU_ON */
+    FDT_ENABLE_SPIN_TABLE,      /* "spin-table": write cpu-release-addr */
+};
+
+enum fdt_conduit {
+    FDT_CONDUIT_NONE,           /* no PSCI node, or an unknown method */
+    FDT_CONDUIT_HVC,
+    FDT_CONDUIT_SMC,
+};
+
+/* Order of the arm,armv8-timer interrupts property. */
+enum fdt_timer {
+    FDT_TIMER_SEC,              /* secure EL1 physical timer */
+    FDT_TIMER_PHYS,             /* non-secure EL1 physical timer */
+    FDT_TIMER_VIRT,             /* virtual timer */
+    FDT_TIMER_HYP,              /* EL2 physical timer */
+    FDT_NTIMER,
+};
+
+struct fdt_range {
+    uint64_t base, size;
+};
+
+/* One GIC interrupt specifier <type num flags>, type 0 SPI, 1 PPI. */
+struct fdt_irq {
+    uint32_t intid;             /* 16 + num for a PPI, 32 + num for an SPI;
+                                   0: none */
+    uint32_t flags;             /* bits 0-3 trigger: 1 edge rising, 4 level
+                                   high, 8 level low; GICv2 PPIs carry a CPU
+                                   mask in bits 8-15 */
+};
+
+struct fdt_cpu {
+    uint64_t mpidr;             /* reg: MPIDR_EL1 Aff3 (bits 32-39) and
+                                   Aff2..Aff0 (bits 0-23) */
+    uint64_t release_addr;      /* spin-table: cpu-release-addr, else 0 */
+    uint8_t enable;             /* enum fdt_enable */
+};
+
+struct fdt_gic {
+    uint32_t version;           /* 2 or 3; 0: no supported GIC found */
+    struct fdt_range dist;      /* GICD */
+    struct fdt_range cpuif;     /* v2: GICC */
+    uint32_t nredist;           /* v3: GICR regions, in reg order */
+    struct fdt_range redist[FDT_MAX_REDIST];
+};
+
+struct fdt_virtio {
+    uint64_t base, size;
+    uint32_t intid;             /* its SPI as an INTID (32 + num); 0: none */
+};
+
+struct fdt_pci {
+    struct fdt_range ecam;      /* config space of bus_start; size 0: none */
+    uint32_t bus_start, bus_end;    /* bus-range, default 0..255 */
+};
+
+/*
+ * What fdt_parse_machine found.  Counts never exceed their arrays; entries
+ * that did not fit are counted in dropped.  Absent or unusable optional
+ * nodes leave their fields zero.  Nodes whose status is not "okay" are
+ * skipped (CPUs excepted, whose "disabled" means parked; only "fail" CPUs
+ * are skipped).  Addresses are as reg gives them (see fdt_reg), which for
+ * QEMU's virt machine and most SoCs are physical addresses.
+ */
+struct fdt_machine {
+    uint32_t nmem;              /* every /memory node's every reg entry */
+    struct fdt_range mem[FDT_MAX_MEM];
+    uint32_t nreserved;         /* reservation block, then /reserved-memory */
+    struct fdt_range reserved[FDT_MAX_RESERVED];
+    uint32_t ncpus;             /* /cpus children with device_type "cpu" */
+    struct fdt_cpu cpus[FDT_MAX_CPUS];  /* blob order */
+    uint32_t dropped;           /* entries left out: an array was full */
+
+    uint32_t psci_version;      /* best compatible: 0x10000 for 1.0, 2 for
+                                   0.2, 1 for "arm,psci" (0.1); 0: none */
+    uint32_t psci_conduit;      /* enum fdt_conduit */
+    uint32_t psci_cpu_on;       /* cpu_on property (the function id PSCI
+                                   0.1 needs); 0 if absent */
+
+    struct fdt_gic gic;
+    struct fdt_irq timer[FDT_NTIMER];   /* PPIs, indexed by enum fdt_timer */
+    struct fdt_range uart;      /* PL011: the one /chosen's stdout-path
+                                   names, else the first; base 0: none */
+    uint32_t nvirtio;
+    struct fdt_virtio virtio[FDT_MAX_VIRTIO];
+    struct fdt_pci pci;         /* first pci-host-ecam-generic */
+
+    /* From /chosen; they point into the blob, NULL if absent. */
+    const char *bootargs;       /* the kernel command line */
+    const char *stdout_path;    /* as given, ":options" included */
+
+    const char *error;          /* NULL, or why fdt_parse_machine failed */
+};
+
+/*
+ * Checks the blob (fdt_check) and fills *m from it.  Returns 0, or a
+ * negative FDT_E* with m->error set: -FDT_ECORRUPT if the blob is
+ * malformed (m is then all zero but for error), -FDT_ENOTFOUND if there is
+ * no usable /memory or /cpus (the other fields are filled all the same).
+ */
+int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m);
+
+#endif
