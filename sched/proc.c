@@ -382,8 +382,9 @@ void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
 
 static bool unlock_spinlock(struct g *gp, void *l)
 {
-    /* Interrupts stay off: g0 runs with them off. */
-    spin_unlock(l, 0);
+    /* Interrupts stay off: g0 runs with them off, and this is the state
+       to hand back (0 does not mean "off" on every arch). */
+    spin_unlock(l, arch_irq_save());
     return true;
 }
 

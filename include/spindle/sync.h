@@ -1,0 +1,124 @@
+/*
+ * spindle/sync.h - mutex, rwmutex, once, wait group and semaphore, with
+ * Go's sync semantics.
+ *
+ *   static sp_mutex mu = SP_MUTEX_INIT;     (or = {0}, or a zeroed field)
+ *   sp_mutex_lock(&mu); ...; sp_mutex_unlock(&mu);
+ *
+ *   sp_waitgroup wg = SP_WAITGROUP_INIT;
+ *   sp_waitgroup_add(&wg, n); ... each of n Gs: sp_waitgroup_done(&wg);
+ *   sp_waitgroup_wait(&wg);
+ *
+ * Every object is valid when zeroed and needs no destroy call.  A G that
+ * must wait parks (it never spins for long), so thousands of Gs can wait
+ * on one object.  As in Go, a mutex is not tied to the G that locked it:
+ * another G may unlock it.  Misuse panics with Go's messages: "sync:
+ * unlock of unlocked mutex", "sync: RUnlock of unlocked RWMutex", "sync:
+ * Unlock of unlocked RWMutex", "sync: negative WaitGroup counter".
+ *
+ * The fields are private; only the zero value and the INIT macros are
+ * part of the interface.
+ */
+#ifndef SPINDLE_SYNC_H
+#define SPINDLE_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- Mutex (sync.Mutex) ------------------------------------------------ */
+
+typedef struct sp_mutex {
+    int32_t state;              /* locked, woken, starving, waiter count */
+    uint32_t sema;              /* waiters park on this word */
+} sp_mutex;
+
+#define SP_MUTEX_INIT { 0, 0 }
+
+/*
+ * Locks m, parking until it is free.  Fair under contention: a waiter
+ * kept waiting more than 1 ms switches m to starvation mode, where each
+ * unlock hands m directly to the longest waiter.
+ */
+void sp_mutex_lock(sp_mutex *m);
+
+/* Locks m if it is free; returns whether it did.  Never blocks. */
+bool sp_mutex_trylock(sp_mutex *m);
+
+void sp_mutex_unlock(sp_mutex *m);
+
+/* ---- Reader/writer mutex (sync.RWMutex) ------------------------------ */
+
+typedef struct sp_rwmutex {
+    sp_mutex w;                 /* held by the writer, and by a pending one */
+    uint32_t writersem;         /* the writer waits for readers to leave */
+    uint32_t readersem;         /* readers wait for the writer to leave */
+    int32_t readercount;        /* readers in; -2^30 while a writer is */
+    int32_t readerwait;         /* readers the pending writer waits for */
+} sp_rwmutex;
+
+#define SP_RWMUTEX_INIT { SP_MUTEX_INIT, 0, 0, 0, 0 }
+
+/*
+ * Read-locks rw.  Any number of readers may hold it together, but once a
+ * writer waits, new readers wait behind it (so writers are not starved).
+ * As in Go, a reader must not read-lock again while holding it.
+ */
+void sp_rwmutex_rlock(sp_rwmutex *rw);
+void sp_rwmutex_runlock(sp_rwmutex *rw);
+
+/* Locks rw for writing: waits for the readers inside to leave. */
+void sp_rwmutex_lock(sp_rwmutex *rw);
+void sp_rwmutex_unlock(sp_rwmutex *rw);
+
+/* ---- Once (sync.Once) ------------------------------------------------ */
+
+typedef struct sp_once {
+    uint32_t done;              /* 1 once fn has returned */
+    sp_mutex m;
+} sp_once;
+
+#define SP_ONCE_INIT { 0, SP_MUTEX_INIT }
+
+/*
+ * Calls fn(arg) if no call of sp_once_do on o has yet; every caller
+ * returns only after that one call of fn has returned.
+ */
+void sp_once_do(sp_once *o, void (*fn)(void *), void *arg);
+
+/* ---- Wait group (sync.WaitGroup) ------------------------------------- */
+
+typedef struct sp_waitgroup {
+    uint64_t state;             /* counter << 32 | waiters */
+    uint32_t sema;
+} sp_waitgroup;
+
+#define SP_WAITGROUP_INIT { 0, 0 }
+
+/* Adds delta (may be negative) to the counter; at zero, waiters wake. */
+void sp_waitgroup_add(sp_waitgroup *wg, int delta);
+void sp_waitgroup_done(sp_waitgroup *wg);      /* add(-1) */
+
+/* Waits until the counter is zero. */
+void sp_waitgroup_wait(sp_waitgroup *wg);
+
+/* ---- Counting semaphore ---------------------------------------------- */
+
+typedef struct sp_sema {
+    uint32_t count;             /* units available */
+} sp_sema;
+
+#define SP_SEMA_INIT(n) { (n) }
+
+/* Sets the count; only while nobody uses s. */
+void sp_sema_init(sp_sema *s, uint32_t count);
+
+/* Takes one unit, waiting (FIFO) until one is available. */
+void sp_sema_acquire(sp_sema *s);
+
+/* Takes one unit if one is available now; returns whether it did. */
+bool sp_sema_tryacquire(sp_sema *s);
+
+/* Gives one unit back, waking the longest waiter if any. */
+void sp_sema_release(sp_sema *s);
+
+#endif
