@@ -148,6 +148,12 @@ void arch_halt(void);
 
 /* ---- Time ----------------------------------------------------------- */
 
+/*
+ * Wall-clock time now, in seconds since 1970 (UTC as the RTC keeps it), or
+ * 0 if the machine has no readable clock.  Slow: read once at boot.
+ */
+uint64_t arch_wallclock(void);
+
 /* Rate of arch_cycles(), measured or read at boot. */
 uint64_t arch_cycles_hz(void);
 

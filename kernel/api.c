@@ -23,13 +23,6 @@ void sp_on_each_cpu(void (*fn)(void *), void *arg)
     smp_call_all(fn, arg);
 }
 
-uint64_t sp_nanotime(void)
-{
-    uint64_t c = arch_cycles(), hz = arch_cycles_hz();
-
-    return c / hz * 1000000000 + c % hz * 1000000000 / hz;
-}
-
 uint64_t sp_go(void (*fn)(void *), void *arg)
 {
     return newproc(fn, arg);

@@ -20,6 +20,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "sched.h"
+#include "spindle/time.h"
 #include "spinlock.h"
 #include "vm.h"
 
@@ -270,7 +271,7 @@ int _kill(int pid, int sig)
 
 int _gettimeofday(struct timeval *tv, void *tz)
 {
-    uint64_t us = arch_cycles() / (arch_cycles_hz() / 1000000);
+    uint64_t us = sp_walltime() / 1000;
 
     (void)tz;
     tv->tv_sec = us / 1000000;

@@ -62,8 +62,13 @@ void cpu_main(struct cpu *c)
 
 void smp_call_all(void (*fn)(void *), void *arg)
 {
-    struct cpu *me = this_cpu();
+    struct g *gp = getg();
+    struct cpu *me;
 
+    /* The caller must stay on this core until every call is done. */
+    if (gp)
+        gp->preemptoff++;
+    me = this_cpu();
     while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE))
         arch_cpu_relax();
     for (int i = 0; i < ncpu; i++) {
@@ -83,6 +88,8 @@ void smp_call_all(void (*fn)(void *), void *arg)
                cpus[i]->call_seq)
             arch_cpu_relax();
     __atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
+    if (gp)
+        gp->preemptoff--;
 }
 
 /* How many cores to use: all that were found, unless smp= says fewer. */

@@ -4,13 +4,14 @@
  * Called by the last core to go idle, under sched.lock, after it found
  * the global queue empty.  Every P is idle then, and an idle P's run queue
  * is empty (only its owner fills it), so no G can run again unless a
- * timer or the network wakes one: if any G still exists, each is parked
- * and nothing will ever ready it.  Go prints the same line and exits 2.
+ * timer or the network wakes one: if any G is parked and no timer is
+ * pending, nothing will ever ready it.  Go prints the same line and exits 2.
  */
 #include "arch.h"
 #include "panic.h"
 #include "printk.h"
 #include "schedimpl.h"
+#include "timers.h"
 
 #define DEADLOCK_EXIT_STATUS 2
 
@@ -54,7 +55,9 @@ void checkdead(void)
     assert(spin_holding(&sched.lock));
     nwaiting = 0;
     for_each_waiting_g(count);
-    if (!nwaiting || (netpoll_hook && netpoll_hook(false)))
+    /* A G waiting on a timer will be woken by it. */
+    if (!nwaiting || timers_pending() ||
+        (netpoll_hook && netpoll_hook(false)))
         return;
     stop_machine();
     printk("fatal error: all goroutines are asleep - deadlock!\n\n");

@@ -24,6 +24,11 @@
  * what makes parking race-free: the lock that guards a wait queue is
  * released only once the G is no longer running (see sched.h).
  *
+ * Order of findrunnable: this P's due timers, runnext, every 61st tick
+ * one G of the global queue, the local ring, a batch of the global queue,
+ * the network, stealing, then halt.  Go looks at the global queue before
+ * runnext; see findrunnable for why Spindle does not.
+ *
  * Spinning (Go's proc.go "Worker thread parking/unparking"), numbered as
  * the order of operations matters:
  *   1. A core that runs out of local and global work becomes a spinner
@@ -57,6 +62,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "schedimpl.h"
+#include "timers.h"
 
 struct sched sched = { .lock = SPINLOCK_INIT("sched") };
 struct g *(*netpoll_hook)(bool block);
@@ -239,7 +245,28 @@ static struct g *take_global(struct p *p, uint32_t max)
     return gp;
 }
 
-/* Steps 4 and 5: give up the P and halt until an IPI hands it back. */
+/* True if p has work of its own: queued Gs or a timer that is due. */
+static bool p_has_work(struct p *p)
+{
+    uint64_t t = timers_next(p);
+
+    return !runq_empty(&p->runq) || (t && t <= arch_cycles());
+}
+
+/* Takes p off the idle list if it is still there. */
+static void unidle(struct p *p)
+{
+    unsigned long f = spin_lock(&sched.lock);
+
+    if (p->idle)
+        pidleremove(p);
+    spin_unlock(&sched.lock, f);
+}
+
+/*
+ * Steps 4 and 5: give up the P and halt until an IPI hands it back, or
+ * this P's own timer (armed for its earliest timer) brings work.
+ */
 static void stop_and_halt(struct m *m)
 {
     struct p *p = m->p;
@@ -266,8 +293,14 @@ static void stop_and_halt(struct m *m)
         spin_unlock(&sched.lock, f);
         return;
     }
+    m->slice_end = 0;
     while (__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
+        if (p_has_work(p)) {
+            unidle(p);
+            return;
+        }
         smp_poll_calls();
+        core_timer_arm(m, timers_next(p));
         arch_halt();
     }
 }
@@ -280,7 +313,19 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 
     for (;;) {
         smp_poll_calls();
+        timers_run(p, arch_cycles());
         *inherit = false;
+        /*
+         * runnext first: a G just readied (by a channel partner or a
+         * timer) runs next.  Go checks the global queue first every 61st
+         * tick, which can put a preempted CPU hog ahead of a woken
+         * sleeper for a whole extra slice.  Starting with runnext cannot
+         * starve the global queue: runnext Gs share their readier's slice
+         * and are preempted into the global queue when it ends.
+         */
+        if (__atomic_load_n(&p->runq.runnext, __ATOMIC_RELAXED) &&
+            (gp = runq_get(&p->runq, inherit)))
+            return gp;
         /* Every 61st tick the global queue goes first, so a steady
            stream of local work cannot starve it. */
         if (p->schedtick % 61 == 0 && (gp = take_global(p, 1)))
@@ -312,8 +357,16 @@ static void execute(struct m *m, struct g *gp, bool inherit)
     m->curg = gp;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
     gp->lastcpu = m->cpu->id;
-    if (!inherit)
+    /* A G from runnext shares the slice of the G that readied it (Go's
+       inheritTime), so two Gs handing work back and forth cannot keep
+       the others waiting forever.  After the core idled there is no
+       slice to share (slice_end is 0): start one. */
+    if (!inherit || !m->slice_end) {
         m->p->schedtick++;
+        m->slice_end = arch_cycles() + quantum;
+    }
+    core_timer_arm(m, timers_next(m->p) && timers_next(m->p) < m->slice_end ?
+                      timers_next(m->p) : m->slice_end);
     m->p->nsched++;
     arch_switch(&m->g0sp, gp->sp);
 }
@@ -494,6 +547,7 @@ static void sched_init(void)
         p->id = i;
         p->rand = 0x9E3779B97F4A7C15ULL * (i + 1);
         runq_init(&p->runq);
+        p->timerlock = (struct spinlock)SPINLOCK_INIT("timers");
         p->runq.pause = steal_pause;
         m->cpu = cpus[i];
         m->p = p;
@@ -502,6 +556,8 @@ static void sched_init(void)
     }
     steal_init(ncpu);
     schedtrace_init();
+    preempt_init();
+    time_init();
 }
 
 void sched_start(void (*main_fn)(void *))

@@ -74,6 +74,7 @@ struct g {
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
     int lastcpu;                /* core that last ran it */
     bool inherit;               /* came from runnext: shares the slice */
+    int preemptoff;             /* > 0: the timer must not preempt it */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
 };
 
@@ -87,12 +88,22 @@ struct p {
     int ngfree;
     uint64_t rand;              /* fastrand state; owner only */
     uint64_t nsched;            /* Gs run by this P (stats, tests) */
+
+    /* Timers started on this P (timers.c); under timerlock: */
+    struct spinlock timerlock;
+    struct timer **timers;      /* 4-ary min-heap by when */
+    int ntimers, timercap;
+    int ndeleted;               /* stopped but still in the heap */
+    uint64_t timer0;            /* earliest when, 0 if none; atomic */
 };
 
 struct m {
     struct cpu *cpu;
     struct p *p;                /* fixed for the life of the machine */
     struct g *curg;             /* running G, NULL on g0 */
+    uint64_t slice_end;         /* arch_cycles() when curg's slice ends */
+    uint64_t armed;             /* deadline the core timer is set to, 0 */
+    uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     void *g0sp;                 /* the scheduler context while a G runs */
     bool spinning;              /* looking for work; counted in nmspinning */
     void (*mcall_fn)(struct g *);   /* what g0 does after a G switches out */

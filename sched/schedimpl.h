@@ -48,6 +48,14 @@ void checkdead(void);
 /* gfree.c: calls fn on every parked G (callers keep the G set still). */
 void for_each_waiting_g(void (*fn)(struct g *));
 
+/* preempt.c */
+extern uint64_t quantum;        /* slice length in cycles */
+void preempt_init(void);
+void core_timer_arm(struct m *m, uint64_t deadline);
+
+/* time.c: reads the wall clock once. */
+void time_init(void);
+
 /* trace.c: schedtrace=N */
 void schedtrace_init(void);
 void schedtrace_tick(void);

@@ -8,9 +8,10 @@
  * also take a victim's runnext, after the short pause in runq.c that
  * lets an owner about to run that G do so (Go's 3 us usleep): snatching
  * it would move a G that shares its readier's time slice to a cold core.
- * Timers of busy victims join the last round with the timers issue.
+ * In the last round it also runs a busy victim's due timers.
  */
 #include "schedimpl.h"
+#include "timers.h"
 
 #define STEAL_TRIES 4
 
@@ -52,6 +53,16 @@ struct g *stealwork(struct m *m)
 
             if (victim == p)
                 continue;
+            /* A busy victim's due timers would wait for its G's slice
+               to end: run them here; what they ready lands on our P. */
+            if (last && timers_next(victim) &&
+                timers_next(victim) <= arch_cycles()) {
+                bool inherit;
+
+                timers_run(victim, arch_cycles());
+                if ((gp = runq_get(&p->runq, &inherit)))
+                    return gp;
+            }
             if ((gp = runq_steal(&p->runq, &victim->runq, last)))
                 return gp;
         }

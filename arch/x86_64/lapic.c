@@ -7,6 +7,7 @@
  */
 #include "arch.h"
 #include "cpu.h"
+#include "printk.h"
 #include "x86.h"
 
 #define APIC_ID     0x020
@@ -15,6 +16,16 @@
 #define APIC_SVR    0x0F0
 #define APIC_ICR_LO 0x300
 #define APIC_ICR_HI 0x310
+#define APIC_LVT_TIMER  0x320
+#define APIC_TIMER_INIT 0x380
+#define APIC_TIMER_CUR  0x390
+#define APIC_TIMER_DIV  0x3E0
+
+#define LVT_MASKED          (1 << 16)
+#define LVT_TSC_DEADLINE    (2 << 17)
+#define MSR_TSC_DEADLINE    0x6E0
+#define TIMER_DIV_1         0xB
+#define CALIBRATE_US        2000
 
 #define APIC_BASE_ENABLE (1 << 11)
 #define APIC_BASE_X2APIC (1 << 10)
@@ -25,6 +36,8 @@
 #define ICR_NMI          0x400
 
 static bool x2apic;
+static bool tsc_deadline;       /* CPUID.1:ECX[24]: arm by TSC value */
+static uint64_t lapic_hz;       /* LAPIC timer ticks per second, div 1 */
 static volatile uint32_t *xapic;
 
 static uint32_t apic_read(uint32_t reg)
@@ -56,6 +69,49 @@ void lapic_init(void)
     xapic = (volatile uint32_t *)(base & 0xFFFFFF000UL);
     apic_write(APIC_TPR, 0);
     apic_write(APIC_SVR, 0x100 | VEC_SPURIOUS);
+    tsc_deadline = r[2] & (1 << 24);
+    apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+    if (tsc_deadline) {
+        apic_write(APIC_LVT_TIMER, LVT_TSC_DEADLINE | VEC_TIMER);
+        return;
+    }
+    apic_write(APIC_LVT_TIMER, VEC_TIMER);      /* one-shot */
+    if (!lapic_hz) {
+        /* The boot core measures the rate once; it is the same bus clock
+           on every core.  Count down from the top for 2 ms of TSC. */
+        apic_write(APIC_TIMER_INIT, 0xFFFFFFFF);
+        delay_us(CALIBRATE_US);
+        lapic_hz = (uint64_t)(0xFFFFFFFF - apic_read(APIC_TIMER_CUR)) *
+                   (1000000 / CALIBRATE_US);
+        apic_write(APIC_TIMER_INIT, 0);
+        printk("lapic: timer %lu.%03lu MHz, one-shot mode\n",
+               lapic_hz / 1000000, lapic_hz / 1000 % 1000);
+    }
+}
+
+/*
+ * One shot at TSC value `deadline`: written straight to the TSC-deadline
+ * MSR when the CPU has it, else converted to LAPIC ticks from now.  A
+ * deadline already past fires at once (1 tick).
+ */
+void arch_timer_arm(uint64_t deadline)
+{
+    uint64_t now, ticks;
+
+    if (tsc_deadline) {
+        wrmsr(MSR_TSC_DEADLINE, deadline);
+        return;
+    }
+    if (!deadline) {
+        apic_write(APIC_TIMER_INIT, 0);
+        return;
+    }
+    now = arch_cycles();
+    ticks = deadline > now ?
+            (__uint128_t)(deadline - now) * lapic_hz / arch_cycles_hz() : 0;
+    if (ticks > 0xFFFFFFFF)
+        ticks = 0xFFFFFFFF;     /* fires early; the handler re-arms */
+    apic_write(APIC_TIMER_INIT, ticks ? ticks : 1);
 }
 
 uint32_t lapic_id(void)

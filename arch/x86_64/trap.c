@@ -31,6 +31,11 @@ void trap(struct trapframe *tf)
         ipi_handler();
         return;
     }
+    if (v == VEC_TIMER) {
+        lapic_eoi();
+        timer_interrupt(tf);
+        return;
+    }
     if (v == VEC_SPURIOUS)
         return;             /* no EOI for spurious interrupts (SDM §11.9) */
     /* Not-present faults may be a G stack growing into a lazy page. */

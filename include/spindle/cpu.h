@@ -15,7 +15,7 @@ int sp_cpu_id(void);
 /* Runs fn(arg) once on every core, the caller's included, and waits. */
 void sp_on_each_cpu(void (*fn)(void *), void *arg);
 
-/* Monotonic nanoseconds since boot. */
+/* Monotonic nanoseconds since boot (also in spindle/time.h). */
 uint64_t sp_nanotime(void);
 
 #endif

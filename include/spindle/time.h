@@ -1,0 +1,72 @@
+/*
+ * spindle/time.h - clocks, sleeping and timers (Go's time package).
+ *
+ * All durations are nanoseconds.  Sleeping parks the G, never the core;
+ * an idle core halts until its next timer.  Timer functions and channel
+ * sends happen on the core of the P that started the timer.
+ *
+ *   sp_sleep(SP_MS(5));
+ *   sp_timer *t = sp_timer_new(SP_MS(100));       like time.NewTimer
+ *   sp_chan_recv(sp_timer_chan(t), &when);        fires once: a uint64_t
+ *   sp_ticker *k = sp_ticker_new(SP_MS(10));      like time.NewTicker
+ *   sp_timer *f = sp_after_func(SP_MS(1), fn, arg);   fn runs in a new G
+ */
+#ifndef SPINDLE_TIME_H
+#define SPINDLE_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <spindle/chan.h>
+
+#define SP_US(n) ((uint64_t)(n) * 1000)
+#define SP_MS(n) ((uint64_t)(n) * 1000000)
+#define SP_S(n)  ((uint64_t)(n) * 1000000000)
+
+/* Monotonic nanoseconds since boot, the same on every core. */
+uint64_t sp_nanotime(void);
+
+/* Wall-clock nanoseconds since 1970 (the RTC at boot plus sp_nanotime). */
+uint64_t sp_walltime(void);
+
+/* Parks the calling G for at least ns nanoseconds. */
+void sp_sleep(uint64_t ns);
+
+typedef struct sp_timer sp_timer;
+typedef struct sp_timer sp_ticker;
+
+/*
+ * A timer whose channel (capacity 1) receives the sp_nanotime() of its
+ * firing, once, after ns (Go's time.NewTimer).
+ */
+sp_timer *sp_timer_new(uint64_t ns);
+sp_chan *sp_timer_chan(sp_timer *t);
+
+/* After ns, runs fn(arg) in a new G (Go's time.AfterFunc). */
+sp_timer *sp_after_func(uint64_t ns, void (*fn)(void *), void *arg);
+
+/*
+ * True if the timer was pending and now will not fire; false if it had
+ * fired or been stopped already (Go's Timer.Stop).
+ */
+bool sp_timer_stop(sp_timer *t);
+
+/* Re-arms the timer to fire after ns; true if it was pending. */
+bool sp_timer_reset(sp_timer *t, uint64_t ns);
+
+/* Stops the timer and frees it (and its channel). */
+void sp_timer_free(sp_timer *t);
+
+/*
+ * A ticker: its channel (capacity 1) receives the time every period ns;
+ * ticks a slow receiver misses are dropped, and the phase never drifts
+ * (Go's time.NewTicker).  Stop and free with sp_timer_stop/free.
+ */
+sp_ticker *sp_ticker_new(uint64_t period);
+
+/*
+ * Receives from c, waiting at most ns.  Returns 1 and sets *ok as
+ * sp_chan_recv would, or 0 on timeout.
+ */
+int sp_chan_recv_timeout(sp_chan *c, void *elem, uint64_t ns, bool *ok);
+
+#endif

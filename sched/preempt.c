@@ -1,0 +1,98 @@
+/*
+ * preempt.c - the core timer's interrupt: timers and preemption.
+ *
+ * Go's sysmon notices a G that has run for more than 10 ms and sends its
+ * thread SIGURG; the signal handler then switches to another G.  Here
+ * each core's own one-shot timer plays both parts.  The scheduler arms it
+ * for min(end of the running G's slice, this P's earliest timer); when it
+ * fires, timer_interrupt runs the P's due timers and, if the slice is
+ * over and the G is at a safe point, preempts it.
+ *
+ * Safe point: the interrupt arrived, so interrupts were on, so the G held
+ * no spinlock (spin_lock turns them off) and was not in the scheduler
+ * (g0 runs with them off); and the G has not asked to be left alone
+ * (preemptoff).  The G's whole state - general registers and SSE
+ * (fxsave), the "full save" Go's async preemption does - is the trap frame
+ * the interrupt pushed on the G's own stack.  So preempting is a plain
+ * arch_switch from inside the handler: when the G is chosen again, the
+ * switch returns into this handler, which returns from the interrupt
+ * straight back into the G's code.  Voluntary switches save only the
+ * callee-saved registers (arch_switch).
+ *
+ * A preempted G goes to the global queue, as in Go, so that it runs after
+ * the Gs that waited behind it.
+ */
+#include "arch.h"
+#include "cmdline.h"
+#include "printk.h"
+#include "schedimpl.h"
+#include "timers.h"
+
+#define QUANTUM_DEFAULT_MS 10
+#define QUANTUM_MAX_MS 1000
+
+uint64_t quantum;               /* cycles; set by preempt_init */
+
+void preempt_init(void)
+{
+    long ms = QUANTUM_DEFAULT_MS;
+
+    switch (cmdline_long("quantum", 1, QUANTUM_MAX_MS, &ms)) {
+    case CMDLINE_ABSENT:
+    case CMDLINE_OK:
+        break;
+    case CMDLINE_RANGE:
+        printk("sched: quantum= is in ms, 1..%d; using %ld\n",
+               QUANTUM_MAX_MS, ms);
+        break;
+    default:
+        ms = QUANTUM_DEFAULT_MS;
+        printk("sched: quantum= is not a number of ms; using %ld\n", ms);
+    }
+    quantum = arch_cycles_hz() / 1000 * ms;
+}
+
+/* Sets the core timer to `deadline` unless it already fires sooner. */
+void core_timer_arm(struct m *m, uint64_t deadline)
+{
+    if (deadline && (!m->armed || deadline < m->armed)) {
+        m->armed = deadline;
+        arch_timer_arm(deadline);
+    }
+}
+
+static uint64_t min_deadline(uint64_t a, uint64_t b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
+
+static void preempt_m(struct g *gp)
+{
+    unsigned long f = spin_lock(&sched.lock);
+
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    globrunqput(gp);
+    spin_unlock(&sched.lock, f);
+}
+
+void timer_interrupt(struct trapframe *tf)
+{
+    struct m *m = this_cpu()->m;
+    struct g *gp;
+    uint64_t now = arch_cycles(), next;
+
+    if (!m)
+        return;                 /* before the scheduler started */
+    m->armed = 0;
+    next = timers_run(m->p, now);
+    gp = m->curg;
+    if (gp && now >= m->slice_end && !gp->preemptoff && !spin_depth()) {
+        m->npreempt++;
+        m->slice_end = 0;       /* nobody inherits a slice that is over */
+        m->mcall_fn = preempt_m;
+        /* The next G's execute() arms the timer for its own slice. */
+        arch_switch(&gp->sp, m->g0sp);
+        return;                 /* resumed, maybe on another core */
+    }
+    core_timer_arm(m, min_deadline(gp ? m->slice_end : 0, next));
+}

@@ -1,0 +1,181 @@
+/*
+ * time.c - the app-facing clocks, sleep and timers (include/spindle/
+ * time.h), built on the per-P timer heaps of timers.c.
+ *
+ * sleep arms its timer from gopark's unlock callback, which runs on the
+ * M once the G is off its stack: the timer cannot fire and goready the G
+ * before it is parked (Go's resetForSleep does the same).
+ */
+#include <stdlib.h>
+#include "arch.h"
+#include "panic.h"
+#include "schedimpl.h"
+#include "spindle/time.h"
+#include "timers.h"
+
+struct sp_timer {
+    struct timer t;
+    sp_chan *c;                 /* NULL for sp_after_func */
+    void (*fn)(void *);
+    void *arg;
+};
+
+static uint64_t wall0;          /* wall ns at sp_nanotime() == 0 */
+
+static uint64_t ns_to_cycles(uint64_t ns)
+{
+    return (__uint128_t)ns * arch_cycles_hz() / 1000000000;
+}
+
+uint64_t sp_nanotime(void)
+{
+    uint64_t c = arch_cycles(), hz = arch_cycles_hz();
+
+    return c / hz * 1000000000 + c % hz * 1000000000 / hz;
+}
+
+void time_init(void)
+{
+    uint64_t s = arch_wallclock();
+
+    wall0 = s ? s * 1000000000 - sp_nanotime() : 0;
+}
+
+uint64_t sp_walltime(void)
+{
+    return wall0 + sp_nanotime();
+}
+
+/* ---- sleep ------------------------------------------------------------ */
+
+struct sleeper {
+    struct timer t;
+    uint64_t when;
+};
+
+static void sleep_wake(void *gp)
+{
+    goready(gp);
+}
+
+static bool sleep_arm(struct g *gp, void *arg)
+{
+    struct sleeper *s = arg;
+
+    timer_start(&s->t, s->when, 0);
+    return true;
+}
+
+void sp_sleep(uint64_t ns)
+{
+    struct sleeper s;
+
+    if (!ns)
+        return;
+    s.when = arch_cycles() + ns_to_cycles(ns);
+    timer_init(&s.t, sleep_wake, getg());
+    gopark(sleep_arm, &s, WAIT_SLEEP);
+}
+
+/* ---- timers and tickers ----------------------------------------------- */
+
+/* Timer functions run off any G, interrupts off: only non-blocking work. */
+static void send_time(void *arg)
+{
+    struct sp_timer *t = arg;
+    uint64_t now = sp_nanotime();
+
+    sp_chan_trysend(t->c, &now);    /* a full channel drops the tick */
+}
+
+static void start_fn(void *arg)
+{
+    struct sp_timer *t = arg;
+
+    newproc(t->fn, t->arg);
+}
+
+static sp_timer *make(uint64_t ns, uint64_t period, void (*f)(void *),
+                      bool chan)
+{
+    struct sp_timer *t = calloc(1, sizeof *t);
+
+    if (!t)
+        return NULL;
+    if (chan && !(t->c = sp_chan_make(sizeof(uint64_t), 1))) {
+        free(t);
+        return NULL;
+    }
+    timer_init(&t->t, f, t);
+    timer_start(&t->t, arch_cycles() + ns_to_cycles(ns),
+                ns_to_cycles(period));
+    return t;
+}
+
+sp_timer *sp_timer_new(uint64_t ns)
+{
+    return make(ns, 0, send_time, true);
+}
+
+sp_ticker *sp_ticker_new(uint64_t period)
+{
+    if (!period)
+        panic("sp_ticker_new: non-positive interval for ticker");
+    return make(period, period, send_time, true);
+}
+
+sp_timer *sp_after_func(uint64_t ns, void (*fn)(void *), void *arg)
+{
+    struct sp_timer *t = calloc(1, sizeof *t);
+
+    if (!t)
+        return NULL;
+    t->fn = fn;
+    t->arg = arg;
+    timer_init(&t->t, start_fn, t);
+    timer_start(&t->t, arch_cycles() + ns_to_cycles(ns), 0);
+    return t;
+}
+
+sp_chan *sp_timer_chan(sp_timer *t)
+{
+    return t->c;
+}
+
+bool sp_timer_stop(sp_timer *t)
+{
+    return timer_stop(&t->t);
+}
+
+bool sp_timer_reset(sp_timer *t, uint64_t ns)
+{
+    return timer_reset(&t->t, arch_cycles() + ns_to_cycles(ns),
+                       t->t.period);
+}
+
+void sp_timer_free(sp_timer *t)
+{
+    if (!t)
+        return;
+    timer_delete(&t->t);
+    sp_chan_free(t->c);
+    free(t);
+}
+
+int sp_chan_recv_timeout(sp_chan *c, void *elem, uint64_t ns, bool *ok)
+{
+    sp_timer *t = sp_timer_new(ns);
+    struct sp_case cases[2] = {
+        { .ch = c, .dir = SP_RECV, .elem = elem },
+        { .ch = t ? t->c : NULL, .dir = SP_RECV },
+    };
+    int i;
+
+    if (!t)
+        panic("sp_chan_recv_timeout: out of memory for a timer");
+    i = sp_select(cases, 2, true);
+    sp_timer_free(t);
+    if (i == 0 && ok)
+        *ok = cases[0].ok;
+    return i == 0;
+}

@@ -1,0 +1,289 @@
+/*
+ * timers.c - per-P 4-ary timer heaps.  See timers.h for the contract.
+ *
+ * Why 4-ary: a sift-down compares four children per level but the tree is
+ * half as deep as a binary heap, and the four children share a cache line
+ * of pointers; Go measured it faster for timer workloads.
+ *
+ * Locks: p->timerlock, after sched.lock and channel locks, before newlib's
+ * (the heap array grows with realloc).  A timer function runs with no
+ * timer lock held, so it may start or stop timers itself.
+ */
+#include <stdlib.h>
+#include "panic.h"
+#include "schedimpl.h"
+#include "timers.h"
+
+static long npending;           /* T_WAITING timers everywhere; atomic */
+
+void timer_init(struct timer *t, void (*f)(void *), void *arg)
+{
+    *t = (struct timer){ .f = f, .arg = arg, .idx = -1 };
+}
+
+static void set(struct p *p, int i, struct timer *t)
+{
+    p->timers[i] = t;
+    t->idx = i;
+}
+
+static void siftup(struct p *p, int i)
+{
+    struct timer *t = p->timers[i];
+
+    while (i > 0) {
+        int parent = (i - 1) / 4;
+
+        if (p->timers[parent]->when <= t->when)
+            break;
+        set(p, i, p->timers[parent]);
+        i = parent;
+    }
+    set(p, i, t);
+}
+
+static void siftdown(struct p *p, int i)
+{
+    struct timer *t = p->timers[i];
+    int n = p->ntimers;
+
+    for (;;) {
+        int c = 4 * i + 1, best = -1;
+        uint64_t w = t->when;
+
+        for (int k = c; k < c + 4 && k < n; k++)
+            if (p->timers[k]->when < w) {
+                w = p->timers[k]->when;
+                best = k;
+            }
+        if (best < 0)
+            break;
+        set(p, i, p->timers[best]);
+        i = best;
+    }
+    set(p, i, t);
+}
+
+/* Publishes the heap's earliest deadline for lock-free readers. */
+static void update_timer0(struct p *p)
+{
+    uint64_t w = p->ntimers ? p->timers[0]->when : 0;
+
+    __atomic_store_n(&p->timer0, w, __ATOMIC_RELEASE);
+}
+
+static void heap_push(struct p *p, struct timer *t)
+{
+    if (p->ntimers == p->timercap) {
+        int cap = p->timercap ? 2 * p->timercap : 64;
+        struct timer **n = realloc(p->timers, cap * sizeof *n);
+
+        if (!n)
+            panic("timer_start: out of memory for the timer heap of P %d",
+                  p->id);
+        p->timers = n;
+        p->timercap = cap;
+    }
+    t->pp = p;
+    set(p, p->ntimers++, t);
+    siftup(p, t->idx);
+}
+
+/* Removes the timer at index i; caller fixes its status. */
+static void heap_remove(struct p *p, int i)
+{
+    struct timer *t = p->timers[i], *last = p->timers[--p->ntimers];
+
+    t->pp = NULL;
+    t->idx = -1;
+    if (i == p->ntimers)
+        return;
+    set(p, i, last);
+    siftup(p, i);
+    siftdown(p, last->idx);
+}
+
+/* Drops every deleted timer at once (Go's adjusttimers), O(n). */
+static void sweep(struct p *p)
+{
+    int j = 0;
+
+    for (int i = 0; i < p->ntimers; i++) {
+        struct timer *t = p->timers[i];
+
+        if (t->status == T_DELETED) {
+            t->status = T_IDLE;
+            t->pp = NULL;
+            t->idx = -1;
+        } else {
+            set(p, j++, t);
+        }
+    }
+    p->ntimers = j;
+    p->ndeleted = 0;
+    for (int i = (j - 2) / 4; i >= 0; i--)
+        siftdown(p, i);
+}
+
+void timer_start(struct timer *t, uint64_t when, uint64_t period)
+{
+    unsigned long f = arch_irq_save();
+    struct p *p = this_cpu()->m->p;
+
+    spin_lock(&p->timerlock);
+    if (t->status != T_IDLE)
+        panic("timer_start: timer already started (status %d)", t->status);
+    t->when = when;
+    t->period = period;
+    t->status = T_WAITING;
+    t->stop_while_running = false;
+    heap_push(p, t);
+    __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+    update_timer0(p);
+    spin_unlock(&p->timerlock, arch_irq_save());
+    /* A new earliest timer must reach the core timer now, or it would
+       wait for the running G's slice to end. */
+    core_timer_arm(this_cpu()->m, when);
+    arch_irq_restore(f);
+}
+
+/* Locks the heap t is in; returns it, or NULL (t in no heap, unlocked).
+   A timer can move between heaps only while it is idle, so re-check. */
+static struct p *lock_owner(struct timer *t, unsigned long *f)
+{
+    for (;;) {
+        struct p *p = __atomic_load_n(&t->pp, __ATOMIC_ACQUIRE);
+
+        if (!p)
+            return NULL;
+        *f = spin_lock(&p->timerlock);
+        if (t->pp == p)
+            return p;
+        spin_unlock(&p->timerlock, *f);
+    }
+}
+
+bool timer_stop(struct timer *t)
+{
+    unsigned long f;
+    struct p *p = lock_owner(t, &f);
+    bool was = false;
+
+    if (!p) {
+        /* Not in a heap: idle, or its function is running right now. */
+        if (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) == T_RUNNING)
+            __atomic_store_n(&t->stop_while_running, true, __ATOMIC_RELEASE);
+        return false;
+    }
+    if (t->status == T_WAITING) {
+        t->status = T_DELETED;
+        p->ndeleted++;
+        __atomic_sub_fetch(&npending, 1, __ATOMIC_RELAXED);
+        was = true;
+        if (p->ndeleted > p->ntimers / 4)
+            sweep(p);
+        update_timer0(p);
+    }
+    spin_unlock(&p->timerlock, f);
+    return was;
+}
+
+bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
+{
+    unsigned long f;
+    struct p *p = lock_owner(t, &f);
+    bool was;
+
+    if (!p) {
+        was = false;
+        if (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) == T_RUNNING)
+            panic("timer_reset: timer reset while its function runs");
+        timer_start(t, when, period);
+        return was;
+    }
+    was = t->status == T_WAITING;
+    if (!was) {
+        p->ndeleted--;      /* un-delete: it stays in this heap */
+        __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+    }
+    t->status = T_WAITING;
+    t->when = when;
+    t->period = period;
+    siftup(p, t->idx);
+    siftdown(p, t->idx);
+    update_timer0(p);
+    spin_unlock(&p->timerlock, f);
+    return was;
+}
+
+void timer_delete(struct timer *t)
+{
+    unsigned long f;
+    struct p *p;
+
+    timer_stop(t);
+    /* Wait out a run in progress on another core (never call this from
+       t's own function). */
+    while (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) == T_RUNNING)
+        arch_cpu_relax();
+    if (!(p = lock_owner(t, &f)))
+        return;
+    if (t->status == T_DELETED)
+        p->ndeleted--;
+    heap_remove(p, t->idx);
+    t->status = T_IDLE;
+    update_timer0(p);
+    spin_unlock(&p->timerlock, f);
+}
+
+uint64_t timers_run(struct p *p, uint64_t now)
+{
+    unsigned long f;
+    uint64_t next;
+
+    if (!timers_next(p) || timers_next(p) > now)
+        return timers_next(p);
+    f = spin_lock(&p->timerlock);
+    while (p->ntimers && p->timers[0]->when <= now) {
+        struct timer *t = p->timers[0];
+
+        heap_remove(p, 0);
+        if (t->status == T_DELETED) {
+            t->status = T_IDLE;
+            p->ndeleted--;
+            continue;
+        }
+        __atomic_sub_fetch(&npending, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->status, T_RUNNING, __ATOMIC_RELEASE);
+        update_timer0(p);
+        spin_unlock(&p->timerlock, f);
+        t->f(t->arg);
+        f = spin_lock(&p->timerlock);
+        if (t->period && !t->stop_while_running) {
+            /* Tickers keep their phase: when += period, not now + period,
+               so ticks do not drift with the lateness of each one. */
+            t->when += t->period;
+            if (t->when <= now)
+                t->when = now + t->period;
+            t->status = T_WAITING;
+            __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+            heap_push(p, t);
+        } else {
+            __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELEASE);
+        }
+    }
+    update_timer0(p);
+    next = p->ntimers ? p->timers[0]->when : 0;
+    spin_unlock(&p->timerlock, f);
+    return next;
+}
+
+uint64_t timers_next(const struct p *p)
+{
+    return __atomic_load_n(&p->timer0, __ATOMIC_ACQUIRE);
+}
+
+long timers_pending(void)
+{
+    return __atomic_load_n(&npending, __ATOMIC_RELAXED);
+}

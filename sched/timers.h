@@ -1,0 +1,72 @@
+/*
+ * timers.h - per-P timers (Go's runtime/time.go, the 1.14 design).
+ *
+ * A timer lives on the heap of the P it was started on: a 4-ary min-heap
+ * ordered by `when`, guarded by that P's timer lock.  Its function runs on
+ * that P's core (or on a thief's, in the last steal round) with interrupts
+ * off and no lock held: it must not block, and should only ready a G,
+ * send without blocking or start a G.
+ *
+ * Stop marks a timer deleted and leaves it in the heap; the heap drops
+ * marked timers when they reach the top, and sweeps them all out once they
+ * are a quarter of it (Go's cleantimers and adjusttimers).  Reset moves a
+ * timer still in a heap in place.  Times are arch_cycles() values.
+ */
+#ifndef SCHED_TIMERS_H
+#define SCHED_TIMERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct p;
+
+enum timer_status {
+    T_IDLE,         /* not in any heap */
+    T_WAITING,      /* in pp's heap, will fire at when */
+    T_DELETED,      /* in pp's heap but stopped: will be dropped */
+    T_RUNNING,      /* its function is running now */
+};
+
+struct timer {
+    uint64_t when;              /* arch_cycles() deadline */
+    uint64_t period;            /* cycles; 0 = one shot */
+    void (*f)(void *arg);
+    void *arg;
+    /* Under pp->timerlock when pp is set: */
+    struct p *pp;               /* heap it is in, NULL when T_IDLE */
+    int idx;                    /* index in that heap */
+    int status;                 /* enum timer_status */
+    bool stop_while_running;    /* stopped during f: do not re-arm */
+};
+
+void timer_init(struct timer *t, void (*f)(void *), void *arg);
+
+/* Arms t at `when` (and every `period` after, if not 0) on this P. */
+void timer_start(struct timer *t, uint64_t when, uint64_t period);
+
+/* True if t was waiting and now will not fire (Go's Timer.Stop). */
+bool timer_stop(struct timer *t);
+
+/* Re-arms t; true if it was waiting (Go's Timer.Reset). */
+bool timer_reset(struct timer *t, uint64_t when, uint64_t period);
+
+/*
+ * Stops t and takes it out of its heap now, so its memory may be freed;
+ * waits if its function is running on another core.  Not from t's own
+ * function.
+ */
+void timer_delete(struct timer *t);
+
+/*
+ * Runs p's timers that are due at `now`; returns the earliest `when` still
+ * in the heap (0 if none).  Any core, interrupts off, no spinlock held.
+ */
+uint64_t timers_run(struct p *p, uint64_t now);
+
+/* The earliest `when` in p's heap, 0 if empty (a lock-free hint). */
+uint64_t timers_next(const struct p *p);
+
+/* Timers waiting on any P (deadlock check: a sleeper is not stuck). */
+long timers_pending(void);
+
+#endif
