@@ -13,7 +13,9 @@
 # and print every other line of `expect` (each an extended regular
 # expression); it counts as one result.
 # A test folder with a `cmdlines` file boots once per line of it (each line
-# a kernel command line) at every core count.
+# a kernel command line) at every core count.  One with a `hostcpu` file
+# (a number) must keep QEMU's host CPU use between its "IDLE START" and
+# "IDLE END" console lines under that percent of one host core.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
@@ -40,6 +42,34 @@ esac
 [ -n "$smp" ] && matrix=$smp
 
 passed=0 failed=0
+
+# cpu_ticks PID: user + system clock ticks a process (and its threads) used.
+cpu_ticks() {
+    [ -n "$1" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# boot_measured LOG ARGS...: boots like the plain path, and prints the
+# percent of one host core QEMU used between IDLE START and IDLE END.
+boot_measured() {
+    local log=$1 pid qpid t0 t1 c0 c1 hz
+    shift
+    QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
+    pid=$!
+    hz=$(getconf CLK_TCK)
+    while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE START' "$log"; do sleep 0.02; done
+    qpid=$(pgrep -f "qemu-system.*$img" | head -n 1)
+    c0=$(cpu_ticks "$qpid"); t0=$(date +%s%N)
+    while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE END' "$log"; do sleep 0.02; done
+    c1=$(cpu_ticks "$qpid"); t1=$(date +%s%N)
+    wait $pid
+    rc=$?
+    if [ -n "$c0" ] && [ -n "$c1" ]; then
+        echo $(( (c1 - c0) * 100 * 1000000000 / hz / (t1 - t0 + 1) )) > "$log.cpu"
+    else
+        echo "unmeasured" > "$log.cpu"
+    fi
+    return $rc
+}
 
 tail_of() {
     echo "    --- last lines of $1 ---"
@@ -84,9 +114,14 @@ for img in "${images[@]}"; do
         log=$logs/$name-smp$n${kargs:+-v$v}.log
         start=$(date +%s%N)
         # shellcheck disable=SC2086 # kargs is a list of words
-        QUIET=1 timeout -k 5 "$timeout_s" \
-            tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
-        rc=$?
+        if [ -f "$dir/hostcpu" ]; then
+            boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
+            rc=$?
+        else
+            QUIET=1 timeout -k 5 "$timeout_s" \
+                tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
+            rc=$?
+        fi
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
         ms=$((($(date +%s%N) - start) / 1000000))
         label=$(printf '[%2d/%d] %s smp=%d%s' "$i" "$nboots" "$dir" "$n" "${kargs:+ [$kargs]}")
@@ -112,6 +147,14 @@ for img in "${images[@]}"; do
             elif [ -z "$total" ]; then why="no closing 'N passed, M failed' line (exit status $rc)"
             elif [ "$total" != "$p passed, $f failed" ]; then why="closing line '$total' does not match the $p PASS / $f FAIL lines"
             elif [ $rc != 0 ] && [ "$f" = 0 ]; then why="exit status $rc"
+            fi
+            if [ -z "$why" ] && [ -f "$dir/hostcpu" ]; then
+                cpu=$(cat "$log.cpu")
+                if ! grep -q '^IDLE END' "$log"; then why="no IDLE START/IDLE END window"
+                elif [ "$cpu" = unmeasured ]; then why="could not read QEMU's CPU time"
+                elif [ "$cpu" -ge "$(cat "$dir/hostcpu")" ]; then why="idle guest used $cpu% of a host core (limit $(cat "$dir/hostcpu")%)"
+                else p=$((p + 1)); echo "    idle guest: $cpu% of a host core"
+                fi
             fi
             [ -n "$why" ] && f=$((f + 1))
         fi
