@@ -2,6 +2,7 @@
 #
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
 #   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests
+#   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make images                          every app and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
@@ -64,12 +65,12 @@ IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
 TEST_DIRS  := $(filter tests/%,$(IMAGE_DIRS))
 IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
 
-.PHONY: all images run test test-host test-images clean deps help
+.PHONY: all images run test test-host test-images bench clean deps help
 all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -108,6 +109,11 @@ run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(Q)tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+
+# Benchmarks of DESIGN.md section 10: one boot at SMP cores (and one at
+# 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
+bench: $(B)/apps/bench.elf
+	$(Q)tools/bench.sh $(ARCH) $(SMP) $(BENCH)
 
 # ---- Tests ------------------------------------------------------------
 

@@ -1,0 +1,261 @@
+/*
+ * bench - the scheduler benchmarks of DESIGN.md section 10.
+ *
+ * The workloads are fixed so that the numbers compare with the same
+ * programs written in Go (GOMAXPROCS = the cores Spindle runs on):
+ *
+ *   spawn       1,000,000 Gs, each one atomic increment; wait   ns/G
+ *   spawn_par   ncpu Gs each spawn 1,000,000/ncpu such Gs       ns/G
+ *   pingpong    2 Gs, two unbuffered channels, 1,000,000 round  ns per
+ *               trips                                           one-way switch
+ *   yield       2*ncpu Gs yield 1,000,000 times in total        ns/yield
+ *   fib         fork-join fib(32), a G per call while n > 20    ms
+ *   fib_speedup the 1-core fib time (argument fib1=) / this     x
+ *   skew        one G spawns 20,000 tasks of ~50 us CPU each    ms
+ *   skew_eff    task CPU / (wall * ncpu), task CPU = 20,000 *   ratio
+ *               the tasks' median measured time
+ *   chan_fanin  8 producers, 1 consumer, chan of 128, 1,000,000 ns/message
+ *               ints
+ *   mutex       4*ncpu Gs, 4,000,000 lock/increment/unlock      ns/lock
+ *
+ * DESIGN's timers, timers_late_* and preempt_late_* workloads are not
+ * here yet: they join the table once sleeping and timer preemption work.
+ *
+ * Protocol.  Every workload runs `reps` times (3 unless reps=N), one after
+ * the other, from main's G, with nothing else running; each run times
+ * itself with sp_nanotime from before its first spawn until the G waiting
+ * for the last one wakes.  For each figure the app prints
+ *
+ *   # <name>: <every repetition>
+ *   BENCH <name> <median> <unit>
+ *
+ * and any other remark as a "# " line.  Each run checks its result (counts
+ * exact, fib(32) = 2178309, sums of sent values); a wrong one prints
+ * "# ERROR ...", drops that workload's BENCH line, and makes main return 1.
+ *
+ * Arguments (after the kernel command line's "--"):
+ *   reps=N       repetitions per workload
+ *   only=a,b     run only these workloads (names from the table)
+ *   fib1=MS      the fib time measured at 1 core, for fib_speedup; the app
+ *                cannot reboot itself at 1 core, so tools/bench.sh boots
+ *                once at smp=1 with only=fib and passes the result here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <spindle/cpu.h>
+#include "bench.h"
+
+#define MAXREPS 99
+
+struct workload {
+    const char *name;
+    const char *unit;
+    bench_fn *run;
+    const char *name2;          /* a second figure, or NULL */
+    const char *unit2;
+};
+
+static const struct workload workloads[] = {
+    { "spawn",      "ns", bench_spawn,      NULL,          NULL },
+    { "spawn_par",  "ns", bench_spawn_par,  NULL,          NULL },
+    { "pingpong",   "ns", bench_pingpong,   NULL,          NULL },
+    { "yield",      "ns", bench_yield,      NULL,          NULL },
+    { "fib",        "ms", bench_fib,        "fib_speedup", "x" },
+    { "skew",       "ms", bench_skew,       "skew_eff",    "ratio" },
+    { "chan_fanin", "ns", bench_chan_fanin, NULL,          NULL },
+    { "mutex",      "ns", bench_mutex,      NULL,          NULL },
+};
+#define NWORKLOADS (int)(sizeof workloads / sizeof workloads[0])
+
+double bench_fib1_ms;
+
+/* ---- helpers the workloads share ------------------------------------- */
+
+void countdown_init(struct countdown *c, long n)
+{
+    c->left = n;
+    c->wg = (sp_waitgroup)SP_WAITGROUP_INIT;
+    sp_waitgroup_add(&c->wg, 1);
+}
+
+void countdown_hit(struct countdown *c)
+{
+    /* acq-rel: the waiter sees every write the other Gs made before. */
+    if (__atomic_sub_fetch(&c->left, 1, __ATOMIC_ACQ_REL) == 0)
+        sp_waitgroup_done(&c->wg);
+}
+
+void countdown_wait(struct countdown *c)
+{
+    sp_waitgroup_wait(&c->wg);
+}
+
+double since(uint64_t t0)
+{
+    return (double)(sp_nanotime() - t0);
+}
+
+long share(long total, int n, int p)
+{
+    return total / n + (p < total % n);
+}
+
+/* ---- the harness ------------------------------------------------------ */
+
+/* Decimals to print for a unit: ns and ms to 0.1, x to 0.01, ratio 0.001. */
+static int decimals(const char *unit)
+{
+    if (strcmp(unit, "x") == 0)
+        return 2;
+    if (strcmp(unit, "ratio") == 0)
+        return 3;
+    return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+    double s[MAXREPS];
+
+    memcpy(s, v, n * sizeof *v);
+    qsort(s, n, sizeof *s, cmp_double);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Prints the "# name: reps" line, then the BENCH line with the median. */
+static void report(const char *name, const char *unit, const double *v,
+                   int n)
+{
+    int d = decimals(unit);
+
+    printf("# %s:", name);
+    for (int i = 0; i < n; i++)
+        printf(" %.*f", d, v[i]);
+    printf(" %s\n", unit);
+    printf("BENCH %s %.*f %s\n", name, d, median(v, n), unit);
+}
+
+/* Runs w reps times and reports it; false if a run went wrong. */
+static bool run_workload(const struct workload *w, int reps)
+{
+    double v[MAXREPS], v2[MAXREPS];
+
+    for (int i = 0; i < reps; i++) {
+        double out[2] = { NAN, NAN };
+
+        if (!w->run(out)) {
+            printf("# ERROR %s: repetition %d went wrong; no BENCH line\n",
+                   w->name, i + 1);
+            return false;
+        }
+        v[i] = out[0];
+        v2[i] = out[1];
+    }
+    report(w->name, w->unit, v, reps);
+    if (w->name2 && !isnan(v2[0]))
+        report(w->name2, w->unit2, v2, reps);
+    return true;
+}
+
+/* Is name in the comma-separated list? */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *s = list; *s; ) {
+        size_t len = strcspn(s, ",");
+
+        if (len == n && strncmp(s, name, n) == 0)
+            return true;
+        s += len + (s[len] == ',');
+    }
+    return false;
+}
+
+static const struct workload *find_workload(const char *name, size_t len)
+{
+    for (int i = 0; i < NWORKLOADS; i++)
+        if (strlen(workloads[i].name) == len &&
+            strncmp(workloads[i].name, name, len) == 0)
+            return &workloads[i];
+    return NULL;
+}
+
+/* Checks that every name in only= is a workload. */
+static bool only_is_valid(const char *list)
+{
+    for (const char *s = list; *s; ) {
+        size_t len = strcspn(s, ",");
+
+        if (!find_workload(s, len)) {
+            printf("# ERROR only=: no workload '%.*s'\n", (int)len, s);
+            return false;
+        }
+        s += len + (s[len] == ',');
+    }
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = NULL;
+    int reps = 3, status = 0;
+
+    for (int i = 1; i < argc; i++) {
+        char *end;
+
+        if (strncmp(argv[i], "reps=", 5) == 0) {
+            reps = strtol(argv[i] + 5, &end, 10);
+            if (*end || reps < 1 || reps > MAXREPS) {
+                printf("# ERROR reps= wants 1..%d, not '%s'\n", MAXREPS,
+                       argv[i] + 5);
+                return 2;
+            }
+        } else if (strncmp(argv[i], "only=", 5) == 0) {
+            only = argv[i] + 5;
+            if (!only_is_valid(only))
+                return 2;
+        } else if (strncmp(argv[i], "fib1=", 5) == 0) {
+            bench_fib1_ms = strtod(argv[i] + 5, &end);
+            if (*end || !(bench_fib1_ms > 0)) {
+                printf("# ERROR fib1= wants a time in ms, not '%s'\n",
+                       argv[i] + 5);
+                return 2;
+            }
+        } else {
+            printf("# ERROR unknown argument '%s' (reps=N only=a,b "
+                   "fib1=MS)\n", argv[i]);
+            return 2;
+        }
+    }
+
+    printf("# ncpu %d, reps %d, only %s, fib1 ", sp_ncpu(), reps,
+           only ? only : "(all)");
+    if (bench_fib1_ms > 0)
+        printf("%.1f ms\n", bench_fib1_ms);
+    else
+        printf("(not given: no fib_speedup)\n");
+    if (!only || listed(only, "spawn") || listed(only, "spawn_par"))
+        printf("# spawn and spawn_par: each spawner yields every 4096 spawns; "
+               "without timer preemption a spawner that never blocks "
+               "keeps every G it made alive (4 KiB each) on a single "
+               "core\n");
+
+    if (!only || listed(only, "skew"))
+        skew_calibrate();
+    for (int i = 0; i < NWORKLOADS; i++) {
+        if (only && !listed(only, workloads[i].name))
+            continue;
+        if (!run_workload(&workloads[i], reps))
+            status = 1;
+    }
+    return status;
+}
