@@ -313,7 +313,8 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 
     for (;;) {
         smp_poll_calls();
-        timers_run(p, arch_cycles());
+        if (timers_next(p))
+            timers_run(p, arch_cycles());
         *inherit = false;
         /*
          * runnext first: a G just readied (by a channel partner or a

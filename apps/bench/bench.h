@@ -9,16 +9,20 @@
 #include <stdint.h>
 #include <spindle/sync.h>
 
+/* Most figures one workload reports (timers: total and 3 latenesses). */
+#define NFIG 4
+
 /*
- * One run of a workload.  It fills out[0] (and out[1] for a workload with
- * a second figure; NAN there means "not measured") and returns true, or
+ * One run of a workload.  It fills out[0], and out[1..] for a workload
+ * with more figures (NAN there means "not measured"), and returns true, or
  * prints "# ERROR <name>: ..." and returns false when its result is wrong.
  */
-typedef bool bench_fn(double out[2]);
+typedef bool bench_fn(double out[NFIG]);
 
 bench_fn bench_spawn, bench_spawn_par, bench_yield;    /* spawn.c */
 bench_fn bench_fib, bench_skew;                          /* compute.c */
 bench_fn bench_pingpong, bench_chan_fanin, bench_mutex;  /* comm.c */
+bench_fn bench_timers, bench_preempt;                    /* time.c */
 
 /* The 1-core fib time in ms from the `fib1=` argument; 0 when not given. */
 extern double bench_fib1_ms;

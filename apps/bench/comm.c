@@ -47,7 +47,7 @@ static void ponger(void *arg)
     countdown_hit(&pp->cd);
 }
 
-bool bench_pingpong(double out[2])
+bool bench_pingpong(double out[NFIG])
 {
     struct pingpong pp = {
         .ping = sp_chan_make(sizeof(long), 0),
@@ -124,7 +124,7 @@ static void consumer(void *arg)
     countdown_hit(&f->cd);
 }
 
-bool bench_chan_fanin(double out[2])
+bool bench_chan_fanin(double out[NFIG])
 {
     struct fanin f = { .c = sp_chan_make(sizeof(int), FANIN_CAP) };
     struct producer pr[NPROD];
@@ -180,7 +180,7 @@ static void locker(void *arg)
     countdown_hit(&l->m->cd);
 }
 
-bool bench_mutex(double out[2])
+bool bench_mutex(double out[NFIG])
 {
     int ng = 4 * sp_ncpu();
     struct mutexbench m = { .mu = SP_MUTEX_INIT };

@@ -57,7 +57,7 @@ static long fib_par(int n)
     return a.result + b.result;
 }
 
-bool bench_fib(double out[2])
+bool bench_fib(double out[NFIG])
 {
     uint64_t t0 = sp_nanotime();
     long r = fib_par(FIB_N);
@@ -183,7 +183,7 @@ static bool skew_spread(struct skew *s, int ncpu)
     return true;
 }
 
-bool bench_skew(double out[2])
+bool bench_skew(double out[NFIG])
 {
     int ncpu = sp_ncpu();
     struct skew s = {

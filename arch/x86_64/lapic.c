@@ -139,10 +139,13 @@ void lapic_send(uint32_t apic_id, uint32_t icr_low)
     if (x2apic) {
         wrmsr(0x830, (uint64_t)apic_id << 32 | icr_low);
     } else {
-        apic_write(APIC_ICR_HI, apic_id << 24);
-        apic_write(APIC_ICR_LO, icr_low);
+        /* Wait for the previous IPI to leave before writing a new one
+           (as Linux does), not for this one after: the sender goes on
+           at once, and the wait is almost always already over. */
         while (apic_read(APIC_ICR_LO) & ICR_PENDING)
             arch_cpu_relax();
+        apic_write(APIC_ICR_HI, apic_id << 24);
+        apic_write(APIC_ICR_LO, icr_low);
     }
     arch_irq_restore(f);
 }

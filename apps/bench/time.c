@@ -1,0 +1,149 @@
+/*
+ * time.c - the timer workloads: many sleepers, and a sleeper beside CPU
+ * hogs (preemption).
+ *
+ *   timers   100,000 Gs each sleep a random 1-20 ms; the figures are the
+ *            wall time until the last one woke, and the mean, p99 and max
+ *            of how late each woke (actual sleep - requested), in us.
+ *   preempt  ncpu Gs spin without calling anything for 2 s while one more
+ *            G sleeps 1 ms in a loop; p99 and max of the sleeper's
+ *            lateness.  At 1 core this is DESIGN's workload exactly: only
+ *            preemption lets the sleeper run.  At more cores every core
+ *            has a hog, so it measures the same thing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include <spindle/time.h>
+#include "bench.h"
+
+#define NTIMERS     100000
+#define HOG_NS      SP_S(2)
+#define NAP_NS      SP_MS(1)
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Fills out[first..first+2] with mean, p99 and max of late[0..n), in us,
+   or out[first..first+1] with p99 and max when with_mean is false. */
+static void lateness(uint64_t *late, long n, double *out, bool with_mean)
+{
+    double sum = 0;
+
+    qsort(late, n, sizeof *late, cmp_u64);
+    for (long i = 0; i < n; i++)
+        sum += late[i];
+    if (with_mean)
+        *out++ = sum / n / 1e3;
+    out[0] = late[(n * 99) / 100] / 1e3;
+    out[1] = late[n - 1] / 1e3;
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+struct sleeper {
+    uint64_t want;              /* requested ns */
+    uint64_t *late;             /* where to put the lateness */
+    struct countdown *cd;
+    int early;                  /* woke before its time: a bug */
+};
+
+static struct sleeper *sleepers;
+static int nearly;
+
+static void sleep_once(void *arg)
+{
+    struct sleeper *s = arg;
+    uint64_t t0 = sp_nanotime(), slept;
+
+    sp_sleep(s->want);
+    slept = sp_nanotime() - t0;
+    if (slept < s->want)
+        __atomic_add_fetch(&nearly, 1, __ATOMIC_RELAXED);
+    *s->late = slept >= s->want ? slept - s->want : 0;
+    countdown_hit(s->cd);
+}
+
+bool bench_timers(double out[NFIG])
+{
+    uint64_t *late = malloc(NTIMERS * sizeof *late);
+    uint64_t seed = 0x9E3779B97F4A7C15ULL, t0;
+    struct countdown cd;
+
+    sleepers = malloc(NTIMERS * sizeof *sleepers);
+    if (!late || !sleepers) {
+        printf("# ERROR timers: out of memory\n");
+        return false;
+    }
+    nearly = 0;
+    countdown_init(&cd, NTIMERS);
+    t0 = sp_nanotime();
+    for (long i = 0; i < NTIMERS; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        sleepers[i] = (struct sleeper){
+            .want = SP_MS(1) + (seed >> 33) % SP_MS(19),
+            .late = &late[i],
+            .cd = &cd,
+        };
+        sp_go(sleep_once, &sleepers[i]);
+    }
+    countdown_wait(&cd);
+    out[0] = since(t0) / 1e6;
+    lateness(late, NTIMERS, &out[1], true);
+    free(late);
+    free(sleepers);
+    if (nearly) {
+        printf("# ERROR timers: %d sleeps woke early\n", nearly);
+        return false;
+    }
+    return true;
+}
+
+/* ---- preempt ----------------------------------------------------------- */
+
+static volatile int hogs_stop;
+
+static void hog(void *arg)
+{
+    struct countdown *cd = arg;
+
+    while (!hogs_stop)
+        ;                       /* no calls: only preemption stops it */
+    countdown_hit(cd);
+}
+
+bool bench_preempt(double out[NFIG])
+{
+    long max = HOG_NS / NAP_NS, n = 0;
+    uint64_t *late = malloc(max * sizeof *late), start;
+    struct countdown cd;
+
+    if (!late) {
+        printf("# ERROR preempt: out of memory\n");
+        return false;
+    }
+    hogs_stop = 0;
+    countdown_init(&cd, sp_ncpu());
+    for (int i = 0; i < sp_ncpu(); i++)
+        sp_go(hog, &cd);
+    start = sp_nanotime();
+    while (n < max && sp_nanotime() - start < HOG_NS) {
+        uint64_t t0 = sp_nanotime(), slept;
+
+        sp_sleep(NAP_NS);
+        slept = sp_nanotime() - t0;
+        late[n++] = slept > NAP_NS ? slept - NAP_NS : 0;
+    }
+    hogs_stop = 1;
+    countdown_wait(&cd);
+    lateness(late, n, out, false);
+    printf("# preempt: %ld naps of 1 ms beside %d hogs in 2 s\n", n,
+           sp_ncpu());
+    free(late);
+    return n > 0;
+}
