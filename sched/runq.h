@@ -46,7 +46,7 @@ struct runq {
      * runq_init and before any other core can see the queue; read as a
      * plain field.  Go pauses only if the victim P is running; here a P
      * sets runnext only while its core runs, so the kernel can point
-     * this at a plain ~3 us delay.
+     * this at a plain short delay (proc.c, steal_pause).
      */
     void (*pause)(void);
 };

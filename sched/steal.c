@@ -6,7 +6,8 @@
  * and no two thieves walk the same sequence in lockstep.  It takes half of
  * a victim's ring (runq_steal).  Only in the last of four rounds does it
  * also take a victim's runnext, after the short pause in runq.c that
- * lets an owner about to run that G do so (Go's 3 us usleep): snatching
+ * lets an owner about to run that G do so (Go usleeps 3 us; see
+ * steal_pause in proc.c for why Spindle waits longer): snatching
  * it would move a G that shares its readier's time slice to a cold core.
  * In the last round it also runs a busy victim's due timers.
  */
