@@ -23,6 +23,7 @@ check() {
     missing=
     need gcc gcc
     need make make
+    need procps pgrep          # the test runner finds QEMU to measure it
     [ "$arch" = hosted ] && return 0
     need binutils objcopy nm objdump
     need qemu-system-x86 qemu-system-x86_64
