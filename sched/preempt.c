@@ -82,28 +82,33 @@ static void preempt_m(struct g *gp)
     spin_unlock(&sched.lock, f);
 }
 
-/* Should the running G give way now? */
-static bool slice_over(struct m *m, uint64_t now, bool woke)
+/* When the running G's slice ends, and when it has had a tenth of it. */
+static uint64_t min_run_end(struct m *m)
 {
-    return now >= m->slice_end ||
-           (woke && now >= m->slice_end - quantum + quantum / 10);
+    return m->slice_end - quantum + quantum / 10;
 }
 
 void timer_interrupt(struct trapframe *tf)
 {
     struct m *m = this_cpu()->m;
     struct g *gp;
-    uint64_t now = arch_cycles(), next;
-    bool woke;
+    uint64_t now = arch_cycles(), next, deadline;
+    bool was_empty;
 
     if (!m)
         return;                 /* before the scheduler started */
     m->armed = 0;
-    woke = runq_empty(&m->p->runq);
+    was_empty = runq_empty(&m->p->runq);
     next = timers_run(m->p, now);
-    woke = woke && !runq_empty(&m->p->runq);
     gp = m->curg;
-    if (gp && slice_over(m, now, woke) && !gp->preemptoff && !spin_depth()) {
+    if (!gp) {
+        core_timer_arm(m, next);
+        return;
+    }
+    if (was_empty && !runq_empty(&m->p->runq))
+        m->woken = true;        /* a timer readied a G during this slice */
+    if ((now >= m->slice_end || (m->woken && now >= min_run_end(m))) &&
+        !gp->preemptoff && !spin_depth()) {
         m->npreempt++;
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = preempt_m;
@@ -111,5 +116,7 @@ void timer_interrupt(struct trapframe *tf)
         arch_switch(&gp->sp, m->g0sp);
         return;                 /* resumed, maybe on another core */
     }
-    core_timer_arm(m, min_deadline(gp ? m->slice_end : 0, next));
+    deadline = m->woken ? min_run_end(m) : m->slice_end;
+    core_timer_arm(m, min_deadline(deadline > now ? deadline : now + 1,
+                                   next));
 }

@@ -356,6 +356,7 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 static void execute(struct m *m, struct g *gp, bool inherit)
 {
     m->curg = gp;
+    m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
     gp->lastcpu = m->cpu->id;
     /* A G from runnext shares the slice of the G that readied it (Go's
