@@ -253,6 +253,29 @@ static bool p_has_work(struct p *p)
     return !runq_empty(&p->runq) || (t && t <= arch_cycles());
 }
 
+/*
+ * An idle core looks after every P's timers, not only its own: a busy
+ * core whose G runs with interrupts off (or never lets a thief in) would
+ * otherwise leave its timers late (Go's idle M sleeps until the earliest
+ * timer of any P).  Runs the due ones - what they ready lands on this
+ * core's P - and returns the earliest deadline left, 0 if none.
+ */
+static uint64_t run_due_timers(void)
+{
+    uint64_t now = arch_cycles(), earliest = 0;
+
+    for (int i = 0; i < ncpu; i++) {
+        struct p *q = sched.allp[i];
+        uint64_t t = timers_next(q);
+
+        if (t && t <= now)
+            t = timers_run(q, now);
+        if (t && (!earliest || t < earliest))
+            earliest = t;
+    }
+    return earliest;
+}
+
 /* Takes p off the idle list if it is still there. */
 static void unidle(struct p *p)
 {
@@ -295,12 +318,14 @@ static void stop_and_halt(struct m *m)
     }
     m->slice_end = 0;
     while (__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
+        uint64_t wake = run_due_timers();
+
         if (p_has_work(p)) {
             unidle(p);
             return;
         }
         smp_poll_calls();
-        core_timer_arm(m, timers_next(p));
+        core_timer_arm(m, wake);
         arch_halt();
     }
 }
