@@ -154,6 +154,9 @@ void arch_halt(void);
  */
 uint64_t arch_wallclock(void);
 
+/* True if the counter ticks at a constant rate in every power state. */
+bool arch_cycles_invariant(void);
+
 /* Rate of arch_cycles(), measured or read at boot. */
 uint64_t arch_cycles_hz(void);
 

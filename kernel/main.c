@@ -69,6 +69,7 @@ void kernel_main(struct bootinfo *bi)
     us = cycles_to_us(arch_cycles() - bi->entry_cycles);
     printk("smp: %d cores online, %lu.%03lu ms from kernel entry\n", n,
            us / 1000, us % 1000);
+    smp_check_cycles();
 
     /* Leave the small boot stack for one with a guard page below it. */
     stack = vm_stack_alloc(BOOT_STACK_SIZE);

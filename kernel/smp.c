@@ -135,6 +135,43 @@ static struct cpu *new_cpu(int id, uint32_t hwid)
     return c;
 }
 
+/*
+ * Do the cores' counters agree?  Every core reads its counter under one
+ * lock, over and over, and compares it with the last value any core read:
+ * with counters in step it never goes backwards (Linux's tsc_sync check).
+ * sp_nanotime relies on it when a G moves between cores.
+ */
+#define SYNC_ROUNDS 2000
+
+static struct spinlock sync_lock = SPINLOCK_INIT("cycle sync");
+static uint64_t sync_last, sync_warp;
+
+static void cycles_sync_check(void *arg)
+{
+    for (int i = 0; i < SYNC_ROUNDS; i++) {
+        unsigned long f = spin_lock(&sync_lock);
+        uint64_t now = arch_cycles();
+
+        if (now < sync_last && sync_last - now > sync_warp)
+            sync_warp = sync_last - now;
+        sync_last = now;
+        spin_unlock(&sync_lock, f);
+    }
+}
+
+void smp_check_cycles(void)
+{
+    if (ncpu < 2)
+        return;
+    smp_call_all(cycles_sync_check, NULL);
+    if (sync_warp)
+        printk("smp: WARNING: the cores' cycle counters disagree by up to "
+               "%lu cycles; time may step back when a G changes cores\n",
+               (unsigned long)sync_warp);
+    else
+        printk("smp: cycle counters agree on all %d cores\n", ncpu);
+}
+
 int smp_init(void)
 {
     uint32_t hwid[MAXCPU];

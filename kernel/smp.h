@@ -7,4 +7,7 @@
 /* Discovers, limits (smp=) and starts the cores; returns how many run. */
 int smp_init(void);
 
+/* Checks that the cores' cycle counters agree, and says so. */
+void smp_check_cycles(void);
+
 #endif

@@ -64,8 +64,21 @@ void tsc_calibrate(void)
         how = "a guess (no PIT answered)";
         tsc_hz = 2000000000;
     }
-    printk("tsc: %lu.%03lu MHz from %s\n", tsc_hz / 1000000,
-           tsc_hz / 1000 % 1000, how);
+    printk("tsc: %lu.%03lu MHz from %s, %s\n", tsc_hz / 1000000,
+           tsc_hz / 1000 % 1000, how,
+           arch_cycles_invariant() ? "invariant" :
+           "not marked invariant (it may stop or drift in power states)");
+}
+
+bool arch_cycles_invariant(void)
+{
+    uint32_t r[4];
+
+    cpuid(0x80000000, 0, r);
+    if (r[0] < 0x80000007)
+        return false;
+    cpuid(0x80000007, 0, r);
+    return r[3] & (1 << 8);     /* EDX[8]: invariant TSC */
 }
 
 uint64_t arch_cycles_hz(void)
