@@ -124,15 +124,22 @@ void __retarget_lock_close_recursive(_LOCK_T lock)
     free(lock);
 }
 
+/*
+ * Interrupts go off before the owner check: with them on, the G could be
+ * preempted between reading its core and taking the lock, and move.
+ */
 void __retarget_lock_acquire_recursive(_LOCK_T l)
 {
+    unsigned long f = arch_irq_save();
     int me = cpu_id() + 1;
 
     if (l->owner == me) {
         l->depth++;
+        arch_irq_restore(f);
         return;
     }
-    l->flags = spin_lock(&l->sl);
+    spin_lock(&l->sl);
+    l->flags = f;               /* the state to restore at the last release */
     l->owner = me;
     l->depth = 1;
 }
@@ -149,13 +156,11 @@ void __retarget_lock_release_recursive(_LOCK_T l)
 
 int __retarget_lock_try_acquire_recursive(_LOCK_T l)
 {
-    int me = cpu_id() + 1;
+    unsigned long f = arch_irq_save();
+    bool mine = l->owner == cpu_id() + 1;
 
-    if (l->owner == me) {
-        l->depth++;
-        return 1;
-    }
-    if (spin_is_locked(&l->sl))
+    arch_irq_restore(f);
+    if (!mine && spin_is_locked(&l->sl))
         return 0;
     __retarget_lock_acquire_recursive(l);
     return 1;

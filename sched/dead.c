@@ -2,10 +2,10 @@
  * dead.c - deadlock detection (Go's checkdead).
  *
  * Called by the last core to go idle, under sched.lock, after it found
- * the global queue empty.  Every P is idle then, and an idle P's run queue
- * is empty (only its owner fills it), so no G can run again unless a
- * timer or the network wakes one: if any G is parked and no timer is
- * pending, nothing will ever ready it.  Go prints the same line and exits 2.
+ * the global queue empty.  Every P is idle then.  If no run queue holds a
+ * G (an idle core running another P's timers may have just readied one
+ * into its own idle P), no timer is waiting or running, and the network
+ * has nothing, then no G can ever run again: any G still parked is stuck.  Go prints the same line and exits 2.
  */
 #include "arch.h"
 #include "panic.h"
@@ -55,10 +55,14 @@ void checkdead(void)
     assert(spin_holding(&sched.lock));
     nwaiting = 0;
     for_each_waiting_g(count);
-    /* A G waiting on a timer will be woken by it. */
+    /* A G waiting on a timer will be woken by it; a G a timer just readied
+       may sit in an idle P's queue until that core takes its P back. */
     if (!nwaiting || timers_pending() ||
         (netpoll_hook && netpoll_hook(false)))
         return;
+    for (int i = 0; i < ncpu; i++)
+        if (!runq_empty(&sched.allp[i]->runq))
+            return;
     stop_machine();
     printk("fatal error: all goroutines are asleep - deadlock!\n\n");
     for_each_waiting_g(report);

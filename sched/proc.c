@@ -76,9 +76,14 @@ static inline struct m *thism(void)
 
 struct g *getg(void)
 {
+    /* Interrupts off, or a preemption between reading this core's M and
+       its curg could hand back the G now running where this one was. */
+    unsigned long f = arch_irq_save();
     struct m *m = thism();
+    struct g *gp = m ? m->curg : NULL;
 
-    return m ? m->curg : NULL;
+    arch_irq_restore(f);
+    return gp;
 }
 
 uint32_t fastrand(void)

@@ -95,6 +95,7 @@ struct p {
     int ntimers, timercap;
     int ndeleted;               /* stopped but still in the heap */
     uint64_t timer0;            /* earliest when, 0 if none; atomic */
+    struct timer *running;      /* whose function runs now; atomic */
 };
 
 struct m {

@@ -15,6 +15,7 @@
 #include "timers.h"
 
 static long npending;           /* T_WAITING timers everywhere; atomic */
+static long ninflight;          /* timer functions running now; atomic */
 
 void timer_init(struct timer *t, void (*f)(void *), void *arg)
 {
@@ -170,10 +171,12 @@ bool timer_stop(struct timer *t)
     bool was = false;
 
     if (!p) {
-        /* Not in a heap: idle, or its function is running right now. */
-        if (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) == T_RUNNING)
-            __atomic_store_n(&t->stop_while_running, true, __ATOMIC_RELEASE);
-        return false;
+        /* Not in a heap: idle, or a ticker whose function runs right now;
+           stopping that one keeps it from ever firing again. */
+        if (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) != T_RUNNING)
+            return false;
+        __atomic_store_n(&t->stop_while_running, true, __ATOMIC_RELEASE);
+        return true;
     }
     if (t->status == T_WAITING) {
         t->status = T_DELETED;
@@ -224,8 +227,10 @@ void timer_delete(struct timer *t)
     timer_stop(t);
     /* Wait out a run in progress on another core (never call this from
        t's own function). */
-    while (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) == T_RUNNING)
-        arch_cpu_relax();
+    for (int i = 0; i < ncpu; i++)
+        while (__atomic_load_n(&sched.allp[i]->running, __ATOMIC_ACQUIRE) ==
+               t)
+            arch_cpu_relax();
     if (!(p = lock_owner(t, &f)))
         return;
     if (t->status == T_DELETED)
@@ -236,6 +241,15 @@ void timer_delete(struct timer *t)
     spin_unlock(&p->timerlock, f);
 }
 
+/*
+ * A one-shot timer is finished - idle, no longer counted - before its
+ * function runs, and is not touched after: the function may ready a G
+ * whose stack holds the timer (sleep), and that G may run and return on
+ * another core at once.  While it runs, p->running names it, so that
+ * timer_delete can wait it out, and ninflight counts it, so that the
+ * deadlock check sees a wakeup on its way.  A periodic timer (a ticker,
+ * never on a stack) stays T_RUNNING and is re-armed afterwards.
+ */
 uint64_t timers_run(struct p *p, uint64_t now)
 {
     unsigned long f;
@@ -246,6 +260,9 @@ uint64_t timers_run(struct p *p, uint64_t now)
     f = spin_lock(&p->timerlock);
     while (p->ntimers && p->timers[0]->when <= now) {
         struct timer *t = p->timers[0];
+        void (*fn)(void *) = t->f;
+        void *arg = t->arg;
+        bool periodic = t->period;
 
         heap_remove(p, 0);
         if (t->status == T_DELETED) {
@@ -253,24 +270,29 @@ uint64_t timers_run(struct p *p, uint64_t now)
             p->ndeleted--;
             continue;
         }
-        __atomic_sub_fetch(&npending, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&t->status, T_RUNNING, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
+        __atomic_sub_fetch(&npending, 1, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&t->status, periodic ? T_RUNNING : T_IDLE,
+                         __ATOMIC_RELEASE);
+        __atomic_store_n(&p->running, t, __ATOMIC_RELEASE);
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
-        t->f(t->arg);
+        fn(arg);
         f = spin_lock(&p->timerlock);
-        if (t->period && !t->stop_while_running) {
+        __atomic_store_n(&p->running, NULL, __ATOMIC_RELEASE);
+        if (periodic && !t->stop_while_running) {
             /* Tickers keep their phase: when += period, not now + period,
                so ticks do not drift with the lateness of each one. */
             t->when += t->period;
-            if (t->when <= now)
-                t->when = now + t->period;
+            if (t->when <= now)     /* missed ticks are skipped, in phase */
+                t->when += ((now - t->when) / t->period + 1) * t->period;
             t->status = T_WAITING;
-            __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
             heap_push(p, t);
-        } else {
+        } else if (periodic) {
             __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELEASE);
         }
+        __atomic_sub_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
     }
     update_timer0(p);
     next = p->ntimers ? p->timers[0]->when : 0;
@@ -285,5 +307,6 @@ uint64_t timers_next(const struct p *p)
 
 long timers_pending(void)
 {
-    return __atomic_load_n(&npending, __ATOMIC_RELAXED);
+    return __atomic_load_n(&npending, __ATOMIC_SEQ_CST) +
+           __atomic_load_n(&ninflight, __ATOMIC_SEQ_CST);
 }

@@ -24,7 +24,8 @@ enum timer_status {
     T_IDLE,         /* not in any heap */
     T_WAITING,      /* in pp's heap, will fire at when */
     T_DELETED,      /* in pp's heap but stopped: will be dropped */
-    T_RUNNING,      /* its function is running now */
+    T_RUNNING,      /* a periodic timer's function is running now (a
+                       one-shot timer is T_IDLE once its function starts) */
 };
 
 struct timer {
@@ -66,7 +67,8 @@ uint64_t timers_run(struct p *p, uint64_t now);
 /* The earliest `when` in p's heap, 0 if empty (a lock-free hint). */
 uint64_t timers_next(const struct p *p);
 
-/* Timers waiting on any P (deadlock check: a sleeper is not stuck). */
+/* Timers waiting or running on any P (deadlock check: a sleeper is not
+   stuck). */
 long timers_pending(void);
 
 #endif
