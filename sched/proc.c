@@ -281,6 +281,18 @@ static uint64_t run_due_timers(void)
     return earliest;
 }
 
+/* True if some P has a timer due before `when` (0: any timer at all). */
+static bool timers_next_any_before(uint64_t when)
+{
+    for (int i = 0; i < ncpu; i++) {
+        uint64_t t = timers_next(sched.allp[i]);
+
+        if (t && (!when || t < when))
+            return true;
+    }
+    return false;
+}
+
 /* Takes p off the idle list if it is still there. */
 static void unidle(struct p *p)
 {
@@ -331,7 +343,12 @@ static void stop_and_halt(struct m *m)
         }
         smp_poll_calls();
         core_timer_arm(m, wake);
-        arch_halt();
+        /* Seq-cst, paired with timer_start's scan: either it sees this
+           core halted, or this core's next loop sees its timer. */
+        __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
+        if (!timers_next_any_before(m->armed))
+            arch_halt();
+        __atomic_store_n(&m->halted, false, __ATOMIC_RELAXED);
     }
 }
 

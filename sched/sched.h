@@ -106,6 +106,7 @@ struct m {
     uint64_t armed;             /* deadline the core timer is set to, 0 */
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     bool woken;                 /* a timer readied a G during curg's slice */
+    bool halted;                /* idle in arch_halt; atomic (timers.c) */
     void *g0sp;                 /* the scheduler context while a G runs */
     bool spinning;              /* looking for work; counted in nmspinning */
     void (*mcall_fn)(struct g *);   /* what g0 does after a G switches out */

@@ -17,6 +17,33 @@
 static long npending;           /* T_WAITING timers everywhere; atomic */
 static long ninflight;          /* timer functions running now; atomic */
 
+/*
+ * If this core goes on to run with interrupts off, only an idle core can
+ * run the timer on time, and a halted core knows only the timers that
+ * existed when it armed its own.  So unless some halted core already
+ * wakes by `when`, wake one to re-arm (Go's wakeNetPoller in addtimer).
+ */
+static void wake_idle_for(uint64_t when)
+{
+    struct m *idle = NULL;
+
+    if (!__atomic_load_n(&sched.npidle, __ATOMIC_RELAXED))
+        return;
+    for (int i = 0; i < ncpu; i++) {
+        struct m *m = sched.allm[i];
+        uint64_t armed;
+
+        if (!__atomic_load_n(&m->halted, __ATOMIC_SEQ_CST))
+            continue;
+        armed = __atomic_load_n(&m->armed, __ATOMIC_RELAXED);
+        if (armed && armed <= when)
+            return;
+        idle = m;
+    }
+    if (idle)
+        arch_send_ipi(idle->cpu);
+}
+
 void timer_init(struct timer *t, void (*f)(void *), void *arg)
 {
     *t = (struct timer){ .f = f, .arg = arg, .idx = -1 };
@@ -146,6 +173,7 @@ void timer_start(struct timer *t, uint64_t when, uint64_t period)
        wait for the running G's slice to end. */
     core_timer_arm(this_cpu()->m, when);
     arch_irq_restore(f);
+    wake_idle_for(when);
 }
 
 /* Locks the heap t is in; returns it, or NULL (t in no heap, unlocked).
