@@ -1,0 +1,324 @@
+/*
+ * preempt - timer-interrupt preemption, booted with quantum=1 (cmdlines):
+ * floating-point and SSE state survive being preempted mid-computation,
+ * bit for bit, and code with preemption off or a spinlock held is never
+ * preempted there.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <emmintrin.h>
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include <spindle/sync.h>
+#include <spindle/test.h>
+#include <spindle/time.h>
+#include "../../kernel/testutil.h"
+#include "../timeutil.h"
+#include "spinlock.h"
+
+/* ---- FP and SSE state across preemption -------------------------------- */
+
+/*
+ * A computation that keeps x87, scalar SSE and packed SSE values live in
+ * registers across a long loop that calls nothing that could yield.
+ * Half the runs use a rounding mode other than the default in MXCSR, so
+ * a G that got another G's MXCSR (or the default) computes other bits.
+ */
+struct fpres {
+    double x;
+    __m128d a, b, c;
+    __m128 f;
+    long double ld;
+    uint32_t csr;
+};
+
+#define RC_NEAREST 0x0000
+#define RC_ZERO 0x6000
+
+static void fp_work(int seed, long iters, struct fpres *out)
+{
+    uint32_t saved = _mm_getcsr();
+    uint32_t rc = seed % 2 ? RC_ZERO : RC_NEAREST;
+    double x = 1.0 + seed / 16.0;
+    __m128d a = _mm_set_pd(seed + 0.5, seed + 0.25);
+    __m128d b = _mm_set_pd(1.0 / (seed + 3), 2.0 / (seed + 5));
+    __m128d c = _mm_set1_pd(0.0);
+    __m128d ka = _mm_set_pd(0.9999999, 1.0000001);
+    __m128 f = _mm_set_ps(seed, 1.0f, 2.0f, 3.0f);
+    __m128 kf = _mm_set1_ps(0.999999f);
+    long double ld = seed;
+
+    _mm_setcsr((saved & ~0x6000u) | rc);
+    for (long i = 1; i <= iters; i++) {
+        double s = __builtin_sqrt((double)i);
+
+        x = x * 1.0000001 + s;
+        a = _mm_add_pd(_mm_mul_pd(a, ka), _mm_set1_pd(s * 1e-3));
+        b = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(b, b), _mm_set1_pd(1e-9)));
+        c = _mm_add_pd(c, _mm_div_pd(a, _mm_add_pd(b, _mm_set1_pd(x))));
+        f = _mm_add_ps(_mm_mul_ps(f, kf), _mm_set1_ps((float)s));
+        ld = ld * 0.99999999L + (long double)x / (long double)i;
+        if (x > 1e12)
+            x *= 1e-6;          /* keep it finite; the bits stay busy */
+    }
+    out->csr = _mm_getcsr();
+    _mm_setcsr(saved);
+    out->x = x;
+    out->a = a;
+    out->b = b;
+    out->c = c;
+    out->f = f;
+    out->ld = ld;
+}
+
+/* The bytes that are results (long double has 6 bytes of padding). */
+static bool fp_equal(const struct fpres *p, const struct fpres *q)
+{
+    return !memcmp(&p->x, &q->x, sizeof p->x) &&
+           !memcmp(&p->a, &q->a, sizeof p->a) &&
+           !memcmp(&p->b, &q->b, sizeof p->b) &&
+           !memcmp(&p->c, &q->c, sizeof p->c) &&
+           !memcmp(&p->f, &q->f, sizeof p->f) &&
+           !memcmp(&p->ld, &q->ld, 10) && p->csr == q->csr;
+}
+
+#define FP_RUN SP_MS(200)       /* each G's computation, about */
+#define MAXFP (2 * MAXCPU)
+
+struct fpjob {
+    int seed;
+    long iters;
+    struct fpres want, got;
+    int cpu0, cpu1;             /* where it started and ended */
+};
+
+static struct fpjob *jobs;
+static sp_waitgroup fp_wg;
+
+static void fp_g(void *arg)
+{
+    struct fpjob *j = arg;
+
+    j->cpu0 = sp_cpu_id();
+    fp_work(j->seed, j->iters, &j->got);
+    j->cpu1 = sp_cpu_id();
+    sp_waitgroup_done(&fp_wg);
+}
+
+static struct spinlock ref_lock = SPINLOCK_INIT("fp reference");
+
+/* fp_work with interrupts off: nothing can preempt it, or slow it. */
+static uint64_t fp_work_alone(int seed, long iters, struct fpres *out)
+{
+    unsigned long f = spin_lock(&ref_lock);
+    uint64_t t0 = sp_nanotime();
+
+    fp_work(seed, iters, out);
+    t0 = sp_nanotime() - t0;
+    spin_unlock(&ref_lock, f);
+    return t0;
+}
+
+static void fp_survives_preemption(void)
+{
+    int n = 2 * sp_ncpu(), bad = -1, moved = 0;
+    uint64_t t0, t1, np0, np1, dt;
+    long iters = 20000;
+    struct fpres tmp;
+
+    jobs = calloc(n, sizeof *jobs);
+    CHECK(jobs);
+    /* How many iterations make FP_RUN, and the reference results, before
+       any concurrency and with interrupts off. */
+    dt = fp_work_alone(0, iters, &tmp);
+    iters = iters * (FP_RUN / (dt + 1));
+    if (iters < 20000)
+        iters = 20000;
+    if (iters > 20000000)
+        iters = 20000000;
+    for (int i = 0; i < n; i++) {
+        jobs[i].seed = i;
+        jobs[i].iters = iters;
+        fp_work_alone(i, iters, &jobs[i].want);
+    }
+    np0 = npreempt_all();
+    sp_waitgroup_add(&fp_wg, n);
+    t0 = sp_nanotime();
+    for (int i = 0; i < n; i++)
+        sp_go(fp_g, &jobs[i]);
+    sp_waitgroup_wait(&fp_wg);
+    t1 = sp_nanotime();
+    np1 = npreempt_all();
+    for (int i = 0; i < n; i++) {
+        if (bad < 0 && !fp_equal(&jobs[i].want, &jobs[i].got))
+            bad = i;
+        moved += jobs[i].cpu0 != jobs[i].cpu1;
+    }
+    printf("# %d FP Gs of %ld iterations on %d cores: %llu ms, %llu "
+           "preemptions, %d Gs ended on another core\n", n, iters, sp_ncpu(),
+           (unsigned long long)(t1 - t0) / 1000000,
+           (unsigned long long)(np1 - np0), moved);
+    if (bad >= 0) {
+        struct fpjob j = jobs[bad];
+        uint64_t got, want;
+
+        memcpy(&got, &j.got.x, 8);
+        memcpy(&want, &j.want.x, 8);
+        free(jobs);
+        CHECKF(false, "G %d's results differ from the reference: x bits "
+               "%llx, want %llx; mxcsr %x, want %x", bad,
+               (unsigned long long)got, (unsigned long long)want,
+               j.got.csr, j.want.csr);
+    }
+    free(jobs);
+    /* Each G computed for about 200 ms with a 1 ms quantum. */
+    CHECKF(np1 - np0 >= (uint64_t)n, "only %llu preemptions while %d Gs "
+           "computed for %llu ms with a %llu us quantum",
+           (unsigned long long)(np1 - np0), n,
+           (unsigned long long)(t1 - t0) / 1000000,
+           (unsigned long long)quantum_ns() / 1000);
+}
+
+/* ---- no preemption with preemption off or a spinlock held ------------- */
+
+/*
+ * Each region spins for 3 quanta.  Only the G running on a core can be
+ * preempted on that core's M, and a G moves to another core only by
+ * being preempted, so inside the region the core must stay the same and
+ * its npreempt must not move.  After the region the G must be preempted
+ * soon: the region really was long enough to be.  One G per core does
+ * this at once, beside one plain hog per core, so that a preemption
+ * would have somewhere to go.
+ */
+#define REGION_QUANTA 3
+#define AFTER_QUANTA 100
+
+enum region { R_PREEMPTOFF, R_SPINLOCK };
+
+struct regions {
+    enum region kind;
+    long bad, never, done;
+    char why[120];
+    uint64_t end;               /* hogs stop */
+};
+
+static struct spinlock region_locks[MAXCPU];      /* one per region G */
+
+static void region_fail(struct regions *r, const char *fmt, int a, int b)
+{
+    if (!__atomic_fetch_add(&r->bad, 1, __ATOMIC_RELAXED))
+        snprintf(r->why, sizeof r->why, fmt, a, b);
+}
+
+static void in_region(void *arg)
+{
+    struct regions *r = arg;
+    uint64_t q = quantum_ns();
+
+    struct spinlock *l = &region_locks[sp_goid() % MAXCPU];
+
+    for (int round = 0; round < 5; round++) {
+        int me, now_on;
+        uint64_t np, end;
+        unsigned long f = 0;
+
+        if (r->kind == R_SPINLOCK)
+            f = spin_lock(l);
+        else
+            getg()->preemptoff++;
+        me = sp_cpu_id();       /* settled now */
+        np = npreempt_on(me);
+        end = sp_nanotime() + REGION_QUANTA * q;
+        while (sp_nanotime() < end) {
+            if ((now_on = sp_cpu_id()) != me) {
+                region_fail(r, "moved from core %d to %d inside the "
+                            "region", me, now_on);
+                break;
+            }
+            if (npreempt_on(me) != np) {
+                region_fail(r, "preempted on core %d inside the region "
+                            "(round %d)", me, round);
+                break;
+            }
+        }
+        if (r->kind == R_SPINLOCK)
+            spin_unlock(l, f);
+        else
+            getg()->preemptoff--;
+        /* Out of the region: the slice is long over.  (100 quanta: the
+           host may hold a vCPU's timer interrupt back for tens of ms.) */
+        end = sp_nanotime() + AFTER_QUANTA * q;
+        while (sp_cpu_id() == me && npreempt_on(me) == np &&
+               sp_nanotime() < end)
+            ;
+        if (sp_cpu_id() == me && npreempt_on(me) == np)
+            __atomic_add_fetch(&r->never, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static void plain_hog(void *arg)
+{
+    struct regions *r = arg;
+
+    while (sp_nanotime() < r->end)
+        ;
+    __atomic_add_fetch(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static void region_case(enum region kind)
+{
+    struct regions r = { .kind = kind };
+    int n = sp_ncpu();
+
+    for (int i = 0; i < MAXCPU; i++)
+        region_locks[i] = (struct spinlock)SPINLOCK_INIT("region test");
+    r.end = sp_nanotime() + SP_MS(300);
+    for (int i = 0; i < n; i++) {
+        sp_go(in_region, &r);
+        sp_go(plain_hog, &r);
+    }
+    CHECKF(wait_count(&r.done, 2 * n, SP_S(20)), "%ld of %d Gs finished",
+           r.done, 2 * n);
+    CHECKF(r.bad == 0, "%ld of %d regions were preempted; first: %s",
+           r.bad, 5 * n, r.why);
+    CHECKF(r.never == 0, "%ld of %d regions were not followed by a "
+           "preemption within %d quanta", r.never, 5 * n, AFTER_QUANTA);
+}
+
+static void preemptoff_region(void)
+{
+    region_case(R_PREEMPTOFF);
+}
+
+static void spinlock_region(void)
+{
+    region_case(R_SPINLOCK);
+}
+
+static void quantum_is_1ms(void)
+{
+    CHECKF(quantum_ns() == SP_MS(1), "booted with a %llu us quantum; the "
+           "cmdlines file asks for quantum=1",
+           (unsigned long long)quantum_ns() / 1000);
+}
+
+static void all_freed(void)
+{
+    CHECK_ALL_FREED();
+}
+
+static const struct sp_test tests[] = {
+    { "quantum_is_1ms", quantum_is_1ms },
+    { "fp_survives_preemption", fp_survives_preemption },
+    { "preemptoff_region", preemptoff_region },
+    { "spinlock_region", spinlock_region },
+    { "all_freed", all_freed },
+};
+
+int main(void)
+{
+    return SP_TEST_MAIN(tests);
+}

@@ -1,0 +1,191 @@
+/*
+ * steal - timers started on a core that is then hogged still fire on
+ * time, because some core runs them.
+ *
+ * A G starts 100 timers of 5-50 ms on its core (half channel timers,
+ * half after-funcs), then keeps that core for 400 ms without calling the
+ * scheduler.  Two ways of keeping it:
+ *
+ *   - preemptoff: the G cannot be preempted, but the core still takes
+ *     its timer interrupt, which runs the core's due timers.  Channel
+ *     timers fire from there; an after-func's new G lands on the hogged
+ *     core's run queue and must be stolen by another core to run.
+ *   - interrupts off (a spinlock held): the core runs nothing at all, so
+ *     a timer fires on time only if another core runs the hogged core's
+ *     timers (Go's stealWork/checkTimers; timers.h "or on a thief's").
+ *
+ * With two or more cores every timer must fire, and every after-func
+ * run, long before the hog lets go: within 100 ms of its deadline, where
+ * a timer that waits for the hog is 350-395 ms late.  (The issue asked
+ * for 10 ms.  Under TCG on the 2-core development host that fails a
+ * correct kernel in about one boot in five: even channel timers fired by
+ * the hogged core's own interrupt, with no stealing involved, were seen
+ * 13 ms late at smp 2 and 21 ms late at smp 8, the hog's own vCPU
+ * descheduled by the host for up to 8 ms at a time, and 60 ms late with
+ * other test runs loading the host.  How many timers were more than
+ * 10 ms late is printed.)  On one core nothing else can run them: there
+ * they must only all fire, none early.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <spindle/chan.h>
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include <spindle/sync.h>
+#include <spindle/test.h>
+#include <spindle/time.h>
+#include "../../kernel/testutil.h"
+#include "../timeutil.h"
+#include "spinlock.h"
+
+#define NSTEAL 100
+#define MIN_DUE_MS 5
+#define MAX_DUE_MS 50
+#define HOG_TIME SP_MS(400)
+#define ON_TIME SP_MS(100)
+#define PROMPT SP_MS(10)
+
+struct steal {
+    sp_timer *t[NSTEAL];
+    uint64_t due[NSTEAL];       /* sp_nanotime() deadline */
+    uint64_t ran[NSTEAL];       /* after-func: when its G ran */
+    long nran;
+    bool irqoff;                /* hog with a spinlock, not preemptoff */
+    int cpu;                    /* the hogged core */
+    bool moved;                 /* the hog left its core: a bug */
+    sp_waitgroup wg;
+};
+
+static struct steal st;
+static struct spinlock hog_lock = SPINLOCK_INIT("steal test hog");
+
+static void ran(void *arg)
+{
+    long i = (long)(uintptr_t)arg;
+
+    st.ran[i] = sp_nanotime();
+    __atomic_add_fetch(&st.nran, 1, __ATOMIC_RELEASE);
+}
+
+/* Even timers are channel timers, odd ones after-funcs. */
+static bool is_chan(int i)
+{
+    return i % 2 == 0;
+}
+
+static void hog(void *arg)
+{
+    uint64_t seed = 0x5EED + st.irqoff, end;
+    unsigned long f = 0;
+
+    st.cpu = sp_cpu_id();
+    for (int i = 0; i < NSTEAL; i++) {
+        uint64_t ns = SP_MS(MIN_DUE_MS) +
+                      rnd(&seed) % SP_MS(MAX_DUE_MS - MIN_DUE_MS);
+
+        st.due[i] = sp_nanotime() + ns;
+        st.t[i] = is_chan(i) ? sp_timer_new(ns) :
+                  sp_after_func(ns, ran, (void *)(uintptr_t)i);
+    }
+    /* The timers are in this core's heap; keep the core. */
+    if (st.irqoff)
+        f = spin_lock(&hog_lock);
+    else
+        getg()->preemptoff++;
+    end = sp_nanotime() + HOG_TIME;
+    while (sp_nanotime() < end)
+        if (sp_cpu_id() != st.cpu)
+            st.moved = true;
+    if (st.irqoff)
+        spin_unlock(&hog_lock, f);
+    else
+        getg()->preemptoff--;
+    sp_waitgroup_done(&st.wg);
+}
+
+static void hogged_core(bool irqoff)
+{
+    uint64_t worst = 0, first_late_by = 0, when;
+    int late = 0, early = 0, first_late = -1, over10 = 0;
+    bool strict = sp_ncpu() > 1;
+
+    memset(&st, 0, sizeof st);
+    st.irqoff = irqoff;
+    sp_waitgroup_add(&st.wg, 1);
+    sp_go(hog, NULL);
+    sp_waitgroup_wait(&st.wg);
+    CHECKF(!st.moved, "the hog left core %d while it could not be "
+           "preempted", st.cpu);
+    CHECKF(wait_count(&st.nran, NSTEAL / 2, SP_S(5)), "%ld of %d "
+           "after-funcs ran", st.nran, NSTEAL / 2);
+    for (int i = 0; i < NSTEAL; i++) {
+        uint64_t at;
+
+        if (is_chan(i)) {
+            CHECKF(sp_chan_recv_timeout(sp_timer_chan(st.t[i]), &when,
+                                        SP_S(5), NULL),
+                   "timer %d never fired", i);
+            at = when;
+        } else {
+            at = st.ran[i];
+        }
+        if (at < st.due[i]) {
+            early++;
+            continue;
+        }
+        over10 += at - st.due[i] > PROMPT;
+        if (at - st.due[i] > ON_TIME) {
+            if (first_late < 0) {
+                first_late = i;
+                first_late_by = at - st.due[i];
+            }
+            late++;
+        }
+        if (at - st.due[i] > worst)
+            worst = at - st.due[i];
+    }
+    for (int i = 0; i < NSTEAL; i++)
+        sp_timer_free(st.t[i]);
+    printf("# %s hog on core %d of %d: worst lateness %llu us; %d of %d "
+           "timers more than %llu ms late, %d more than %llu ms\n",
+           irqoff ? "interrupts-off" : "preemptoff", st.cpu, sp_ncpu(),
+           (unsigned long long)worst / 1000, over10, NSTEAL,
+           (unsigned long long)PROMPT / 1000000, late,
+           (unsigned long long)ON_TIME / 1000000);
+    CHECKF(early == 0, "%d timers fired before their deadline", early);
+    if (strict)
+        CHECKF(late == 0, "%d of %d timers on the hogged core fired more "
+               "than %llu ms late (the first: %s %d, %llu us late; worst "
+               "%llu us)", late, NSTEAL,
+               (unsigned long long)ON_TIME / 1000000,
+               is_chan(first_late) ? "channel timer" : "after-func",
+               first_late, (unsigned long long)first_late_by / 1000,
+               (unsigned long long)worst / 1000);
+}
+
+static void preemptoff_hog(void)
+{
+    hogged_core(false);
+}
+
+static void irqoff_hog(void)
+{
+    hogged_core(true);
+}
+
+static void all_freed(void)
+{
+    CHECK_ALL_FREED();
+}
+
+static const struct sp_test tests[] = {
+    { "preemptoff_hog", preemptoff_hog },
+    { "irqoff_hog", irqoff_hog },
+    { "all_freed", all_freed },
+};
+
+int main(void)
+{
+    return SP_TEST_MAIN(tests);
+}

@@ -1,0 +1,467 @@
+/*
+ * timers - one-shot timers and after-funcs: stop and reset keep Go's
+ * contract; 1,000 races of stop against the firing from another core end
+ * in exactly one of "stopped, never fired" and "fired once, stop said
+ * false"; and 100,000 timers started from every core each fire exactly
+ * once.  Tickers are in tests/time/ticker.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <spindle/chan.h>
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include <spindle/sync.h>
+#include <spindle/test.h>
+#include <spindle/time.h>
+#include "../../kernel/testutil.h"
+#include "../timeutil.h"
+
+static void count_fire(void *arg)
+{
+    __atomic_add_fetch((long *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/* Counts after-func runs; static, so that a run after a failed case
+   returned cannot write into a dead stack frame. */
+static long nf;
+static uint64_t ran_at;
+
+/* An after-func that notes when it ran, and counts in nf. */
+static void note_time(void *arg)
+{
+    *(uint64_t *)arg = sp_nanotime();
+    __atomic_add_fetch(&nf, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- 100,000 timers, each fires once ---------------------------------- */
+
+#define NTIMERS 100000
+#define MAX_DEADLINE_US 50000
+
+static unsigned char *fired;
+static long nfired;
+static sp_timer **timers;
+static sp_waitgroup starters_wg;
+static long started_on[MAXCPU];
+
+static void mark(void *arg)
+{
+    __atomic_add_fetch(&fired[(uintptr_t)arg], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&nfired, 1, __ATOMIC_RELEASE);
+}
+
+/* Starts timers [lo, hi) on whichever core runs this G. */
+static void start_many(void *arg)
+{
+    uintptr_t part = (uintptr_t)arg, n = sp_ncpu();
+    uintptr_t lo = NTIMERS * part / n, hi = NTIMERS * (part + 1) / n;
+    uint64_t seed = 0x51ED2701ULL + part;
+
+    for (uintptr_t i = lo; i < hi; i++) {
+        timers[i] = sp_after_func(SP_US(1 + rnd(&seed) % MAX_DEADLINE_US),
+                                  mark, (void *)i);
+        __atomic_add_fetch(&started_on[sp_cpu_id()], 1, __ATOMIC_RELAXED);
+    }
+    sp_waitgroup_done(&starters_wg);
+}
+
+static void many_timers(void)
+{
+    uint64_t t0 = sp_nanotime(), t1;
+    long twice = 0, never = 0, first = -1;
+    int ncores = 0;
+
+    fired = calloc(NTIMERS, 1);
+    timers = calloc(NTIMERS, sizeof *timers);
+    CHECK(fired && timers);
+    nfired = 0;
+    memset(started_on, 0, sizeof started_on);
+    sp_waitgroup_add(&starters_wg, sp_ncpu());
+    for (uintptr_t i = 0; i < (uintptr_t)sp_ncpu(); i++)
+        sp_go(start_many, (void *)i);
+    sp_waitgroup_wait(&starters_wg);
+    t1 = sp_nanotime();
+    for (long i = 0; i < NTIMERS; i++)
+        CHECKF(timers[i], "sp_after_func %ld returned NULL", i);
+    CHECKF(wait_count(&nfired, NTIMERS, SP_S(30)), "%ld of %d timers fired "
+           "within 30 s", nfired, NTIMERS);
+    /* Any timer that would fire twice does so right after its first. */
+    sp_sleep(SP_MS(20));
+    for (long i = 0; i < NTIMERS; i++) {
+        if (fired[i] != 1 && first < 0)
+            first = i;
+        twice += fired[i] > 1;
+        never += fired[i] == 0;
+    }
+    for (int c = 0; c < sp_ncpu(); c++)
+        ncores += started_on[c] > 0;
+    printf("# %d timers: started on %d cores in %llu ms, all fired %llu ms "
+           "after the first start\n", NTIMERS, ncores,
+           (unsigned long long)(t1 - t0) / 1000000,
+           (unsigned long long)(sp_nanotime() - t0) / 1000000);
+    CHECKF(ncores >= (sp_ncpu() > 1 ? 2 : 1), "all %d timers were started "
+           "on one core", NTIMERS);
+    CHECKF(!twice && !never, "%ld timers fired more than once, %ld never "
+           "(timer %ld: %d times)", twice, never, first,
+           first < 0 ? 0 : fired[first]);
+    for (long i = 0; i < NTIMERS; i++) {
+        CHECKF(!sp_timer_stop(timers[i]), "stop of fired timer %ld returned "
+               "true", i);
+        sp_timer_free(timers[i]);
+    }
+    free(timers);
+    free(fired);
+}
+
+/* ---- stop ------------------------------------------------------------- */
+
+#define NSTOP 50
+
+/* Stopped while pending: stop says true, and it never fires. */
+static void stop_pending(void)
+{
+    sp_timer *ct[NSTOP], *ft[NSTOP];
+    uint64_t t0 = sp_nanotime();
+
+    nf = 0;
+    /* Due in 200 ms and more, so that no host stall makes one fire
+       before it is stopped. */
+    for (int i = 0; i < NSTOP; i++) {
+        ct[i] = sp_timer_new(SP_MS(200) + SP_US(100) * i);
+        ft[i] = sp_after_func(SP_MS(200) + SP_US(100) * i, count_fire, &nf);
+        CHECK(ct[i] && ft[i]);
+    }
+    for (int i = 0; i < NSTOP; i++) {
+        CHECKF(sp_timer_stop(ct[i]), "stop of pending timer %d returned "
+               "false", i);
+        CHECKF(sp_timer_stop(ft[i]), "stop of pending after-func %d "
+               "returned false", i);
+    }
+    sleep_until(t0 + SP_MS(250));   /* well past every deadline */
+    for (int i = 0; i < NSTOP; i++) {
+        CHECKF(sp_chan_len(sp_timer_chan(ct[i])) == 0, "stopped timer %d "
+               "fired", i);
+        CHECKF(!sp_timer_stop(ct[i]), "second stop of timer %d returned "
+               "true", i);
+        CHECKF(!sp_timer_stop(ft[i]), "second stop of after-func %d "
+               "returned true", i);
+        sp_timer_free(ct[i]);
+        sp_timer_free(ft[i]);
+    }
+    CHECKF(nf == 0, "%ld stopped after-funcs ran", nf);
+}
+
+/* Stopped after firing: stop says false. */
+static void stop_fired(void)
+{
+    for (int i = 0; i < 10; i++) {
+        uint64_t t0 = sp_nanotime(), when = 0;
+        sp_timer *t = sp_timer_new(SP_MS(1));
+        sp_timer *f;
+
+        nf = 0;
+        CHECK(t);
+        CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+        CHECKF(when >= t0 + SP_MS(1), "timer fired %llu ns early",
+               (unsigned long long)(t0 + SP_MS(1) - when));
+        CHECKF(!sp_timer_stop(t), "stop of a fired timer returned true");
+        sp_timer_free(t);
+
+        f = sp_after_func(SP_MS(1), count_fire, &nf);
+        CHECK(f);
+        CHECKF(wait_count(&nf, 1, SP_S(5)), "after-func never ran");
+        CHECKF(!sp_timer_stop(f), "stop of a fired after-func returned "
+               "true");
+        sp_sleep(SP_MS(2));
+        CHECKF(nf == 1, "after-func ran %ld times", nf);
+        sp_timer_free(f);
+    }
+}
+
+/* ---- reset -------------------------------------------------------------- */
+
+static void reset_moves(void)
+{
+    uint64_t t0, t1, when = 0;
+    sp_timer *t;
+
+    nf = 0;
+    /* Later: not at the old deadline, at the new one.  A timer fires
+       once, and its value says when: at or after the new deadline. */
+    t = sp_timer_new(SP_MS(50));
+    CHECK(t);
+    t1 = sp_nanotime();
+    CHECKF(sp_timer_reset(t, SP_MS(150)), "reset of a pending timer "
+           "returned false");
+    CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+    CHECKF(when >= t1 + SP_MS(150), "a timer reset from 50 to 150 ms fired "
+           "after %llu us", (unsigned long long)(when - t1) / 1000);
+    sp_sleep(SP_MS(5));
+    CHECKF(sp_chan_len(sp_timer_chan(t)) == 0, "a timer reset once fired "
+           "twice");
+
+    /* A fired timer: reset says false and it fires again.  (Its function
+       may still be finishing on another core just after the receive;
+       reset_after_fire covers that.) */
+    sp_sleep(SP_MS(2));
+    t1 = sp_nanotime();
+    CHECKF(!sp_timer_reset(t, SP_MS(5)), "reset of a fired timer returned "
+           "true");
+    CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+    CHECK(when >= t1 + SP_MS(5));
+
+    /* A stopped timer: reset says false and it fires. */
+    sp_timer_free(t);
+    t = sp_timer_new(SP_MS(200));
+    CHECK(t && sp_timer_stop(t));
+    t1 = sp_nanotime();
+    CHECKF(!sp_timer_reset(t, SP_MS(5)), "reset of a stopped timer "
+           "returned true");
+    CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+    CHECK(when >= t1 + SP_MS(5));
+    sp_timer_free(t);
+
+    /* Earlier: fires at the new deadline, long before the old one. */
+    t0 = sp_nanotime();
+    t = sp_timer_new(SP_S(2));
+    CHECK(t);
+    t1 = sp_nanotime();
+    CHECK(sp_timer_reset(t, SP_MS(10)));
+    CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+    CHECKF(when >= t1 + SP_MS(10) && when < t0 + SP_S(1), "a 2 s timer "
+           "reset to 10 ms fired after %llu us",
+           (unsigned long long)(when - t1) / 1000);
+    sp_timer_free(t);
+
+    /* An after-func, moved later: it runs once, after the new deadline. */
+    ran_at = 0;
+    t = sp_after_func(SP_MS(50), note_time, &ran_at);
+    CHECK(t);
+    t1 = sp_nanotime();
+    CHECK(sp_timer_reset(t, SP_MS(150)));
+    CHECKF(wait_count(&nf, 1, SP_S(5)), "an after-func reset to 150 ms "
+           "never ran");
+    CHECKF(ran_at >= t1 + SP_MS(150), "an after-func reset from 50 to "
+           "150 ms ran after %llu us",
+           (unsigned long long)(ran_at - t1) / 1000);
+    sp_sleep(SP_MS(5));
+    CHECKF(nf == 1, "after-func ran %ld times", nf);
+    sp_timer_free(t);
+}
+
+/* ---- stop racing the firing, from another core ------------------------ */
+
+/*
+ * K racers, one per core, run in rounds.  In each round racer i starts
+ * BATCH timers on its own core, due 1 ms from now and then every 300 us;
+ * after a barrier it stops the timers racer i+1 started, each at a random
+ * moment within 150 us of its deadline, while it may be firing on racer
+ * i+1's core.  Even timers of a batch are after-funcs (a counter tells
+ * how often one ran), odd ones channel timers (the channel holds the
+ * value if it fired).
+ */
+#define NRACES 1000
+#define BATCH 8
+#define RACE_DUE SP_MS(1)
+#define RACE_STEP SP_US(300)
+#define RACE_JITTER_US 150
+
+struct race {
+    sp_timer *t;
+    uint64_t due;
+    long nfired;                /* after-func runs */
+    bool chan;                  /* a channel timer, not an after-func */
+    int cpu;                    /* core that started it */
+    int stop_cpu;               /* core that stopped it */
+    bool stopped;               /* what stop returned */
+};
+
+static struct race *races;
+static int nracers, nrounds;
+static struct barrier race_bar;
+static long race_bad, nstopped, ncross;
+static char race_why[160];
+static sp_waitgroup racers_wg;
+
+/* Every racer waits here; yields, since two racers may share a core. */
+static void race_barrier(void)
+{
+    int gen = __atomic_load_n(&race_bar.gen, __ATOMIC_ACQUIRE);
+
+    if (__atomic_add_fetch(&race_bar.count, 1, __ATOMIC_ACQ_REL) ==
+        nracers) {
+        __atomic_store_n(&race_bar.count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&race_bar.gen, gen + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_load_n(&race_bar.gen, __ATOMIC_ACQUIRE) == gen)
+        sp_yield();
+}
+
+static void race_fail(struct race *x, const char *what)
+{
+    if (!__atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED))
+        snprintf(race_why, sizeof race_why, "race %ld (%s, started on core "
+                 "%d, stopped from %d): %s", (long)(x - races),
+                 x->chan ? "channel timer" : "after-func", x->cpu,
+                 x->stop_cpu, what);
+}
+
+/* Did the race end in one of the two allowed ways?  Waits for its fn. */
+static void race_check(struct race *x)
+{
+    uint64_t end = x->due + SP_S(5);
+
+    if (x->chan) {
+        size_t n;
+
+        /* A firing that stop saw begin may still be sending. */
+        while (!x->stopped && !sp_chan_len(sp_timer_chan(x->t)) &&
+               sp_nanotime() < end)
+            sp_sleep(SP_US(100));
+        n = sp_chan_len(sp_timer_chan(x->t));
+        if (x->stopped && n)
+            race_fail(x, "stop returned true, and the timer fired");
+        if (!x->stopped && !n)
+            race_fail(x, "stop returned false, and the timer never fired");
+        return;
+    }
+    /* The after-func's G may not have run yet; it must, once. */
+    while (!x->stopped && !__atomic_load_n(&x->nfired, __ATOMIC_ACQUIRE) &&
+           sp_nanotime() < end)
+        sp_sleep(SP_US(100));
+    if (x->stopped && x->nfired)
+        race_fail(x, "stop returned true, and the after-func ran");
+    if (!x->stopped && !x->nfired)
+        race_fail(x, "stop returned false, and the after-func never ran");
+    if (x->nfired > 1)
+        race_fail(x, "the after-func ran twice");
+}
+
+static void racer(void *arg)
+{
+    int me = (int)(uintptr_t)arg;
+    int next = (me + 1) % nracers;
+    uint64_t seed = 0xACE1ULL * (me + 1);
+
+    for (int round = 0; round < nrounds; round++) {
+        struct race *mine = &races[((long)round * nracers + me) * BATCH];
+        struct race *theirs = &races[((long)round * nracers + next) * BATCH];
+        uint64_t now = sp_nanotime();
+
+        for (int b = 0; b < BATCH; b++) {
+            struct race *x = &mine[b];
+            uint64_t ns = RACE_DUE + b * RACE_STEP;
+
+            x->chan = b % 2;
+            x->due = now + ns;
+            x->t = x->chan ? sp_timer_new(ns) :
+                   sp_after_func(ns, count_fire, &x->nfired);
+            x->cpu = sp_cpu_id();
+        }
+        race_barrier();
+        for (int b = 0; b < BATCH; b++) {
+            struct race *x = &theirs[b];
+            int64_t jitter = (int64_t)(rnd(&seed) %
+                                       (2 * RACE_JITTER_US + 1)) -
+                             RACE_JITTER_US;
+
+            spin_until(x->due + jitter * 1000);
+            x->stopped = sp_timer_stop(x->t);
+            x->stop_cpu = sp_cpu_id();
+            if (x->stopped)
+                __atomic_add_fetch(&nstopped, 1, __ATOMIC_RELAXED);
+            if (x->stop_cpu != x->cpu)
+                __atomic_add_fetch(&ncross, 1, __ATOMIC_RELAXED);
+        }
+        /* Past the last deadline by more than a firing takes. */
+        sleep_until(theirs[BATCH - 1].due + SP_MS(2));
+        for (int b = 0; b < BATCH; b++)
+            race_check(&theirs[b]);
+        race_barrier();
+        for (int b = 0; b < BATCH; b++)
+            sp_timer_free(mine[b].t);
+    }
+    sp_waitgroup_done(&racers_wg);
+}
+
+static void stop_races(void)
+{
+    long n, late = 0;
+
+    nracers = sp_ncpu();
+    nrounds = (NRACES + nracers * BATCH - 1) / (nracers * BATCH);
+    n = (long)nrounds * nracers * BATCH;
+    races = calloc(n, sizeof *races);
+    CHECK(races);
+    race_bad = nstopped = ncross = 0;
+    memset(&race_bar, 0, sizeof race_bar);
+    sp_waitgroup_add(&racers_wg, nracers);
+    for (uintptr_t i = 0; i < (uintptr_t)nracers; i++)
+        sp_go(racer, (void *)i);
+    sp_waitgroup_wait(&racers_wg);
+    /* A stopped after-func must not run later either. */
+    sp_sleep(SP_MS(20));
+    for (long r = 0; r < n; r++)
+        late += !races[r].chan && races[r].nfired != !races[r].stopped;
+    printf("# %ld stop races on %d cores: %ld stopped in time, %ld fired "
+           "first; %ld stopped from another core\n", n, nracers, nstopped,
+           n - nstopped, ncross);
+    free(races);
+    CHECKF(race_bad == 0, "%ld of %ld races went wrong; first: %s",
+           race_bad, n, race_why);
+    CHECKF(late == 0, "%ld after-funcs ran more than once or after stop "
+           "returned true", late);
+    CHECKF(nstopped > 0 && nstopped < n, "every race ended the same way "
+           "(%ld of %ld stopped): the races missed the firing", nstopped, n);
+}
+
+/*
+ * Reset straight after taking the value: the timer's function readied
+ * this G from inside the channel send and may still be running on
+ * another core.  As in Go (modtimer waits out timerRunning), that is a
+ * plain reset of a fired timer: false, and it fires again.
+ */
+#define NRESETS 200
+
+static void reset_after_fire(void)
+{
+    sp_timer *t = sp_timer_new(SP_US(500));
+    uint64_t when, t1;
+
+    CHECK(t);
+    for (int i = 0; i < NRESETS; i++) {
+        CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+        t1 = sp_nanotime();
+        CHECKF(!sp_timer_reset(t, SP_US(500)), "reset %d of a fired timer "
+               "returned true", i);
+        CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+        CHECKF(when >= t1 + SP_US(500), "reset %d: fired %llu ns early", i,
+               (unsigned long long)(t1 + SP_US(500) - when));
+        CHECK(!sp_timer_reset(t, SP_US(500)));
+    }
+    CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+    sp_timer_free(t);
+}
+
+static void all_freed(void)
+{
+    CHECK_ALL_FREED();
+}
+
+/* The cases that have been seen to panic the kernel come last. */
+static const struct sp_test tests[] = {
+    { "stop_pending", stop_pending },
+    { "stop_fired", stop_fired },
+    { "reset_moves", reset_moves },
+    { "stop_races", stop_races },
+    { "many_timers", many_timers },
+    { "reset_after_fire", reset_after_fire },
+    { "all_freed", all_freed },
+};
+
+int main(void)
+{
+    return SP_TEST_MAIN(tests);
+}
