@@ -71,7 +71,7 @@ static inline uint64_t npreempt_on(int c)
     return __atomic_load_n(&cpus[c]->m->npreempt, __ATOMIC_RELAXED);
 }
 
-static int cmp_u64(const void *a, const void *b)
+static inline int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
