@@ -53,16 +53,17 @@ static void report(struct g *gp)
 void checkdead(void)
 {
     assert(spin_holding(&sched.lock));
-    nwaiting = 0;
-    for_each_waiting_g(count);
-    /* A G waiting on a timer will be woken by it; a G a timer just readied
-       may sit in an idle P's queue until that core takes its P back. */
-    if (!nwaiting || timers_pending() ||
-        (netpoll_hook && netpoll_hook(false)))
+    /* Cheap checks first: this runs each time the last core goes idle,
+       and walking every G is O(all Gs ever made). */
+    if (timers_pending() || (netpoll_hook && netpoll_hook(false)))
         return;
     for (int i = 0; i < ncpu; i++)
         if (!runq_empty(&sched.allp[i]->runq))
             return;
+    nwaiting = 0;
+    for_each_waiting_g(count);
+    if (!nwaiting)
+        return;
     stop_machine();
     printk("fatal error: all goroutines are asleep - deadlock!\n\n");
     for_each_waiting_g(report);

@@ -80,6 +80,7 @@ static void preempt_m(struct g *gp)
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     globrunqput(gp);
     spin_unlock(&sched.lock, f);
+    wakep();        /* an idle core can take it (Go's goschedImpl) */
 }
 
 /* When the running G's slice ends, and when it has had a tenth of it. */
@@ -117,6 +118,9 @@ void timer_interrupt(struct trapframe *tf)
         return;                 /* resumed, maybe on another core */
     }
     deadline = m->woken ? min_run_end(m) : m->slice_end;
-    core_timer_arm(m, min_deadline(deadline > now ? deadline : now + 1,
-                                   next));
+    /* A preemption deferred (spinlock, preemptoff) is retried a little
+       later; re-arming for "now" would storm the core with interrupts. */
+    if (deadline <= now)
+        deadline = now + quantum / 20;
+    core_timer_arm(m, min_deadline(deadline, next));
 }

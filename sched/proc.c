@@ -519,6 +519,7 @@ static void gosched_m(struct g *gp)
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     globrunqput(gp);
     spin_unlock(&sched.lock, f);
+    wakep();        /* an idle core can take it (Go's goschedImpl) */
 }
 
 void gosched(void)

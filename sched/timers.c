@@ -198,15 +198,14 @@ bool timer_stop(struct timer *t)
     struct p *p = lock_owner(t, &f);
     bool was = false;
 
-    if (!p) {
-        /* Not in a heap: idle, or a ticker whose function runs right now;
-           stopping that one keeps it from ever firing again. */
-        if (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) != T_RUNNING)
-            return false;
-        __atomic_store_n(&t->stop_while_running, true, __ATOMIC_RELEASE);
-        return true;
-    }
-    if (t->status == T_WAITING) {
+    if (!p)
+        return false;           /* idle, or a one-shot that already fired */
+    if (t->status == T_RUNNING) {
+        /* A ticker whose function runs now: it will not fire again. */
+        t->stop_while_running = true;
+        t->reset_while_running = false;
+        was = true;
+    } else if (t->status == T_WAITING) {
         t->status = T_DELETED;
         p->ndeleted++;
         __atomic_sub_fetch(&npending, 1, __ATOMIC_RELAXED);
@@ -226,10 +225,17 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     bool was;
 
     if (!p) {
-        was = false;
-        if (__atomic_load_n(&t->status, __ATOMIC_ACQUIRE) == T_RUNNING)
-            panic("timer_reset: timer reset while its function runs");
         timer_start(t, when, period);
+        return false;
+    }
+    if (t->status == T_RUNNING) {
+        /* A ticker mid-run: timers_run re-arms it at `when` afterwards. */
+        was = !t->stop_while_running;
+        t->stop_while_running = false;
+        t->reset_while_running = true;
+        t->when = when;
+        t->period = period;
+        spin_unlock(&p->timerlock, f);
         return was;
     }
     was = t->status == T_WAITING;
@@ -261,6 +267,10 @@ void timer_delete(struct timer *t)
             arch_cpu_relax();
     if (!(p = lock_owner(t, &f)))
         return;
+    if (t->idx < 0) {           /* stopped while running: leaving now */
+        spin_unlock(&p->timerlock, f);
+        return;
+    }
     if (t->status == T_DELETED)
         p->ndeleted--;
     heap_remove(p, t->idx);
@@ -300,6 +310,12 @@ uint64_t timers_run(struct p *p, uint64_t now)
         }
         __atomic_add_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
         __atomic_sub_fetch(&npending, 1, __ATOMIC_SEQ_CST);
+        if (periodic) {
+            /* Still this P's while it runs, so stop and reset take
+               p->timerlock and cannot miss the re-arm below. */
+            t->pp = p;
+            t->stop_while_running = t->reset_while_running = false;
+        }
         __atomic_store_n(&t->status, periodic ? T_RUNNING : T_IDLE,
                          __ATOMIC_RELEASE);
         __atomic_store_n(&p->running, t, __ATOMIC_RELEASE);
@@ -311,13 +327,16 @@ uint64_t timers_run(struct p *p, uint64_t now)
         if (periodic && !t->stop_while_running) {
             /* Tickers keep their phase: when += period, not now + period,
                so ticks do not drift with the lateness of each one. */
-            t->when += t->period;
-            if (t->when <= now)     /* missed ticks are skipped, in phase */
-                t->when += ((now - t->when) / t->period + 1) * t->period;
+            if (!t->reset_while_running) {
+                t->when += t->period;
+                if (t->when <= now)     /* missed ticks skipped, in phase */
+                    t->when += ((now - t->when) / t->period + 1) * t->period;
+            }
             t->status = T_WAITING;
             __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
             heap_push(p, t);
         } else if (periodic) {
+            t->pp = NULL;
             __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELEASE);
         }
         __atomic_sub_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);

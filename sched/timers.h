@@ -24,7 +24,8 @@ enum timer_status {
     T_IDLE,         /* not in any heap */
     T_WAITING,      /* in pp's heap, will fire at when */
     T_DELETED,      /* in pp's heap but stopped: will be dropped */
-    T_RUNNING,      /* a periodic timer's function is running now (a
+    T_RUNNING,      /* a periodic timer's function is running now; pp
+                       stays set (idx -1) so stop/reset lock its P (a
                        one-shot timer is T_IDLE once its function starts) */
 };
 
@@ -38,6 +39,7 @@ struct timer {
     int idx;                    /* index in that heap */
     int status;                 /* enum timer_status */
     bool stop_while_running;    /* stopped during f: do not re-arm */
+    bool reset_while_running;   /* reset during f: re-arm at when as set */
 };
 
 void timer_init(struct timer *t, void (*f)(void *), void *arg);
