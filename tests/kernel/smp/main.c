@@ -16,6 +16,7 @@
 #include "printk.h"
 #include "spinlock.h"
 #include "vm.h"
+#include "sched.h"
 
 static int want_cores;
 static struct barrier bar;
@@ -77,13 +78,27 @@ static bool wait_ipis(struct cpu *c, uint64_t want)
     return true;
 }
 
-/* The boot core sends to each other core in turn; they are halted. */
-static void ipi_each_core(void)
+/*
+ * The IPI cases send from main's core and count what the others receive,
+ * so main must not move meanwhile: it runs with preemption off (a
+ * preempted main may be picked up by another core).
+ */
+static void pin(int delta)
 {
-    for (int i = 1; i < sp_ncpu(); i++) {
+    getg()->preemptoff += delta;
+}
+
+/* Main's core sends to each other core in turn; they are halted. */
+static void ipi_each_core_pinned(void)
+{
+    int me = sp_cpu_id();
+
+    for (int i = 0; i < sp_ncpu(); i++) {
         struct cpu *c = cpus[i];
         uint64_t base = __atomic_load_n(&c->nipi, __ATOMIC_ACQUIRE);
 
+        if (i == me)
+            continue;
         for (int k = 1; k <= IPI_ROUNDS; k++) {
             arch_send_ipi(c);
             CHECKF(wait_ipis(c, base + k), "core %d got %lu of %d IPIs", i,
@@ -122,19 +137,35 @@ static void ipi_ring(void)
            ring_fail - 1);
 }
 
-static void ipi_broadcast(void)
+static void ipi_each_core(void)
+{
+    pin(1);
+    ipi_each_core_pinned();
+    pin(-1);
+}
+
+static void ipi_broadcast_pinned(void)
 {
     uint64_t base[MAXCPU];
+    int me = sp_cpu_id();
 
     for (int i = 0; i < sp_ncpu(); i++)
         base[i] = __atomic_load_n(&cpus[i]->nipi, __ATOMIC_ACQUIRE);
     for (int k = 1; k <= IPI_ROUNDS; k++) {
         arch_send_ipi_others();
-        for (int i = 1; i < sp_ncpu(); i++)
-            CHECKF(wait_ipis(cpus[i], base[i] + k),
+        for (int i = 0; i < sp_ncpu(); i++)
+            CHECKF(i == me || wait_ipis(cpus[i], base[i] + k),
                    "core %d missed broadcast %d", i, k);
     }
-    CHECKF(cpus[0]->nipi == base[0], "the sender received its own broadcast");
+    CHECKF(cpus[me]->nipi == base[me], "the sender received its own "
+           "broadcast");
+}
+
+static void ipi_broadcast(void)
+{
+    pin(1);
+    ipi_broadcast_pinned();
+    pin(-1);
 }
 
 /* ---- spinlock -------------------------------------------------------- */
