@@ -73,16 +73,6 @@ static uint64_t min_deadline(uint64_t a, uint64_t b)
     return !a ? b : !b ? a : a < b ? a : b;
 }
 
-static void preempt_m(struct g *gp)
-{
-    unsigned long f = spin_lock(&sched.lock);
-
-    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
-    globrunqput(gp);
-    spin_unlock(&sched.lock, f);
-    wakep();        /* an idle core can take it (Go's goschedImpl) */
-}
-
 /* When the running G's slice ends, and when it has had a tenth of it. */
 static uint64_t min_run_end(struct m *m)
 {
@@ -112,7 +102,7 @@ void timer_interrupt(struct trapframe *tf)
         !gp->preemptoff && !spin_depth()) {
         m->npreempt++;
         m->slice_end = 0;       /* nobody inherits a slice that is over */
-        m->mcall_fn = preempt_m;
+        m->mcall_fn = gosched_m;     /* as a yield: global queue */
         /* The next G's execute() arms the timer for its own slice. */
         arch_switch(&gp->sp, m->g0sp);
         return;                 /* resumed, maybe on another core */

@@ -512,7 +512,7 @@ void goready(struct g *gp)
     arch_irq_restore(f);
 }
 
-static void gosched_m(struct g *gp)
+void gosched_m(struct g *gp)
 {
     unsigned long f = spin_lock(&sched.lock);
 

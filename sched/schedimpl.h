@@ -32,6 +32,9 @@ void globrunqput(struct g *gp);
 struct g *globrunqget(struct p *p, uint32_t max);
 void runqput(struct p *p, struct g *gp, bool next);
 void wakep(void);
+/* On g0: gp, just switched out, goes to the global queue (a yield or a
+   preemption, as Go's goschedImpl) and an idle core may take it. */
+void gosched_m(struct g *gp);
 __attribute__((noreturn)) void goexit(void);
 
 /* steal.c */
