@@ -30,9 +30,17 @@ endif
 ifeq ($(ARCH),x86_64)
 CROSS       :=
 ARCH_CFLAGS := -mno-red-zone -mcmodel=small
+IMAGE_BIN    = true
 else ifeq ($(ARCH),aarch64)
 CROSS       := aarch64-linux-gnu-
-ARCH_CFLAGS := -mgeneral-regs-only
+# FP/SIMD stays usable (apps and newlib compute in double and NEON; the
+# trap frame and arch_switch save that state).  Atomics inline, as LL/SC
+# (ARMv8.0 has no LSE): the Linux-targeted compiler would otherwise call
+# libgcc's __aarch64_* helpers, which need getauxval().
+ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
+# QEMU's -kernel passes the DTB in x0 only to a Linux Image (a raw binary
+# with the arm64 Image header), not to an ELF: qemu.sh boots <image>.Image.
+IMAGE_BIN    = $(CROSS)objcopy -O binary $(1) $(basename $(1)).Image
 else
 $(error ARCH=$(ARCH) is not supported; use ARCH=x86_64 or ARCH=aarch64)
 endif
@@ -101,6 +109,7 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LIBS)
 	$(Q)$(OBJDUMP) -d $$@ > $(B)/$(1).asm
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
+	$(Q)$$(call IMAGE_BIN,$$@)
 	$(Q)rm -f $$@.1
 endef
 $(foreach d,$(IMAGE_DIRS),$(eval $(call IMAGE,$(d))))

@@ -1080,6 +1080,15 @@ static void uart(struct view *v, struct fdt_machine *m)
             return;
 }
 
+/* The first enabled PL031 real-time clock (arm,pl031; primecell). */
+static void rtc(struct view *v, struct fdt_machine *m)
+{
+    int n = first_enabled(v, "arm,pl031");
+
+    if (n >= 0)
+        reg_at(v, n, 0, &m->rtc);
+}
+
 static void virtio(struct view *v, struct fdt_machine *m,
                    const struct gicref *g)
 {
@@ -1148,6 +1157,7 @@ int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m)
     gic(&v, m, &g);
     timer(&v, m, &g);
     uart(&v, m);
+    rtc(&v, m);
     virtio(&v, m, &g);
     pci(&v, m);
     if (m->nmem == 0) {

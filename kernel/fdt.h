@@ -257,6 +257,7 @@ struct fdt_machine {
     struct fdt_irq timer[FDT_NTIMER];   /* PPIs, indexed by enum fdt_timer */
     struct fdt_range uart;      /* PL011: the one /chosen's stdout-path
                                    names, else the first; base 0: none */
+    struct fdt_range rtc;       /* first PL031 RTC; base 0: none */
     uint32_t nvirtio;
     struct fdt_virtio virtio[FDT_MAX_VIRTIO];
     struct fdt_pci pci;         /* first pci-host-ecam-generic */
