@@ -137,6 +137,14 @@ $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/$*.c
 
+# The device tree parser is two files: the blob walker and the machine
+# summary built on it.
+$(HB)/fdt_test: tests/host/fdt_test.c kernel/fdt.c kernel/fdt_machine.c \
+                kernel/fdt.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/fdt.c kernel/fdt_machine.c
+
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
 RUNQ_DEPS := tests/host/runq_test.c sched/runq.c sched/runq.h tests/host/harness.h

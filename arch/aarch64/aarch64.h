@@ -71,8 +71,9 @@
 #define TF_Q            304
 #define TF_SIZE         816
 
-/* struct cpu: where vectors.S finds the emergency stack. */
+/* struct cpu: where vectors.S finds the emergency stack, and its size. */
 #define CPU_ESTACK      112
+#define ESTACK_SIZE     (16 * 1024)
 
 /* Exception kinds vectors.S passes to trap.c. */
 #define KIND_SYNC       0

@@ -12,8 +12,6 @@
 #include "printk.h"
 #include "vm.h"
 
-#define ESTACK_SIZE (16 * 1024)
-
 _Static_assert(offsetof(struct cpu, arch.estack_top) == CPU_ESTACK,
                "vectors.S finds the emergency stack at CPU_ESTACK");
 

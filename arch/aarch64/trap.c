@@ -51,8 +51,8 @@ static const char *ec_name(uint32_t ec)
     }
 }
 
-/* True when the frame is on the emergency stack: the interrupted stack's
-   pages for the frame were not mapped (vectors.S). */
+/* True when the frame is not just below the interrupted sp: on the
+   emergency stack (vectors.S). */
 static bool on_emergency_stack(const struct trapframe *tf)
 {
     return (uintptr_t)tf + TF_SIZE != tf->sp;
@@ -71,7 +71,7 @@ static bool mapped(uintptr_t va)
  * instruction (or the interrupt, still pending) comes again.  Otherwise
  * it ran into a guard page: report the overflow at that address.
  */
-static void bad_stack(struct trapframe *tf, int kind)
+static void bad_stack(struct trapframe *tf)
 {
     uintptr_t lo = tf->sp - TF_SIZE, hi = tf->sp - 1;
 
@@ -79,8 +79,9 @@ static void bad_stack(struct trapframe *tf, int kind)
         return;
     tf->far = mapped(lo) ? hi : lo;
     tf->esr = (uint64_t)EC_DABT_SAME << 26;
-    panic_trap(tf, kind == KIND_IRQ ? "stack overflow (interrupt frame)" :
-               "stack overflow");
+    printk("trap: no stack left for an interrupt's frame below sp 0x%lx\n",
+           tf->sp);
+    panic_trap(tf, "data abort");
 }
 
 static void irq(struct trapframe *tf, bool fiq)
@@ -127,12 +128,17 @@ static void sync(struct trapframe *tf)
 
 void aarch64_trap(struct trapframe *tf, int kind)
 {
-    if (on_emergency_stack(tf) && kind != KIND_FIQ) {
-        bad_stack(tf, kind);
+    /* Faults always run on the emergency stack (vectors.S); for an
+       interrupt, being there means its own stack could not take it. */
+    if (kind == KIND_IRQ && on_emergency_stack(tf)) {
+        bad_stack(tf);
         return;
     }
-    /* FIQs (the stop SGI) may interrupt the handler. */
-    __asm__ volatile("msr daifclr, #1" : : : "memory");
+    /* The stop SGI (an FIQ) may interrupt any other handler; an FIQ
+       handler itself keeps FIQs masked, or its own FIQ, not acknowledged
+       yet, would be taken again at once. */
+    if (kind != KIND_FIQ)
+        __asm__ volatile("msr daifclr, #1" : : : "memory");
     switch (kind) {
     case KIND_IRQ:
     case KIND_FIQ:

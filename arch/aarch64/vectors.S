@@ -24,17 +24,17 @@
  * whole FP/SIMD state is saved because the interrupted code may use any
  * of it and the C handler may too, and because a preempted G resumes
  * from this frame (sched/preempt.c).
- * Register map in save_frame: x0 the interrupted sp, x1 scratch; x30 its
- * return address into the entry stub.
+ * Register map in save_frame and save_frame_sync: x0 the interrupted sp,
+ * x1 scratch; x30 the return address into the entry stub.
  */
 #include "aarch64.h"
 
-    .macro ventry kind
+    .macro ventry kind, save=save_frame
     .balign 128
     msr tpidrro_el0, x0
     msr tpidr_el0, x1
     msr sp_el0, x30
-    bl save_frame
+    bl \save
     mov x0, sp
     mov x1, #\kind
     bl aarch64_trap
@@ -49,7 +49,7 @@ vector_table:
     ventry KIND_BAD
     ventry KIND_BAD
     ventry KIND_BAD
-    ventry KIND_SYNC        /* current EL, SP_ELx */
+    ventry KIND_SYNC, save_frame_sync   /* current EL, SP_ELx */
     ventry KIND_IRQ
     ventry KIND_FIQ
     ventry KIND_SERROR
@@ -61,6 +61,24 @@ vector_table:
     ventry KIND_BAD
     ventry KIND_BAD
     ventry KIND_BAD
+
+/*
+ * Synchronous exceptions (faults) always go to the emergency stack, as
+ * x86_64's page fault goes to an IST stack: the handler maps lazily
+ * grown G stack pages, and must not itself run on the stack whose page
+ * is missing.  A fault while already on the emergency stack (inside a
+ * fault handler) stacks below it as usual.
+ */
+save_frame_sync:
+    mov x0, sp
+    mrs x1, tpidr_el1
+    ldr x1, [x1, #CPU_ESTACK]
+    cmp x0, x1
+    b.hs 1f                         /* above the emergency stack */
+    sub x1, x1, #ESTACK_SIZE
+    cmp x0, x1
+    b.hs save_frame                 /* on it already */
+    b 1f
 
 save_frame:
     mov x0, sp
