@@ -139,11 +139,11 @@ $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
 
 # The device tree parser is two files: the blob walker and the machine
 # summary built on it.
-$(HB)/fdt_test: tests/host/fdt_test.c kernel/fdt.c kernel/fdt_machine.c \
-                kernel/fdt.h tests/host/harness.h
+$(HB)/fdt_test: tests/host/fdt_test.c kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c \
+                kernel/fdt.h kernel/fdt_blob.h tests/host/harness.h
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/fdt.c kernel/fdt_machine.c
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
 
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.

@@ -1,250 +1,18 @@
 /*
- * fdt.c - check and walk a flattened device tree blob.  See fdt.h for the
+ * fdt.c - walking a flattened device tree blob that fdt_check (fdt_blob.c)
+ * accepted: nodes, properties, paths, phandles, reg.  See fdt.h for the
  * contract.
  *
- * The blob (DT spec v0.4 §5.2-§5.5): a header; the memory reservation
- * block, 16-byte <address size> pairs ending with 0,0; the structure
- * block, a stream of big-endian 32-bit tokens, each 4-byte aligned:
- *
- *   FDT_BEGIN_NODE name'\0' pad    FDT_PROP len nameoff value pad
- *   FDT_END_NODE   FDT_NOP         FDT_END (last)
- *
- * and the strings block, which holds the property names nameoff points at.
- *
- * Safety rests on one function: tag() is the only reader of the structure
- * block, and it returns a token only once the token and all it carries
- * (name, property header and value, the property's name in the strings
- * block) lie inside their blocks.  Each token moves the offset forward by
- * at least 4 bytes, so every walk ends within size_dt_struct / 4 steps;
- * nothing recurses (an alias is resolved once and must be absolute).
- * fdt_check walks the whole stream once more with the structural rules
- * (one root, balanced nodes, depth, properties before subnodes, FDT_END),
- * so the walkers may count on them; if they are broken anyway (the caller
- * skipped fdt_check) a walker returns an error, never faults.
- *
- * Offsets are ints: FDT_MAX_SIZE (1 GiB) keeps every sum below INT_MAX.
- *
- * fdt_parse_machine (fdt_machine.c) is a client of the walkers here.
+ * Every walk reads the structure block only through fdt_view_tag, which
+ * bounds-checks each token, and moves forward by at least 4 bytes per
+ * token, so it ends within size_dt_struct / 4 steps; nothing recurses (an
+ * alias is resolved once and must be absolute).  If the structural rules
+ * are broken anyway (the caller skipped fdt_check) a walker returns an
+ * error, never faults.  fdt_parse_machine (fdt_machine.c) is a client of
+ * the walkers here.
  */
 #include <string.h>
-#include "fdt.h"
-
-enum {
-    FDT_BEGIN_NODE = 1,
-    FDT_END_NODE = 2,
-    FDT_PROP = 3,
-    FDT_NOP = 4,
-    FDT_END = 9,
-};
-
-/* Header field offsets (§5.2); size_dt_struct is new in version 17. */
-enum {
-    H_MAGIC = 0, H_TOTALSIZE = 4, H_OFF_STRUCT = 8, H_OFF_STRINGS = 12,
-    H_OFF_RSVMAP = 16, H_VERSION = 20, H_LAST_COMP = 24,
-    H_SIZE_STRINGS = 32, H_SIZE_STRUCT = 36,
-    HDR_V16 = 36, HDR_V17 = 40,
-};
-
-_Static_assert(FDT_MAX_DEPTH <= 64, "check_struct keeps one bit per level");
-_Static_assert(FDT_MAX_SIZE <= 0x7fffff00u, "offsets must fit an int");
-
-/* A blob whose header has been checked. */
-struct view {
-    const uint8_t *blob;
-    const uint8_t *st;          /* structure block */
-    uint32_t stsize;
-    const char *str;            /* strings block */
-    uint32_t strsize;
-    uint32_t rsv;               /* offset of the reservation block */
-    uint32_t total;
-    const char *err;            /* why the last failure happened */
-};
-
-static int bad(struct view *v, const char *why)
-{
-    v->err = why;
-    return -FDT_ECORRUPT;
-}
-
-/* Checks the header of the blob in size bytes and fills *v. */
-static int header(struct view *v, const void *blob, size_t size)
-{
-    const uint8_t *b = blob;
-    uint32_t total, ver, hdr, off, len;
-
-    v->err = NULL;
-    if (!b)
-        return bad(v, "no blob");
-    if (size < HDR_V16)
-        return bad(v, "buffer smaller than a blob header");
-    if (fdt32(b + H_MAGIC) != FDT_MAGIC)
-        return bad(v, "bad magic: not a device tree blob");
-    total = fdt32(b + H_TOTALSIZE);
-    if (total > size)
-        return bad(v, "totalsize is larger than the buffer");
-    if (total > FDT_MAX_SIZE)
-        return bad(v, "totalsize is over FDT_MAX_SIZE");
-    ver = fdt32(b + H_VERSION);
-    if (ver < 16)
-        return bad(v, "version is older than 16");
-    if (fdt32(b + H_LAST_COMP) > 17)
-        return bad(v, "last_comp_version is newer than 17");
-    hdr = ver >= 17 ? HDR_V17 : HDR_V16;
-    if (total < hdr)
-        return bad(v, "totalsize is smaller than the header");
-
-    off = fdt32(b + H_OFF_RSVMAP);
-    if (off % 8)
-        return bad(v, "memory reservation block is not 8-byte aligned");
-    if (off < hdr || off > total)
-        return bad(v, "memory reservation block is outside the blob");
-    v->rsv = off;
-
-    off = fdt32(b + H_OFF_STRUCT);
-    if (off % 4)
-        return bad(v, "structure block is not 4-byte aligned");
-    if (off < hdr || off > total)
-        return bad(v, "structure block is outside the blob");
-    len = ver >= 17 ? fdt32(b + H_SIZE_STRUCT) : total - off;
-    if (len > total - off)
-        return bad(v, "structure block runs past totalsize");
-    v->st = b + off;
-    v->stsize = len;
-
-    off = fdt32(b + H_OFF_STRINGS);
-    len = fdt32(b + H_SIZE_STRINGS);
-    if (off < hdr || off > total || len > total - off)
-        return bad(v, "strings block is outside the blob");
-    v->str = (const char *)b + off;
-    v->strsize = len;
-
-    v->blob = b;
-    v->total = total;
-    return 0;
-}
-
-/* For the walkers: the blob passed fdt_check, so trust its totalsize. */
-static int open_blob(struct view *v, const void *blob)
-{
-    if (!blob)
-        return bad(v, "no blob");
-    return header(v, blob, fdt32((const uint8_t *)blob + H_TOTALSIZE));
-}
-
-/*
- * Reads the token at off.  Returns it, with *next set to the offset of the
- * token after it, or -FDT_ECORRUPT if the token or what it carries does not
- * lie inside the blob.
- */
-static int tag(struct view *v, int off, int *next)
-{
-    const uint8_t *p, *z;
-    uint32_t room, len, name;
-
-    if (off < 0 || off % 4 || (uint32_t)off > v->stsize ||
-        v->stsize - (uint32_t)off < 4)
-        return bad(v, "structure block ends before FDT_END");
-    p = v->st + off;
-    room = v->stsize - (uint32_t)off - 4;
-    switch (fdt32(p)) {
-    case FDT_BEGIN_NODE:
-        z = memchr(p + 4, '\0', room);
-        if (!z)
-            return bad(v, "node name runs past the structure block");
-        *next = (int)(((uint32_t)(z - v->st) + 1 + 3) & ~3u);
-        return FDT_BEGIN_NODE;
-    case FDT_PROP:
-        if (room < 8)
-            return bad(v, "property header runs past the structure block");
-        len = fdt32(p + 4);
-        name = fdt32(p + 8);
-        if (len > room - 8)
-            return bad(v, "property value runs past the structure block");
-        if (name >= v->strsize)
-            return bad(v, "property name offset is outside the strings block");
-        if (!memchr(v->str + name, '\0', v->strsize - name))
-            return bad(v, "property name is not terminated in the "
-                          "strings block");
-        *next = (int)(((uint32_t)off + 12 + len + 3) & ~3u);
-        return FDT_PROP;
-    case FDT_END_NODE:
-    case FDT_NOP:
-    case FDT_END:
-        *next = off + 4;
-        return (int)fdt32(p);
-    }
-    return bad(v, "unknown token in the structure block");
-}
-
-/* ---- fdt_check ---- */
-
-static int check_rsvmap(struct view *v)
-{
-    uint32_t off;
-
-    for (off = v->rsv; v->total - off >= 16; off += 16)
-        if (fdt64(v->blob + off) == 0 && fdt64(v->blob + off + 8) == 0)
-            return 0;
-    return bad(v, "memory reservation block has no terminating entry");
-}
-
-static int check_struct(struct view *v)
-{
-    uint64_t kids = 0;  /* bit d: the open node at depth d has a subnode */
-    int off = 0, next, depth = 0, t;
-    bool root = false;
-
-    for (;; off = next) {
-        t = tag(v, off, &next);
-        if (t < 0)
-            return t;
-        if (off == 0 && t != FDT_BEGIN_NODE)    /* the root is offset 0 */
-            return bad(v, "structure block does not start with a node");
-        switch (t) {
-        case FDT_BEGIN_NODE:
-            if (depth == 0 && root)
-                return bad(v, "more than one root node");
-            if (depth >= FDT_MAX_DEPTH)
-                return bad(v, "nodes nest deeper than FDT_MAX_DEPTH");
-            root = true;
-            if (depth > 0)
-                kids |= 1ull << (depth - 1);
-            kids &= ~(1ull << depth);
-            depth++;
-            break;
-        case FDT_PROP:
-            if (depth == 0)
-                return bad(v, "property outside any node");
-            if (kids & 1ull << (depth - 1))
-                return bad(v, "property after a subnode");
-            break;
-        case FDT_END_NODE:
-            if (depth == 0)
-                return bad(v, "FDT_END_NODE without FDT_BEGIN_NODE");
-            depth--;
-            break;
-        case FDT_END:
-            if (depth > 0)
-                return bad(v, "FDT_END inside an open node");
-            return 0;
-        }
-    }
-}
-
-int fdt_check(const void *blob, size_t size, const char **err)
-{
-    struct view v;
-    int rc;
-
-    rc = header(&v, blob, size);
-    if (rc == 0)
-        rc = check_rsvmap(&v);
-    if (rc == 0)
-        rc = check_struct(&v);
-    if (err)
-        *err = rc ? v.err : NULL;
-    return rc;
-}
+#include "fdt_blob.h"
 
 /* ---- Walking ---- */
 
@@ -257,7 +25,7 @@ static int prop_from(struct view *v, int off)
     int next, t;
 
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_PROP)
             return off;
         if (t == FDT_BEGIN_NODE || t == FDT_END_NODE)
@@ -273,7 +41,7 @@ static int node_from(struct view *v, int off, bool props)
     int next, t;
 
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_BEGIN_NODE)
             return off;
         if (t == FDT_END_NODE || t == FDT_END)
@@ -288,7 +56,7 @@ static int node_body(struct view *v, int node)
 {
     int next;
 
-    if (tag(v, node, &next) != FDT_BEGIN_NODE)
+    if (fdt_view_tag(v, node, &next) != FDT_BEGIN_NODE)
         return -FDT_EBADOFFSET;
     return next;
 }
@@ -304,10 +72,10 @@ static int next_sibling(struct view *v, int node)
 {
     int off = node, next, depth = 0, t;
 
-    if (tag(v, node, &next) != FDT_BEGIN_NODE)
+    if (fdt_view_tag(v, node, &next) != FDT_BEGIN_NODE)
         return -FDT_EBADOFFSET;
     do {                        /* skip node's subtree */
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_BEGIN_NODE)
             depth++;
         else if (t == FDT_END_NODE)
@@ -332,7 +100,7 @@ static const uint8_t *prop_n(struct view *v, int node, const char *name,
         return NULL;
     }
     for (off = prop_from(v, off); off >= 0; off = prop_from(v, next)) {
-        tag(v, off, &next);
+        fdt_view_tag(v, off, &next);
         pn = v->str + fdt32(v->st + off + 8);
         if (strlen(pn) == n && memcmp(pn, name, n) == 0) {
             *len = (int)fdt32(v->st + off + 4);
@@ -470,7 +238,7 @@ static int ancestors(struct view *v, int node, int *up)
     int off = 0, next, depth = 0, t;
 
     for (; off <= node; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_BEGIN_NODE) {
             if (off == node)
                 return depth;
@@ -521,7 +289,7 @@ static int by_phandle(struct view *v, uint32_t ph)
     if (ph == 0 || ph == 0xffffffffu)
         return -FDT_ENOTFOUND;
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_END)
             return -FDT_ENOTFOUND;
         if (t < 0)
@@ -555,7 +323,7 @@ static int find_compat(struct view *v, int start, const char *compat)
     if (start >= 0 && (off = node_body(v, start)) < 0)
         return off;
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_END)
             return -FDT_ENOTFOUND;
         if (t < 0)
@@ -592,28 +360,28 @@ int fdt_first_child(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : first_child(&v, node);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : first_child(&v, node);
 }
 
 int fdt_next_sibling(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : next_sibling(&v, node);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : next_sibling(&v, node);
 }
 
 int fdt_parent_offset(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : parent(&v, node);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : parent(&v, node);
 }
 
 const char *fdt_node_name(const void *blob, int node)
 {
     struct view v;
 
-    if (open_blob(&v, blob) || node_body(&v, node) < 0)
+    if (fdt_view_open(&v, blob) || node_body(&v, node) < 0)
         return NULL;
     return (const char *)v.st + node + 4;
 }
@@ -623,7 +391,7 @@ int fdt_first_prop(const void *blob, int node)
     struct view v;
     int off;
 
-    if (open_blob(&v, blob))
+    if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
     off = node_body(&v, node);
     return off < 0 ? off : prop_from(&v, off);
@@ -634,9 +402,9 @@ int fdt_next_prop(const void *blob, int prop)
     struct view v;
     int next;
 
-    if (open_blob(&v, blob))
+    if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
-    if (tag(&v, prop, &next) != FDT_PROP)
+    if (fdt_view_tag(&v, prop, &next) != FDT_PROP)
         return -FDT_EBADOFFSET;
     return prop_from(&v, next);
 }
@@ -647,7 +415,7 @@ const void *fdt_prop_value(const void *blob, int prop, const char **name,
     struct view v;
     int next;
 
-    if (open_blob(&v, blob) || tag(&v, prop, &next) != FDT_PROP) {
+    if (fdt_view_open(&v, blob) || fdt_view_tag(&v, prop, &next) != FDT_PROP) {
         if (len)
             *len = -FDT_EBADOFFSET;
         return NULL;
@@ -666,7 +434,7 @@ const void *fdt_getprop(const void *blob, int node, const char *name,
     const void *p = NULL;
     int n = -FDT_ECORRUPT;
 
-    if (open_blob(&v, blob) == 0 && name)
+    if (fdt_view_open(&v, blob) == 0 && name)
         p = prop(&v, node, name, &n);
     if (len)
         *len = n;
@@ -677,14 +445,14 @@ const char *fdt_getprop_str(const void *blob, int node, const char *name)
 {
     struct view v;
 
-    return open_blob(&v, blob) || !name ? NULL : prop_str(&v, node, name);
+    return fdt_view_open(&v, blob) || !name ? NULL : prop_str(&v, node, name);
 }
 
 int fdt_path_offset_n(const void *blob, const char *path, size_t len)
 {
     struct view v;
 
-    if (open_blob(&v, blob) || !path)
+    if (fdt_view_open(&v, blob) || !path)
         return -FDT_ECORRUPT;
     return path_n(&v, path, len);
 }
@@ -698,14 +466,14 @@ int fdt_node_by_phandle(const void *blob, uint32_t ph)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : by_phandle(&v, ph);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : by_phandle(&v, ph);
 }
 
 int fdt_interrupt_parent(const void *blob, int node)
 {
     struct view v;
 
-    if (open_blob(&v, blob))
+    if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
     return by_phandle(&v, irq_parent(&v, node));
 }
@@ -714,14 +482,14 @@ bool fdt_node_compatible(const void *blob, int node, const char *compat)
 {
     struct view v;
 
-    return open_blob(&v, blob) == 0 && compat && compatible(&v, node, compat);
+    return fdt_view_open(&v, blob) == 0 && compat && compatible(&v, node, compat);
 }
 
 int fdt_find_compatible(const void *blob, int start, const char *compat)
 {
     struct view v;
 
-    if (open_blob(&v, blob) || !compat)
+    if (fdt_view_open(&v, blob) || !compat)
         return -FDT_ECORRUPT;
     return find_compat(&v, start, compat);
 }
@@ -730,7 +498,7 @@ bool fdt_node_enabled(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) == 0 && node_body(&v, node) >= 0 &&
+    return fdt_view_open(&v, blob) == 0 && node_body(&v, node) >= 0 &&
            enabled(&v, node);
 }
 
@@ -738,7 +506,7 @@ int fdt_address_cells(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT :
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT :
            cells(&v, node, "#address-cells", 2);
 }
 
@@ -746,7 +514,7 @@ int fdt_size_cells(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT :
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT :
            cells(&v, node, "#size-cells", 1);
 }
 
@@ -756,7 +524,7 @@ bool fdt_reg(const void *blob, int node, int index, uint64_t *addr,
     struct view v;
     int p;
 
-    if (open_blob(&v, blob) || (p = parent(&v, node)) < 0)
+    if (fdt_view_open(&v, blob) || (p = parent(&v, node)) < 0)
         return false;
     return reg_cells(&v, node, cells(&v, p, "#address-cells", 2),
                      cells(&v, p, "#size-cells", 1), index, addr, size);
@@ -769,7 +537,7 @@ bool fdt_mem_rsv(const void *blob, int index, uint64_t *addr,
     uint32_t off;
     int i = 0;
 
-    if (open_blob(&v, blob) || index < 0)
+    if (fdt_view_open(&v, blob) || index < 0)
         return false;
     for (off = v.rsv; v.total - off >= 16; off += 16, i++) {
         uint64_t a = fdt64(v.blob + off), s = fdt64(v.blob + off + 8);

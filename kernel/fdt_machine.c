@@ -12,22 +12,22 @@
 #include <string.h>
 #include "fdt.h"
 
-struct view {
+struct dt {
     const void *blob;
 };
 
-static const uint8_t *prop(struct view *v, int node, const char *name,
+static const uint8_t *prop(struct dt *v, int node, const char *name,
                            int *len)
 {
     return fdt_getprop(v->blob, node, name, len);
 }
 
-static const char *prop_str(struct view *v, int node, const char *name)
+static const char *prop_str(struct dt *v, int node, const char *name)
 {
     return fdt_getprop_str(v->blob, node, name);
 }
 
-static uint32_t prop_u32(struct view *v, int node, const char *name,
+static uint32_t prop_u32(struct dt *v, int node, const char *name,
                          uint32_t def)
 {
     int len;
@@ -36,33 +36,33 @@ static uint32_t prop_u32(struct view *v, int node, const char *name,
     return p && len == 4 ? fdt32(p) : def;
 }
 
-static bool compatible(struct view *v, int node, const char *compat)
+static bool compatible(struct dt *v, int node, const char *compat)
 {
     return fdt_node_compatible(v->blob, node, compat);
 }
 
-static bool enabled(struct view *v, int node)
+static bool enabled(struct dt *v, int node)
 {
     return fdt_node_enabled(v->blob, node);
 }
 
-static int find_compat(struct view *v, int start, const char *compat)
+static int find_compat(struct dt *v, int start, const char *compat)
 {
     return fdt_find_compatible(v->blob, start, compat);
 }
 
-static int first_child(struct view *v, int node)
+static int first_child(struct dt *v, int node)
 {
     return fdt_first_child(v->blob, node);
 }
 
-static int next_sibling(struct view *v, int node)
+static int next_sibling(struct dt *v, int node)
 {
     return fdt_next_sibling(v->blob, node);
 }
 
 /* phandle of node's interrupt parent (own or inherited), 0 if none. */
-static uint32_t irq_parent(struct view *v, int node)
+static uint32_t irq_parent(struct dt *v, int node)
 {
     for (int n = node; n >= 0; n = fdt_parent_offset(v->blob, n)) {
         uint32_t ph = prop_u32(v, n, "interrupt-parent", 0);
@@ -95,12 +95,12 @@ static void add_range(struct fdt_range *a, uint32_t *n, uint32_t max,
 }
 
 /* Entry i of node's reg, decoded with its parent's cells. */
-static bool reg_at(struct view *v, int node, int i, struct fdt_range *r)
+static bool reg_at(struct dt *v, int node, int i, struct fdt_range *r)
 {
     return fdt_reg(v->blob, node, i, &r->base, &r->size);
 }
 
-static int first_enabled(struct view *v, const char *compat)
+static int first_enabled(struct dt *v, const char *compat)
 {
     int n;
 
@@ -114,7 +114,7 @@ static int first_enabled(struct view *v, const char *compat)
  * node's interrupts property, if its interrupt parent is the GIC: the
  * first specifier, with the count in *n; each is 4 * g->cells bytes.
  */
-static const uint8_t *gic_irqs(struct view *v, const struct gicref *g,
+static const uint8_t *gic_irqs(struct dt *v, const struct gicref *g,
                                int node, int *n)
 {
     const uint8_t *p;
@@ -131,7 +131,7 @@ static const uint8_t *gic_irqs(struct view *v, const struct gicref *g,
     return p;
 }
 
-static void chosen(struct view *v, struct fdt_machine *m)
+static void chosen(struct dt *v, struct fdt_machine *m)
 {
     int c = fdt_path_offset(v->blob, "/chosen");
 
@@ -144,7 +144,7 @@ static void chosen(struct view *v, struct fdt_machine *m)
 }
 
 /* Root children with device_type "memory" (§3.4), or named memory[@...]. */
-static void memory(struct view *v, struct fdt_machine *m)
+static void memory(struct dt *v, struct fdt_machine *m)
 {
     const char *dt, *name;
     uint64_t base, size;
@@ -163,7 +163,7 @@ static void memory(struct view *v, struct fdt_machine *m)
 }
 
 /* The reservation block (§5.3), then /reserved-memory's children (§3.5). */
-static void reserved(struct view *v, struct fdt_machine *m)
+static void reserved(struct dt *v, struct fdt_machine *m)
 {
     uint64_t base, size;
     int rm;
@@ -190,7 +190,7 @@ static void reserved(struct view *v, struct fdt_machine *m)
  * not describe that way).  "disabled" CPUs are kept: for spin-table it
  * means parked and waiting to be released.
  */
-static int cpus(struct view *v, struct fdt_machine *m)
+static int cpus(struct dt *v, struct fdt_machine *m)
 {
     const uint8_t *p;
     const char *s;
@@ -233,7 +233,7 @@ static int cpus(struct view *v, struct fdt_machine *m)
     return 0;
 }
 
-static void psci(struct view *v, struct fdt_machine *m)
+static void psci(struct dt *v, struct fdt_machine *m)
 {
     static const struct {
         const char *compat;
@@ -266,7 +266,7 @@ static void psci(struct view *v, struct fdt_machine *m)
  * GICv2 reg: GICD, GICC (then GICH, GICV, unused here).  A GIC without
  * the regions the kernel needs is no GIC at all.
  */
-static void gic(struct view *v, struct fdt_machine *m, struct gicref *g)
+static void gic(struct dt *v, struct fdt_machine *m, struct gicref *g)
 {
     static const char *const v2[] = {
         "arm,gic-400", "arm,cortex-a15-gic", "arm,cortex-a7-gic",
@@ -304,7 +304,7 @@ none:
 }
 
 /* arm,armv8-timer: PPIs in enum fdt_timer order (arm/arch_timer.yaml). */
-static void timer(struct view *v, struct fdt_machine *m,
+static void timer(struct dt *v, struct fdt_machine *m,
                   const struct gicref *g)
 {
     const uint8_t *p;
@@ -321,14 +321,14 @@ static void timer(struct view *v, struct fdt_machine *m,
     }
 }
 
-static bool pl011(struct view *v, int n, struct fdt_range *r)
+static bool pl011(struct dt *v, int n, struct fdt_range *r)
 {
     return n >= 0 && compatible(v, n, "arm,pl011") && enabled(v, n) &&
            reg_at(v, n, 0, r);
 }
 
 /* The PL011 stdout-path names (its part before ':'), else the first. */
-static void uart(struct view *v, struct fdt_machine *m)
+static void uart(struct dt *v, struct fdt_machine *m)
 {
     const char *s = m->stdout_path, *colon;
     int n;
@@ -346,7 +346,7 @@ static void uart(struct view *v, struct fdt_machine *m)
 }
 
 /* The first enabled PL031 real-time clock (arm,pl031; primecell). */
-static void rtc(struct view *v, struct fdt_machine *m)
+static void rtc(struct dt *v, struct fdt_machine *m)
 {
     int n = first_enabled(v, "arm,pl031");
 
@@ -354,7 +354,7 @@ static void rtc(struct view *v, struct fdt_machine *m)
         reg_at(v, n, 0, &m->rtc);
 }
 
-static void virtio(struct view *v, struct fdt_machine *m,
+static void virtio(struct dt *v, struct fdt_machine *m,
                    const struct gicref *g)
 {
     const uint8_t *p;
@@ -381,7 +381,7 @@ static void virtio(struct view *v, struct fdt_machine *m,
 }
 
 /* pci/host-generic-pci.yaml: bus-range defaults to 0..255. */
-static void pci(struct view *v, struct fdt_machine *m)
+static void pci(struct dt *v, struct fdt_machine *m)
 {
     const uint8_t *p;
     struct fdt_range r;
@@ -406,7 +406,7 @@ static void pci(struct view *v, struct fdt_machine *m)
 int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m)
 {
     struct gicref g = { 0, 0 };
-    struct view v;
+    struct dt v;
     int rc;
 
     memset(m, 0, sizeof(*m));
