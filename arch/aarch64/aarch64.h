@@ -101,12 +101,6 @@ static inline void isb(void)
     __asm__ volatile("isb" : : : "memory");
 }
 
-/* Orders MMIO and memory against everything else on this core. */
-static inline void dsb_sy(void)
-{
-    __asm__ volatile("dsb sy" : : : "memory");
-}
-
 static inline uint32_t mmio_read32(uintptr_t a)
 {
     uint32_t v = *(volatile uint32_t *)a;
@@ -154,14 +148,12 @@ void gtimer_init(void);
 void timer_disarm(void);
 uint32_t timer_intid(void);
 void vectors_install(void);
+void cpu_boot_early(void);
 int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3);
-__attribute__((noreturn)) void psci_system_off(void);
 uint64_t mpidr_affinity(void);
 uint32_t mpidr_to_hwid(uint64_t mpidr);
-void mmu_switch(uint64_t ttbr0);
 uint64_t mmu_kernel_ttbr(void);
 void ap_entry(struct cpu *c);
-void delay_us(uint64_t us);
 
 /* SGIs: the scheduler IPI and the panic's stop. */
 #define SGI_IPI         0

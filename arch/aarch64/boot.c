@@ -73,7 +73,10 @@ static const char *parse(uint64_t dtb)
 
 void aarch64_boot(uint64_t dtb, uint64_t entry_cycles)
 {
-    const char *bad = parse(dtb);
+    const char *bad;
+
+    cpu_boot_early();
+    bad = parse(dtb);
 
     if (bad)
         assume_virt();

@@ -40,14 +40,24 @@ static void set_this_cpu(struct cpu *c)
     sysreg_write(tpidr_el1, c);
 }
 
-void arch_early_init(struct bootinfo *bi)
+/*
+ * The boot core's per-CPU pointer and exception vectors, first thing in
+ * C: even reading the device tree may fault (a bad blob address), and a
+ * fault must reach the panic path, not an unset VBAR.
+ */
+void cpu_boot_early(void)
 {
-    (void)bi;
     cpus[0] = &boot_cpu;
     boot_cpu.arch.estack_top = (uint64_t)boot_estack + sizeof boot_estack;
     boot_cpu.arch.mpidr = mpidr_affinity();
     set_this_cpu(&boot_cpu);
     vectors_install();
+}
+
+/* The console is up (boot.c); the rest of the boot core's early state. */
+void arch_early_init(struct bootinfo *bi)
+{
+    (void)bi;
     gtimer_init();
 }
 

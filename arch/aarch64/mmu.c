@@ -33,6 +33,8 @@
 #define BLK_DEVICE  (PTE_VALID | PTE_ATTR(ATTR_DEVICE) | PTE_AF | PTE_UXN | \
                      PTE_PXN)
 
+static void mmu_switch(uint64_t ttbr0);
+
 static uint64_t kernel_l0[ENTRIES] __attribute__((aligned(4096)));
 static size_t table_pages;      /* table pages taken from mem.c */
 
@@ -226,7 +228,7 @@ void arch_paging_init(struct bootinfo *bi)
  * the running code and stack the same way, so the switch is seamless;
  * the TLB flush drops the boot map's entries.
  */
-void mmu_switch(uint64_t ttbr0)
+static void mmu_switch(uint64_t ttbr0)
 {
     __asm__ volatile("dsb ish\n\tmsr ttbr0_el1, %0\n\tisb\n\t"
                      "tlbi vmalle1\n\tdsb nsh\n\tisb" : : "r"(ttbr0) :

@@ -52,7 +52,7 @@ int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
     return (int64_t)x0;
 }
 
-void psci_system_off(void)
+static __attribute__((noreturn)) void psci_system_off(void)
 {
     psci_call(PSCI_SYSTEM_OFF, 0, 0, 0);
     arch_stop_self();           /* no PSCI: halt for good */

@@ -78,14 +78,6 @@ void timer_disarm(void)
     isb();
 }
 
-void delay_us(uint64_t us)
-{
-    uint64_t end = arch_cycles() + hz / 1000000 * us;
-
-    while (arch_cycles() < end)
-        arch_cpu_relax();
-}
-
 uint64_t arch_wallclock(void)
 {
     if (!machine.rtc.base)
