@@ -24,6 +24,23 @@ struct fpres {
 #define RMODE_NEAREST 0
 #define RMODE_ZERO (3u << 22)
 
+/* The control word a voluntary switch keeps per G, and its rounding
+   field: fp_csr_round(true) rounds toward zero, (false) to nearest. */
+static inline uint32_t fp_csr_get(void)
+{
+    return __builtin_aarch64_get_fpcr();
+}
+
+static inline void fp_csr_set(uint32_t v)
+{
+    __builtin_aarch64_set_fpcr(v);
+}
+
+static inline uint32_t fp_csr_round(uint32_t csr, bool zero)
+{
+    return (csr & ~RMODE_MASK) | (zero ? RMODE_ZERO : RMODE_NEAREST);
+}
+
 static void fp_work(int seed, long iters, struct fpres *out)
 {
     uint32_t saved = __builtin_aarch64_get_fpcr();

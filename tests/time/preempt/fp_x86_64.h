@@ -21,6 +21,25 @@ struct fpres {
 #define RC_NEAREST 0x0000
 #define RC_ZERO 0x6000
 
+/* The control word a voluntary switch keeps per G (MXCSR without its
+   sticky exception flags, bits 0-5, which any division may set), and
+   its rounding field: fp_csr_round(true) rounds toward zero, (false) to
+   nearest. */
+static inline uint32_t fp_csr_get(void)
+{
+    return _mm_getcsr() & ~0x3Fu;
+}
+
+static inline void fp_csr_set(uint32_t v)
+{
+    _mm_setcsr(v);
+}
+
+static inline uint32_t fp_csr_round(uint32_t csr, bool zero)
+{
+    return (csr & ~0x6000u) | (zero ? RC_ZERO : RC_NEAREST);
+}
+
 static void fp_work(int seed, long iters, struct fpres *out)
 {
     uint32_t saved = _mm_getcsr();

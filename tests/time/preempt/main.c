@@ -257,9 +257,75 @@ static void all_freed(void)
     CHECK_ALL_FREED();
 }
 
+/* ---- the FP control word across voluntary switches -------------------- */
+
+/*
+ * A preempted G gets its control word back from the trap frame; one that
+ * yields gets it from arch_switch's frame only.  Gs of both rounding
+ * modes yield to each other on every core, and each checks its mode, and
+ * a division whose last bit depends on it, after every yield.
+ */
+#define CSR_YIELDS 300
+
+static long csr_bad;
+static sp_waitgroup csr_wg;
+
+/* 1/10 in the current rounding mode.  Out of line and opaque: without
+   -frounding-math the compiler would move or merge the division across
+   the mode change. */
+static __attribute__((noipa)) double tenth(void)
+{
+    volatile double one = 1.0, ten = 10.0;
+
+    return one / ten;
+}
+
+static void csr_g(void *arg)
+{
+    bool zero = (uintptr_t)arg % 2;
+    uint32_t saved = fp_csr_get(), mine = fp_csr_round(saved, zero);
+    double want;
+
+    fp_csr_set(mine);
+    want = tenth();
+    for (int k = 0; k < CSR_YIELDS; k++) {
+        sp_yield();
+        if (fp_csr_get() != mine || tenth() != want) {
+            __atomic_add_fetch(&csr_bad, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    fp_csr_set(saved);
+    sp_waitgroup_done(&csr_wg);
+}
+
+static void fp_csr_survives_yield(void)
+{
+    int n = 4 * sp_ncpu();
+    uint32_t saved = fp_csr_get();
+    double nearest, zero;
+
+    /* The two modes must give different bits, or the check is blind. */
+    fp_csr_set(fp_csr_round(saved, true));
+    zero = tenth();
+    fp_csr_set(fp_csr_round(saved, false));
+    nearest = tenth();
+    fp_csr_set(saved);
+    CHECKF(zero != nearest, "1/10 rounds the same in both modes");
+    csr_bad = 0;
+    sp_waitgroup_add(&csr_wg, n);
+    for (int i = 0; i < n; i++)
+        sp_go(csr_g, (void *)(uintptr_t)i);
+    sp_waitgroup_wait(&csr_wg);
+    CHECKF(csr_bad == 0, "%ld of %d Gs found another G's " FP_CSR_NAME
+           " (or its rounding) after a yield", csr_bad, n);
+    CHECKF(fp_csr_get() == saved, FP_CSR_NAME " of main changed");
+}
+
 static const struct sp_test tests[] = {
     { "quantum_is_1ms", quantum_is_1ms },
     { "fp_survives_preemption", fp_survives_preemption },
+    { "fp_csr_survives_yield", fp_csr_survives_yield },
     { "preemptoff_region", preemptoff_region },
     { "spinlock_region", spinlock_region },
     { "all_freed", all_freed },
