@@ -9,14 +9,11 @@
  * 0x08000000 and redistributors at 0x080A0000, RAM from 0x40000000, the
  * virtual timer on PPI 11, one core.
  */
-#include <stdarg.h>
 #include <string.h>
 #include "arch.h"
 #include "aarch64.h"
-#include "acpi.h"
 #include "bootinfo.h"
 #include "fdt.h"
-#include "mem.h"
 #include "panic.h"
 #include "printk.h"
 
@@ -110,25 +107,4 @@ void aarch64_boot(uint64_t dtb, uint64_t entry_cycles)
     if (machine.gic.version != 2 && machine.gic.version != 3)
         panic("aarch64_boot: no GICv2 or GICv3 in the device tree");
     kernel_main(&bi);
-}
-
-/*
- * kernel/acpi.c is part of every kernel.  aarch64 boots from the device
- * tree only (ACPI arm64 servers are not supported yet), but the parser
- * links in: give it the direct map and the console as x86_64 does.
- */
-void *acpi_map(uint64_t pa, size_t len)
-{
-    (void)len;
-    return phys_to_virt(pa);
-}
-
-void acpi_log(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    printk("acpi: ");
-    vprintk(fmt, ap);
-    va_end(ap);
 }

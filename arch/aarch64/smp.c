@@ -5,10 +5,8 @@
  * Each core gets a start block (stack, struct cpu, the kernel's TTBR0)
  * whose address is CPU_ON's context id; it arrives in secondary_entry
  * (entry.S) with the MMU off, turns it on with the kernel's tables and
- * calls ap_entry.  All cores are started at once.  A core that has not
- * checked in by the deadline is abandoned: its state word is CAS'd from
- * WAITING to ABANDONED, and if it arrives later it loses the CAS in
- * ap_entry and stops itself instead of joining.
+ * calls ap_entry.  All cores are started at once; kernel/smp.c waits for
+ * them and abandons those that do not check in (smp_ap_wait).
  */
 #include <string.h>
 #include "arch.h"
@@ -17,13 +15,11 @@
 #include "fdt.h"
 #include "panic.h"
 #include "printk.h"
+#include "smp.h"
 #include "vm.h"
 
 #define AP_STACK_SIZE   (64 * 1024)
-#define AP_TIMEOUT_MS   1000
 #define PSCI_CPU_ON_64  0xC4000003
-
-enum { AP_WAITING, AP_ARRIVED, AP_ABANDONED };
 
 struct ap_start {
     uint64_t stack_top;
@@ -37,8 +33,6 @@ _Static_assert(offsetof(struct ap_start, ttbr) == AP_TTBR, "");
 void secondary_entry(void);
 
 static struct ap_start starts[MAXCPU];
-static int ap_state[MAXCPU];
-static struct cpu **start_cpus;
 static uint64_t mpidr_of[MAXCPU];
 
 int arch_discover_cpus(uint32_t *hwid, int max)
@@ -72,11 +66,9 @@ int arch_discover_cpus(uint32_t *hwid, int max)
 /* First C code of a started core, on its own stack and page tables. */
 void ap_entry(struct cpu *c)
 {
-    int i = c->id, waiting = AP_WAITING;
+    int i = c->id;
 
-    if (!__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ARRIVED,
-                                     false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
+    if (!smp_ap_arrive(i))
         arch_stop_self();       /* abandoned: the boot core went on */
     c->stack_hi = starts[i].stack_top;
     c->stack_lo = c->stack_hi - AP_STACK_SIZE;
@@ -94,9 +86,6 @@ static uint64_t mpidr_by_hwid(uint32_t hwid)
 
 void arch_start_cpus(struct cpu **cpus, int n)
 {
-    uint64_t deadline;
-
-    start_cpus = cpus;
     for (int i = 1; i < n; i++) {
         char *lo = vm_stack_alloc(AP_STACK_SIZE);
         int64_t rc;
@@ -116,23 +105,5 @@ void arch_start_cpus(struct cpu **cpus, int n)
                    mpidr_by_hwid(cpus[i]->hwid), (long)rc);
     }
 
-    deadline = arch_cycles() + arch_cycles_hz() / 1000 * AP_TIMEOUT_MS;
-    for (int i = 1; i < n; i++) {
-        int waiting = AP_WAITING;
-
-        while (!__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE) &&
-               arch_cycles() < deadline)
-            arch_cpu_relax();
-        if (__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE))
-            continue;
-        if (__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ABANDONED,
-                                        false, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
-            printk("smp: cpu %d (MPIDR 0x%lx) did not start within %d ms; "
-                   "going on without it\n", i, mpidr_by_hwid(cpus[i]->hwid),
-                   AP_TIMEOUT_MS);
-        else
-            panic("arch_start_cpus: cpu %d (MPIDR 0x%lx) started but never "
-                  "came online", i, mpidr_by_hwid(cpus[i]->hwid));
-    }
+    smp_ap_wait(cpus, n);
 }
