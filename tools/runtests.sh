@@ -59,8 +59,13 @@ boot_measured() {
     pid=$!
     hz=$(getconf CLK_TCK)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE START' "$log"; do sleep 0.02; done
-    # QEMU boots IMAGE itself or, on aarch64, the .Image beside it.
-    qpid=$(pgrep -f "qemu-system.*${img%.elf}" | head -n 1)
+    # Our QEMU is the child of qemu.sh, the child of timeout ($pid): other
+    # worktrees may run a QEMU on the same relative image path right now.
+    qpid=
+    for p in $(pgrep -P "$pid"); do
+        qpid=$(pgrep -P "$p" -f qemu-system | head -n 1)
+        [ -n "$qpid" ] && break
+    done
     c0=$(cpu_ticks "$qpid"); t0=$(date +%s%N)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE END' "$log"; do sleep 0.02; done
     c1=$(cpu_ticks "$qpid"); t1=$(date +%s%N)
