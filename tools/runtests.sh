@@ -53,7 +53,7 @@ cpu_ticks() {
 # boot_measured LOG ARGS...: boots like the plain path, and prints the
 # percent of one host core QEMU used between IDLE START and IDLE END.
 boot_measured() {
-    local log=$1 pid qpid t0 t1 c0 c1 hz
+    local log=$1 pid qpid t0 t1 c0 c1 hz p
     shift
     QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
     pid=$!
