@@ -34,11 +34,15 @@ void backtrace_from(uintptr_t fp, uintptr_t pc)
 {
     printk("backtrace:\n");
     for (int i = 0; i < MAX_FRAMES && pc; i++) {
-        uintptr_t off;
-        const char *name = ksym_lookup(pc, &off);
+        /* Past frame 0, pc is a return address: the call is just before
+           it, and after a call to a noreturn function the return address
+           may already belong to the next function. */
+        uintptr_t at = i ? pc - 1 : pc, off;
+        const char *name = ksym_lookup(at, &off);
         uintptr_t *frame = (uintptr_t *)fp;
 
-        printk("  #%d 0x%016lx %s+0x%lx\n", i, pc, name ? name : "?", off);
+        printk("  #%d 0x%016lx %s+0x%lx\n", i, pc, name ? name : "?",
+               off + (pc - at));
         /* Frames are {saved fp, return address}; stop at the end of the
            chain or at anything that does not look like one. */
         if (!fp || fp & 7 || !arch_virt_to_phys(fp, &(uint64_t){0}))

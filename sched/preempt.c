@@ -19,6 +19,10 @@
  * straight back into the G's code.  Voluntary switches save only the
  * callee-saved registers (arch_switch).
  *
+ * The interrupt also does sysmon's other job: it polls the network when
+ * nobody did for 10 ms (netpoll.c), so Gs waiting for packets are not
+ * starved by CPU-bound ones.
+ *
  * A preempted G goes to the global queue, as in Go, so that it runs after
  * the Gs that waited behind it.
  *
@@ -31,6 +35,7 @@
  */
 #include "arch.h"
 #include "cmdline.h"
+#include "netpoll.h"
 #include "printk.h"
 #include "schedimpl.h"
 #include "timers.h"
@@ -68,11 +73,6 @@ void core_timer_arm(struct m *m, uint64_t deadline)
     }
 }
 
-static uint64_t min_deadline(uint64_t a, uint64_t b)
-{
-    return !a ? b : !b ? a : a < b ? a : b;
-}
-
 /* When the running G's slice ends, and when it has had a tenth of it. */
 static uint64_t min_run_end(struct m *m)
 {
@@ -98,9 +98,12 @@ void timer_interrupt(struct trapframe *tf)
     }
     if (was_empty && !runq_empty(&m->p->runq))
         m->woken = true;        /* a timer readied a G during this slice */
+    if (netpoll_check(now))
+        m->woken = true;        /* so did the network (sysmon's poll) */
     if ((now >= m->slice_end || (m->woken && now >= min_run_end(m))) &&
         !gp->preemptoff && !spin_depth()) {
         m->npreempt++;
+        gp->npreempt++;
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
         /* The next G's execute() arms the timer for its own slice. */
@@ -112,5 +115,6 @@ void timer_interrupt(struct trapframe *tf)
        later; re-arming for "now" would storm the core with interrupts. */
     if (deadline <= now)
         deadline = now + quantum / 20;
-    core_timer_arm(m, min_deadline(deadline, next));
+    core_timer_arm(m, earliest(earliest(deadline, next),
+                               netpoll_deadline(now)));
 }

@@ -52,6 +52,10 @@
  *      wakes it.  arch_halt enables interrupts and halts atomically, so an
  *      IPI sent after the last check still wakes it.
  *
+ * The network (netpoll.c) is polled after the global queue and before
+ * stealing, by an idle core before it halts, and by the timer interrupt
+ * when nobody polled for 10 ms.
+ *
  * Locks used here, in order: sched.lock (global queue, idle list), then
  * gfree.lock and allg.lock (gfree.c).  Run queues are lock-free.
  */
@@ -59,13 +63,13 @@
 #include "arch.h"
 #include "cpu.h"
 #include "panic.h"
+#include "netpoll.h"
 #include "printk.h"
 #include "sched.h"
 #include "schedimpl.h"
 #include "timers.h"
 
 struct sched sched = { .lock = SPINLOCK_INIT("sched") };
-struct g *(*netpoll_hook)(bool block);
 
 static bool main_started;
 
@@ -164,6 +168,28 @@ void runqput(struct p *p, struct g *gp, bool next)
     for (uint32_t i = 0; i < n; i++)
         globrunqput(batch[i]);
     spin_unlock(&sched.lock, f);
+}
+
+/*
+ * Makes the Gs of a schedlink list (G_WAITING, from the network poller)
+ * runnable on the global queue, and wakes an idle core for them (which
+ * wakes the next if there is more: step 2 below).  Go's injectglist, for
+ * callers that may be in an interrupt: the local queue's runnext belongs
+ * to the interrupted G's hand-offs.  Interrupts off.
+ */
+void injectglist(struct g *list)
+{
+    unsigned long f = spin_lock(&sched.lock);
+
+    while (list) {
+        struct g *gp = list;
+
+        list = gp->schedlink;
+        __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        globrunqput(gp);
+    }
+    spin_unlock(&sched.lock, f);
+    wakep();
 }
 
 /* ---- Idle Ps and waking cores ---------------------------------------- */
@@ -336,13 +362,19 @@ static void stop_and_halt(struct m *m)
     m->slice_end = 0;
     while (__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
         uint64_t wake = run_due_timers();
+        struct g *list;
 
         if (p_has_work(p)) {
             unidle(p);
             return;
         }
+        if ((list = netpoll())) {
+            unidle(p);          /* first, or wakep would pick this P */
+            injectglist(list);
+            return;
+        }
         smp_poll_calls();
-        core_timer_arm(m, wake);
+        core_timer_arm(m, earliest(wake, netpoll_deadline(arch_cycles())));
         /* Seq-cst, paired with timer_start's scan: either it sees this
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
@@ -352,7 +384,7 @@ static void stop_and_halt(struct m *m)
     }
 }
 
-/* Go's findRunnable, without timers and netpoll for now. */
+/* Go's findRunnable. */
 static struct g *findrunnable(struct m *m, bool *inherit)
 {
     struct p *p = m->p;
@@ -382,8 +414,12 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             return gp;
         if ((gp = take_global(p, 0)))
             return gp;
-        if (netpoll_hook && (gp = netpoll_hook(false)))
+        if ((gp = netpoll())) {
+            if (gp->schedlink)
+                injectglist(gp->schedlink);
+            __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
             return gp;
+        }
         if (m->spinning ||
             2 * __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST) <
                 ncpu - __atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST)) {
@@ -414,8 +450,8 @@ static void execute(struct m *m, struct g *gp, bool inherit)
         m->p->schedtick++;
         m->slice_end = arch_cycles() + quantum;
     }
-    core_timer_arm(m, timers_next(m->p) && timers_next(m->p) < m->slice_end ?
-                      timers_next(m->p) : m->slice_end);
+    core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
+                               netpoll_deadline(arch_cycles())));
     m->p->nsched++;
     arch_switch(&m->g0sp, gp->sp);
 }
@@ -563,6 +599,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     gp->goid = goid = __atomic_add_fetch(&sched.goidgen, 1,
                                          __ATOMIC_RELAXED);
     gp->reent._errno = 0;
+    gp->npreempt = 0;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     runqput(p, gp, true);

@@ -53,6 +53,7 @@ enum waitreason {
     WAIT_WAITGROUP,         /* "sync.WaitGroup.Wait" */
     WAIT_SEMA,              /* "semacquire" */
     WAIT_SLEEP,             /* "sleep" */
+    WAIT_IO,                /* "IO wait": the network (netpoll.h) */
     WAIT_TEST,              /* "test park" */
     WAIT_NREASONS,
 };
@@ -75,6 +76,7 @@ struct g {
     int lastcpu;                /* core that last ran it */
     bool inherit;               /* came from runnext: shares the slice */
     int preemptoff;             /* > 0: the timer must not preempt it */
+    uint64_t npreempt;          /* times the timer preempted it */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
 };
 

@@ -32,6 +32,7 @@ void globrunqput(struct g *gp);
 struct g *globrunqget(struct p *p, uint32_t max);
 void runqput(struct p *p, struct g *gp, bool next);
 void wakep(void);
+void injectglist(struct g *list);
 /* On g0: gp, just switched out, goes to the global queue (a yield or a
    preemption, as Go's goschedImpl) and an idle core may take it. */
 void gosched_m(struct g *gp);
@@ -66,10 +67,10 @@ void schedtrace_tick(void);
 /* kernel/smp.c: runs a pending smp_call_all request on this core. */
 void smp_poll_calls(void);
 
-/*
- * The network poller (drivers/, later): returns a G made runnable by
- * network activity, or NULL.  NULL while there is no network.
- */
-extern struct g *(*netpoll_hook)(bool block);
+/* The earlier of two arch_cycles() deadlines, where 0 means none. */
+static inline uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
 
 #endif

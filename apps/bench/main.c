@@ -21,7 +21,9 @@
  *   timers_late_mean, _p99, _max   how late they woke           us
  *   preempt_late_p99, _max   a G hogs the CPU for 2 s while     us
  *               another sleeps 1 ms in a loop (DESIGN runs it at
- *               1 core: tools/bench.sh does, in its 1-core boot)
+ *               1 core; at more, every core gets a hog: time.c)
+ *   preempt_cost  CPU a spinning G loses to preemption            %
+ *   preempt_gap   what one preemption costs it (time.c)           us
  *
  * Protocol.  Every workload runs `reps` times (3 unless reps=N), one after
  * the other, from main's G, with nothing else running; each run times
@@ -75,6 +77,8 @@ static const struct workload workloads[] = {
     { "preempt",    bench_preempt,    { "preempt_late_p99",
                                         "preempt_late_max" },
                                       { "us", "us" } },
+    { "preempt_cost", bench_preempt_cost, { "preempt_cost", "preempt_gap" },
+                                      { "%", "us" } },
 };
 #define NWORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 
@@ -118,7 +122,7 @@ static int decimals(const char *unit)
 {
     if (strcmp(unit, "x") == 0)
         return 2;
-    if (strcmp(unit, "ratio") == 0)
+    if (strcmp(unit, "ratio") == 0 || strcmp(unit, "%") == 0)
         return 3;
     return 1;
 }

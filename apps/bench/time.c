@@ -147,3 +147,107 @@ bool bench_preempt(double out[NFIG])
     free(late);
     return n > 0;
 }
+
+/* ---- preempt_cost ------------------------------------------------------ */
+
+/*
+ * What preemption costs a CPU-bound G.  ncpu Gs (one per core, so every
+ * gap in a G's run is overhead, not another G's turn) spin for COST_NS
+ * reading the clock; a gap much longer than one loop iteration during
+ * which sp_preempted() went up is one preemption: the timer interrupt,
+ * the trip through the scheduler, and the resumption (the same path as a
+ * switch to another G, but measurable).  Other gaps (under QEMU, the host
+ * taking the vCPU away; other interrupts) are counted apart.
+ *
+ *   preempt_cost     preemptions x their median gap / run time, in % of
+ *                    the CPU; the median keeps the rare preemption during
+ *                    which the host took the vCPU away out of the figure
+ *   preempt_gap      that median: one preemption, in us
+ *
+ * At the default quantum a G is preempted every 10 ms, so 1% is 100 us
+ * per preemption.
+ */
+#define COST_NS     SP_MS(500)
+#define COST_GAPS   4096
+#define GAP_FACTOR  20          /* a gap is > 20 loop iterations ... */
+#define GAP_MIN_NS  1000        /* ... and over 1 us */
+
+struct coster {
+    uint64_t gap[COST_GAPS];    /* the gaps that were preemptions */
+    int ngaps, nother;
+    uint64_t run_ns, iters;
+    struct countdown *cd;
+};
+
+static void cost_g(void *arg)
+{
+    struct coster *c = arg;
+    uint64_t start = sp_nanotime(), prev = start, now, min_gap, npre;
+
+    /* A first pass of 1 ms measures one loop iteration. */
+    while ((now = sp_nanotime()) - start < SP_MS(1))
+        c->iters++;
+    min_gap = (now - start) / c->iters * GAP_FACTOR;
+    if (min_gap < GAP_MIN_NS)
+        min_gap = GAP_MIN_NS;
+    npre = sp_preempted();
+    start = prev = sp_nanotime();
+    while ((now = sp_nanotime()) - start < COST_NS) {
+        if (now - prev > min_gap) {
+            if (sp_preempted() == npre)
+                c->nother++;
+            else if (c->ngaps < COST_GAPS)
+                c->gap[c->ngaps++] = now - prev;
+            npre = sp_preempted();
+        }
+        prev = now;
+    }
+    c->run_ns = now - start;
+    countdown_hit(c->cd);
+}
+
+bool bench_preempt_cost(double out[NFIG])
+{
+    int n = sp_ncpu(), total = 0, other = 0;
+    struct coster *c = calloc(n, sizeof *c);
+    uint64_t *all, run_ns = 0;
+    struct countdown cd;
+
+    if (!c) {
+        printf("# ERROR preempt_cost: out of memory\n");
+        return false;
+    }
+    countdown_init(&cd, n);
+    for (int i = 0; i < n; i++) {
+        c[i].cd = &cd;
+        sp_go(cost_g, &c[i]);
+    }
+    countdown_wait(&cd);
+    for (int i = 0; i < n; i++) {
+        total += c[i].ngaps;
+        other += c[i].nother;
+        run_ns += c[i].run_ns;
+    }
+    all = malloc((total + 1) * sizeof *all);
+    if (!all || !total) {
+        printf("# ERROR preempt_cost: %s\n", all ? "no G was ever "
+               "preempted" : "out of memory");
+        free(all);
+        free(c);
+        return false;
+    }
+    total = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < c[i].ngaps; j++)
+            all[total++] = c[i].gap[j];
+    qsort(all, total, sizeof *all, cmp_u64);
+    out[1] = all[total / 2] / 1e3;
+    out[0] = 100.0 * total * all[total / 2] / run_ns;
+    printf("# preempt_cost: %d preemptions of %d Gs x %llu ms, median "
+           "%.1f us, max %.1f us; %d other gaps\n", total, n,
+           (unsigned long long)COST_NS / 1000000, all[total / 2] / 1e3,
+           all[total - 1] / 1e3, other);
+    free(all);
+    free(c);
+    return true;
+}
