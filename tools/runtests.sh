@@ -15,7 +15,8 @@
 # A test folder with a `cmdlines` file boots once per line of it (each line
 # a kernel command line) at every core count.  One with a `hostcpu` file
 # (a number) must keep QEMU's host CPU use between its "IDLE START" and
-# "IDLE END" console lines under that percent of one host core.
+# "IDLE END" console lines under that percent of one host core.  One with
+# a `mem` file (MiB) boots with that much guest memory.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
@@ -107,6 +108,8 @@ for img in "${images[@]}"; do
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")
     [ -f "$dir/cmdlines" ] && mapfile -t variants < <(grep . "$dir/cmdlines")
+    mem=${MEM:-}
+    [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
     for n in $matrix; do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}
@@ -115,10 +118,10 @@ for img in "${images[@]}"; do
         start=$(date +%s%N)
         # shellcheck disable=SC2086 # kargs is a list of words
         if [ -f "$dir/hostcpu" ]; then
-            boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
+            MEM=$mem boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
             rc=$?
         else
-            QUIET=1 timeout -k 5 "$timeout_s" \
+            MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
                 tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
             rc=$?
         fi
