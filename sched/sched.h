@@ -93,7 +93,7 @@ struct p {
 
     /* Timers started on this P (timers.c); under timerlock: */
     struct spinlock timerlock;
-    struct timer **timers;      /* 4-ary min-heap by when */
+    struct timerslot *timers;   /* 4-ary min-heap by when */
     int ntimers, timercap;
     int ndeleted;               /* stopped but still in the heap */
     uint64_t timer0;            /* earliest when, 0 if none; atomic */

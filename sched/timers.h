@@ -42,6 +42,12 @@ struct timer {
     bool reset_while_running;   /* reset during f: re-arm at when as set */
 };
 
+/* A heap slot: the timer and a copy of its when (timers.c says why). */
+struct timerslot {
+    uint64_t when;
+    struct timer *t;
+};
+
 void timer_init(struct timer *t, void (*f)(void *), void *arg);
 
 /* Arms t at `when` (and every `period` after, if not 0) on this P. */
