@@ -60,7 +60,7 @@ void checkdead(void)
     if (timers_pending() || netpoll_waiters())
         return;
     for (int i = 0; i < ncpu; i++)
-        if (!runq_empty(&sched.allp[i]->runq))
+        if (!runq_empty(&sched.allp[i]->runq) || !wakeq_empty(sched.allp[i]))
             return;
     nwaiting = 0;
     for_each_waiting_g(count);

@@ -26,12 +26,15 @@
  * A preempted G goes to the global queue, as in Go, so that it runs after
  * the Gs that waited behind it.
  *
- * Wakeup preemption (not in Go): when the interrupt's timers readied a G
- * and the running G has had at least a tenth of its quantum, the running
- * G is preempted at once instead of at the end of its slice.  A sleeper
- * beside a CPU hog then wakes within about a millisecond instead of up to
- * a whole quantum late, and no G loses more than a tenth of a slice per
- * wakeup.
+ * Wakeup preemption (not in Go): when a G readied by a timer waits in
+ * this P's wake queue (wakeq.c) and the running G has had at least a
+ * tenth of its quantum, the running G is preempted at once instead of at
+ * the end of its slice.  A sleeper beside a CPU hog then wakes within
+ * about a millisecond instead of up to a whole quantum late, and no G
+ * loses more than a tenth of a slice per wakeup.  (The test used to be
+ * "the run queue went from empty to not", which never held on a P whose
+ * queue was full of spawned Gs: with 100,000 sleepers, those on the
+ * spawning P waited whole slices.)
  */
 #include "arch.h"
 #include "cmdline.h"
@@ -84,20 +87,18 @@ void timer_interrupt(struct trapframe *tf)
     struct m *m = this_cpu()->m;
     struct g *gp;
     uint64_t now = arch_cycles(), next, deadline;
-    bool was_empty;
 
     if (!m)
         return;                 /* before the scheduler started */
     m->armed = 0;
-    was_empty = runq_empty(&m->p->runq);
     next = timers_run(m->p, now);
     gp = m->curg;
     if (!gp) {
         core_timer_arm(m, next);
         return;
     }
-    if (was_empty && !runq_empty(&m->p->runq))
-        m->woken = true;        /* a timer readied a G during this slice */
+    if (!wakeq_empty(m->p))
+        m->woken = true;        /* a timer readied a G, and it waits */
     if (netpoll_check(now))
         m->woken = true;        /* so did the network (sysmon's poll) */
     if ((now >= m->slice_end || (m->woken && now >= min_run_end(m))) &&

@@ -24,10 +24,11 @@
  * what makes parking race-free: the lock that guards a wait queue is
  * released only once the G is no longer running (see sched.h).
  *
- * Order of findrunnable: this P's due timers, runnext, every 61st tick
- * one G of the global queue, the local ring, a batch of the global queue,
- * the network, stealing, then halt.  Go looks at the global queue before
- * runnext; see findrunnable for why Spindle does not.
+ * Order of findrunnable: this P's due timers, the Gs they readied (the
+ * wake queue, wakeq.c: not in Go), runnext, every 61st tick one G of the
+ * global queue, the local ring, a batch of the global queue, the network,
+ * stealing, then halt.  Go looks at the global queue before runnext; see
+ * findrunnable for why Spindle does not.
  *
  * Spinning (Go's proc.go "Worker thread parking/unparking"), numbered as
  * the order of operations matters:
@@ -258,7 +259,7 @@ static void resetspinning(struct m *m)
 static bool any_runq_nonempty(void)
 {
     for (int i = 0; i < ncpu; i++)
-        if (!runq_empty(&sched.allp[i]->runq))
+        if (!runq_empty(&sched.allp[i]->runq) || !wakeq_empty(sched.allp[i]))
             return true;
     return false;
 }
@@ -281,7 +282,8 @@ static bool p_has_work(struct p *p)
 {
     uint64_t t = timers_next(p);
 
-    return !runq_empty(&p->runq) || (t && t <= arch_cycles());
+    return !runq_empty(&p->runq) || !wakeq_empty(p) ||
+           (t && t <= arch_cycles());
 }
 
 /*
@@ -395,6 +397,8 @@ static struct g *findrunnable(struct m *m, bool *inherit)
         if (timers_next(p))
             timers_run(p, arch_cycles());
         *inherit = false;
+        if ((gp = wakeq_get(p)))
+            return gp;
         /*
          * runnext first: a G just readied (by a channel partner or a
          * timer) runs next.  Go checks the global queue first every 61st
@@ -543,7 +547,10 @@ void goready(struct g *gp)
         panic("goready: goroutine %lu has status %d, not waiting",
               (unsigned long)gp->goid, st);
     gp->status = G_RUNNABLE;
-    runqput(thism()->p, gp, true);
+    if (thism()->intimer)
+        wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
+    else
+        runqput(thism()->p, gp, true);
     wakep();
     arch_irq_restore(f);
 }
@@ -646,6 +653,7 @@ static void sched_init(void)
         p->rand = 0x9E3779B97F4A7C15ULL * (i + 1);
         runq_init(&p->runq);
         p->timerlock = (struct spinlock)SPINLOCK_INIT("timers");
+        p->wakelock = (struct spinlock)SPINLOCK_INIT("wakeq");
         p->runq.pause = steal_pause;
         m->cpu = cpus[i];
         m->p = p;

@@ -91,6 +91,11 @@ struct p {
     uint64_t rand;              /* fastrand state; owner only */
     uint64_t nsched;            /* Gs run by this P (stats, tests) */
 
+    /* Gs readied by timers, run first (wakeq.c); under wakelock: */
+    struct spinlock wakelock;
+    struct g *wakehead, *waketail;
+    uint32_t nwake;             /* also read without the lock; seq-cst */
+
     /* Timers started on this P (timers.c); under timerlock: */
     struct spinlock timerlock;
     struct timerslot *timers;   /* 4-ary min-heap by when */
@@ -108,6 +113,7 @@ struct m {
     uint64_t armed;             /* deadline the core timer is set to, 0 */
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     bool woken;                 /* a timer readied a G during curg's slice */
+    bool intimer;               /* running a timer function (timers.c) */
     bool halted;                /* idle in arch_halt; atomic (timers.c) */
     void *g0sp;                 /* the scheduler context while a G runs */
     bool spinning;              /* looking for work; counted in nmspinning */

@@ -38,6 +38,16 @@ void injectglist(struct g *list);
 void gosched_m(struct g *gp);
 __attribute__((noreturn)) void goexit(void);
 
+/* wakeq.c: Gs readied by timer functions; interrupts off. */
+void wakeq_put(struct p *p, struct g *gp);
+struct g *wakeq_get(struct p *p);
+struct g *wakeq_steal(struct p *thief, struct p *victim);
+
+static inline bool wakeq_empty(struct p *p)
+{
+    return !__atomic_load_n(&p->nwake, __ATOMIC_SEQ_CST);
+}
+
 /* steal.c */
 void steal_init(int n);
 struct g *stealwork(struct m *m);

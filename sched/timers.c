@@ -330,7 +330,10 @@ uint64_t timers_run(struct p *p, uint64_t now)
         __atomic_store_n(&p->running, t, __ATOMIC_RELEASE);
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
+        /* What fn readies goes to the wake queue (wakeq.c). */
+        this_cpu()->m->intimer = true;
         fn(arg);
+        this_cpu()->m->intimer = false;
         f = spin_lock(&p->timerlock);
         __atomic_store_n(&p->running, NULL, __ATOMIC_RELEASE);
         if (periodic && !t->stop_while_running) {

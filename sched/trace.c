@@ -46,7 +46,9 @@ static void print_line(uint64_t now)
 
     for (int i = 0; i < ncpu; i++)
         b += fmt_snprintf(b, end - b, "%s%u", i ? " " : "",
-                          runq_len(&sched.allp[i]->runq));
+                          runq_len(&sched.allp[i]->runq) +
+                          __atomic_load_n(&sched.allp[i]->nwake,
+                                          __ATOMIC_RELAXED));
     printk("SCHED %lums: gomaxprocs=%d idleprocs=%d threads=%d "
            "spinningthreads=%d idlethreads=%d runqueue=%u [%s]\n",
            (unsigned long)((now - start) * 1000 / arch_cycles_hz()), ncpu,
