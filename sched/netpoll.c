@@ -21,7 +21,7 @@
 #include "schedimpl.h"
 
 static struct g *(*poller)(void);  /* atomic: set by the driver */
-static int waiters;                 /* Gs waiting for the network; atomic */
+int netpoll_nwait;                  /* Gs waiting for the network; atomic */
 static int polling;                 /* 1 while a core polls; atomic */
 static uint64_t lastpoll;           /* arch_cycles() of the last poll */
 
@@ -32,13 +32,8 @@ void netpoll_init(struct g *(*poll)(void))
 
 void netpoll_wait_add(int delta)
 {
-    if (__atomic_add_fetch(&waiters, delta, __ATOMIC_SEQ_CST) < 0)
+    if (__atomic_add_fetch(&netpoll_nwait, delta, __ATOMIC_SEQ_CST) < 0)
         panic("netpoll_wait_add: more Gs stopped waiting than started");
-}
-
-int netpoll_waiters(void)
-{
-    return __atomic_load_n(&waiters, __ATOMIC_SEQ_CST);
 }
 
 static uint64_t period(void)
@@ -63,11 +58,11 @@ struct g *netpoll(void)
     return list;
 }
 
-uint64_t netpoll_deadline(uint64_t now)
+uint64_t netpoll_deadline_slow(void)
 {
-    uint64_t t;
+    uint64_t now = arch_cycles(), t;
 
-    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) || !netpoll_waiters())
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
         return 0;
     t = __atomic_load_n(&lastpoll, __ATOMIC_RELAXED) + period();
     /* Overdue (nobody polled since the first waiter came, or a poll is

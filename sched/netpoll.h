@@ -37,7 +37,12 @@ void netpoll_init(struct g *(*poll)(void));
 void netpoll_wait_add(int delta);
 
 /* Gs waiting for the network now (the deadlock check wants 0). */
-int netpoll_waiters(void);
+extern int netpoll_nwait;       /* atomic; netpoll_wait_add */
+
+static inline int netpoll_waiters(void)
+{
+    return __atomic_load_n(&netpoll_nwait, __ATOMIC_SEQ_CST);
+}
 
 /* ---- For the scheduler (sched/) ---------------------------------------- */
 
@@ -49,8 +54,13 @@ int netpoll_waiters(void);
 struct g *netpoll(void);
 
 /* The arch_cycles() deadline of the next poll sysmon's rule asks for,
-   or 0 when no G waits. */
-uint64_t netpoll_deadline(uint64_t now);
+   or 0 when no G waits.  Inline: every schedule asks. */
+uint64_t netpoll_deadline_slow(void);
+
+static inline uint64_t netpoll_deadline(void)
+{
+    return netpoll_waiters() ? netpoll_deadline_slow() : 0;
+}
 
 /* The timer interrupt's half: polls if the last poll is over 10 ms old;
    true if it readied Gs (they are on the global queue). */

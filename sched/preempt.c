@@ -67,15 +67,6 @@ void preempt_init(void)
     quantum = arch_cycles_hz() / 1000 * ms;
 }
 
-/* Sets the core timer to `deadline` unless it already fires sooner. */
-void core_timer_arm(struct m *m, uint64_t deadline)
-{
-    if (deadline && (!m->armed || deadline < m->armed)) {
-        m->armed = deadline;
-        arch_timer_arm(deadline);
-    }
-}
-
 /* When the running G's slice ends, and when it has had a tenth of it. */
 static uint64_t min_run_end(struct m *m)
 {
@@ -117,5 +108,5 @@ void timer_interrupt(struct trapframe *tf)
     if (deadline <= now)
         deadline = now + quantum / 20;
     core_timer_arm(m, earliest(earliest(deadline, next),
-                               netpoll_deadline(now)));
+                               netpoll_deadline()));
 }

@@ -274,6 +274,12 @@ static struct g *take_global(struct p *p, uint32_t max)
     f = spin_lock(&sched.lock);
     gp = globrunqget(p, max);
     spin_unlock(&sched.lock, f);
+    /* Not in Go: the rest of the batch went into our ring, where a core
+       that went idle a moment ago cannot have seen it (its last look at
+       the rings came before); without a wakeup those Gs would wait for
+       our G's whole slice. */
+    if (gp && !runq_empty(&p->runq))
+        wakep();
     return gp;
 }
 
@@ -376,7 +382,7 @@ static void stop_and_halt(struct m *m)
             return;
         }
         smp_poll_calls();
-        core_timer_arm(m, earliest(wake, netpoll_deadline(arch_cycles())));
+        core_timer_arm(m, earliest(wake, netpoll_deadline()));
         /* Seq-cst, paired with timer_start's scan: either it sees this
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
@@ -397,7 +403,7 @@ static struct g *findrunnable(struct m *m, bool *inherit)
         if (timers_next(p))
             timers_run(p, arch_cycles());
         *inherit = false;
-        if ((gp = wakeq_get(p)))
+        if (!wakeq_empty(p) && (gp = wakeq_get(p)))
             return gp;
         /*
          * runnext first: a G just readied (by a channel partner or a
@@ -455,7 +461,7 @@ static void execute(struct m *m, struct g *gp, bool inherit)
         m->slice_end = arch_cycles() + quantum;
     }
     core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
-                               netpoll_deadline(arch_cycles())));
+                               netpoll_deadline()));
     m->p->nsched++;
     arch_switch(&m->g0sp, gp->sp);
 }

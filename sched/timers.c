@@ -359,11 +359,6 @@ uint64_t timers_run(struct p *p, uint64_t now)
     return next;
 }
 
-uint64_t timers_next(const struct p *p)
-{
-    return __atomic_load_n(&p->timer0, __ATOMIC_ACQUIRE);
-}
-
 long timers_pending(void)
 {
     return __atomic_load_n(&npending, __ATOMIC_SEQ_CST) +

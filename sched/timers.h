@@ -72,8 +72,8 @@ void timer_delete(struct timer *t);
  */
 uint64_t timers_run(struct p *p, uint64_t now);
 
-/* The earliest `when` in p's heap, 0 if empty (a lock-free hint). */
-uint64_t timers_next(const struct p *p);
+/* The earliest `when` in p's heap, 0 if empty (a lock-free hint):
+   timers_next(p), inline in schedimpl.h, loads p->timer0. */
 
 /* Timers waiting or running on any P (deadlock check: a sleeper is not
    stuck). */

@@ -16,7 +16,7 @@
 
 #define MAX_PERIOD_MS 3600000
 
-static uint64_t period;         /* in cycles; 0 = off */
+uint64_t schedtrace_period;     /* in cycles; 0 = off */
 static uint64_t next;           /* cycles of the next line; CAS to claim */
 static uint64_t start;
 
@@ -35,8 +35,8 @@ void schedtrace_init(void)
         return;
     }
     start = arch_cycles();
-    period = arch_cycles_hz() / 1000 * ms;
-    next = start + period;
+    schedtrace_period = arch_cycles_hz() / 1000 * ms;
+    next = start + schedtrace_period;
 }
 
 static void print_line(uint64_t now)
@@ -58,18 +58,17 @@ static void print_line(uint64_t now)
            __atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED), buf);
 }
 
-void schedtrace_tick(void)
+void schedtrace_due(void)
 {
     uint64_t now, due;
 
-    if (!period)
-        return;
     now = arch_cycles();
     due = __atomic_load_n(&next, __ATOMIC_RELAXED);
     if (now < due)
         return;
     /* One core prints each line; the others see the new deadline. */
-    if (__atomic_compare_exchange_n(&next, &due, now + period, false,
-                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    if (__atomic_compare_exchange_n(&next, &due, now + schedtrace_period,
+                                    false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
         print_line(now);
 }

@@ -154,11 +154,12 @@ bool bench_preempt(double out[NFIG])
 /*
  * What preemption costs a CPU-bound G.  ncpu Gs (one per core, so every
  * gap in a G's run is overhead, not another G's turn) spin for COST_NS
- * reading the clock; a gap much longer than one loop iteration during
- * which sp_preempted() went up is one preemption: the timer interrupt,
- * the trip through the scheduler, and the resumption (the same path as a
- * switch to another G, but measurable).  Other gaps (under QEMU, the host
- * taking the vCPU away; other interrupts) are counted apart.
+ * reading the clock and sp_preempted(); the gap around each rise of the
+ * count is one preemption: the timer interrupt, the trip through the
+ * scheduler, and the resumption (the same path as a switch to another G,
+ * but measurable).  Other gaps much longer than a loop iteration (under
+ * QEMU, the host taking the vCPU away; other interrupts) are counted
+ * apart.
  *
  *   preempt_cost     preemptions x their median gap / run time, in % of
  *                    the CPU; the median keeps the rare preemption during
@@ -170,8 +171,8 @@ bool bench_preempt(double out[NFIG])
  */
 #define COST_NS     SP_MS(500)
 #define COST_GAPS   4096
-#define GAP_FACTOR  20          /* a gap is > 20 loop iterations ... */
-#define GAP_MIN_NS  1000        /* ... and over 1 us */
+#define GAP_FACTOR  20          /* another gap: > 20 loop iterations */
+#define GAP_MIN_NS  1000        /* and over 1 us */
 
 struct coster {
     uint64_t gap[COST_GAPS];    /* the gaps that were preemptions */
@@ -180,27 +181,40 @@ struct coster {
     struct countdown *cd;
 };
 
+/*
+ * Each iteration reads the preemption count, then the clock.  A count
+ * that moved at iteration i means the preemption happened after the read
+ * of i-1's count: between the clock reads of i-2 and i.  That span, less
+ * one ordinary iteration, is its gap.
+ */
 static void cost_g(void *arg)
 {
     struct coster *c = arg;
-    uint64_t start = sp_nanotime(), prev = start, now, min_gap, npre;
+    uint64_t start = sp_nanotime(), now, prev, prev2, iter, min_gap;
+    uint64_t npre, n;
 
     /* A first pass of 1 ms measures one loop iteration. */
-    while ((now = sp_nanotime()) - start < SP_MS(1))
+    while ((now = sp_nanotime()) - start < SP_MS(1)) {
+        n = sp_preempted();
         c->iters++;
-    min_gap = (now - start) / c->iters * GAP_FACTOR;
-    if (min_gap < GAP_MIN_NS)
-        min_gap = GAP_MIN_NS;
+    }
+    iter = (now - start) / c->iters;
+    min_gap = iter * GAP_FACTOR > GAP_MIN_NS ? iter * GAP_FACTOR : GAP_MIN_NS;
     npre = sp_preempted();
-    start = prev = sp_nanotime();
-    while ((now = sp_nanotime()) - start < COST_NS) {
-        if (now - prev > min_gap) {
-            if (sp_preempted() == npre)
-                c->nother++;
-            else if (c->ngaps < COST_GAPS)
-                c->gap[c->ngaps++] = now - prev;
-            npre = sp_preempted();
+    start = prev = prev2 = sp_nanotime();
+    for (;;) {
+        n = sp_preempted();
+        now = sp_nanotime();
+        if (now - start >= COST_NS)
+            break;
+        if (n != npre) {
+            if (c->ngaps < COST_GAPS)
+                c->gap[c->ngaps++] = now - prev2 > iter ? now - prev2 - iter : 0;
+            npre = n;
+        } else if (now - prev > min_gap) {
+            c->nother++;
         }
+        prev2 = prev;
         prev = now;
     }
     c->run_ns = now - start;
