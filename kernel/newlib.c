@@ -46,6 +46,9 @@ static void flush_std(void)
     fflush(stderr);
 }
 
+/* A core's state for code off any G: its own errno, the global state's
+   stdio streams (as every G's, gfree.c), so that console lines from
+   every context go through one stdout buffer and lock. */
 static struct _reent *new_reent(void)
 {
     struct _reent *r = malloc(sizeof *r);
@@ -53,6 +56,10 @@ static struct _reent *new_reent(void)
     if (!r)
         panic("newlib_init: no memory for newlib state");
     _REENT_INIT_PTR(r);
+    r->_stdin = _GLOBAL_REENT->_stdin;
+    r->_stdout = _GLOBAL_REENT->_stdout;
+    r->_stderr = _GLOBAL_REENT->_stderr;
+    r->__sdidinit = 1;
     return r;
 }
 
