@@ -32,11 +32,14 @@ extern int errno;
 /* The running G's state; off any G (boot, scheduler), the core's. */
 struct _reent *__getreent(void)
 {
-    unsigned long f = arch_irq_save();    /* no migration while we look */
     struct g *gp = getg();
-    struct _reent *r = gp ? &gp->reent : this_cpu()->reent;
+    struct _reent *r;
 
-    arch_irq_restore(f);
+    if (gp)
+        return &gp->reent;
+    /* Off any G: this core's scheduler or boot stack, which never moves
+       to another core. */
+    r = this_cpu()->reent;
     return r ? r : _impure_ptr;
 }
 

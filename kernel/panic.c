@@ -17,10 +17,11 @@
 
 static int panic_cpu = -1;
 
-/* "in goroutine N" when a G was running, for the PANIC line. */
+/* "in goroutine N" when a G was running, for the PANIC line.  Not getg():
+   a fault may be handled on a stack of its own (a stack overflow is). */
 static void print_where(void)
 {
-    struct g *gp = getg();
+    struct g *gp = running_g();
 
     if (gp)
         printk("in goroutine %lu\n", (unsigned long)gp->goid);

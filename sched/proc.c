@@ -79,16 +79,11 @@ static inline struct m *thism(void)
     return this_cpu()->m;
 }
 
-struct g *getg(void)
+struct g *running_g(void)
 {
-    /* Interrupts off, or a preemption between reading this core's M and
-       its curg could hand back the G now running where this one was. */
-    unsigned long f = arch_irq_save();
     struct m *m = thism();
-    struct g *gp = m ? m->curg : NULL;
 
-    arch_irq_restore(f);
-    return gp;
+    return m ? m->curg : NULL;
 }
 
 uint32_t fastrand(void)
@@ -278,7 +273,8 @@ static struct g *take_global(struct p *p, uint32_t max)
        that went idle a moment ago cannot have seen it (its last look at
        the rings came before); without a wakeup those Gs would wait for
        our G's whole slice. */
-    if (gp && !runq_empty(&p->runq))
+    if (gp && __atomic_load_n(&sched.npidle, __ATOMIC_RELAXED) &&
+        !runq_empty(&p->runq))
         wakep();
     return gp;
 }

@@ -30,6 +30,7 @@
 #include <reent.h>
 #include "runq.h"
 #include "spinlock.h"
+#include "vm.h"
 
 enum gstatus {
     G_DEAD,
@@ -124,8 +125,33 @@ struct m {
 
 /* ---- Running Gs ------------------------------------------------------ */
 
-/* The running G, or NULL on an M's scheduler context. */
-struct g *getg(void);
+/* Where a G slot's struct g sits: at its top, 64-byte aligned (gfree.c). */
+static inline struct g *gslot_g(uintptr_t slot)
+{
+    return (struct g *)((slot + VM_GSLOT_SIZE - sizeof(struct g)) & ~63UL);
+}
+
+/*
+ * The running G, or NULL off any G (an M's scheduler context, the boot
+ * stack, a fault handler's own stack).  A G runs only on the stack in its
+ * own slot, so the slot that holds the current frame names it: no need to
+ * stop interrupts while reading this core's M (the G may be preempted and
+ * move anywhere, and the answer stays right).  Linux found `current` from
+ * the stack pointer the same way for years.
+ */
+static inline struct g *getg(void)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+
+    if (fp - VM_GSLOT_BASE >= VM_GSLOT_MAX)
+        return NULL;
+    return gslot_g(fp & ~(VM_GSLOT_SIZE - 1));
+}
+
+/* The G this core's M runs (m->curg), NULL if none: right from any stack,
+   a fault handler's included.  Interrupts off, or the answer may be
+   stale at once. */
+struct g *running_g(void);
 
 /*
  * Parks the calling G with the given wait reason.  After the G is off its
