@@ -38,7 +38,7 @@
 #define WINDOW_FROM SP_MS(50)   /* polls are checked from here to PACKET_AT */
 #define MAX_GAP SP_MS(100)      /* the rule says 10 ms; quantum is 250 */
 #define BUSY_LATENCY SP_MS(100) /* poll period + quantum/10 + host jitter */
-#define IDLE_LATENCY SP_MS(40)
+#define IDLE_LATENCY SP_MS(100)  /* without idle polls: never */
 
 static struct {
     struct g *waiter;           /* parked in WAIT_IO; taken by the poll */
