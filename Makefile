@@ -3,6 +3,7 @@
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
 #   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
+#   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
 #   make images                          every app and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
@@ -73,12 +74,13 @@ IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
 TEST_DIRS  := $(filter tests/%,$(IMAGE_DIRS))
 IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
 
-.PHONY: all images run test test-host test-images bench clean deps help
+.PHONY: all images run test test-host test-images bench bench-go clean deps \
+        deps-go help
 all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -123,6 +125,29 @@ run:
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
 	$(Q)tools/bench.sh $(ARCH) $(SMP) $(BENCH)
+
+# The same workloads in Go (apps/bench/go), run beside Spindle's bench
+# with GOMAXPROCS=SMP and the same BENCH args; tools/bench-table.sh makes
+# one table of both.  BENCH_GO_ARCH is the Spindle build compared, built
+# by a sub-make since its rules exist only when ARCH names it.  Go is
+# needed for this alone (deps-go), and builds with its cache under build/.
+BENCH_GO_ARCH ?= x86_64
+GO_BENCH      := build/go/bench
+GO_ENV        := GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path \
+                 GOPROXY=off GOFLAGS= CGO_ENABLED=0
+
+deps-go:
+	$(Q)tools/deps.sh go
+
+$(GO_BENCH): $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod | deps-go
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cd apps/bench/go && $(GO_ENV) go build -trimpath -o $(CURDIR)/$@ .
+
+bench-go: $(GO_BENCH)
+	$(Q)$(MAKE) --no-print-directory ARCH=$(BENCH_GO_ARCH) \
+	    build/$(BENCH_GO_ARCH)/apps/bench.elf
+	$(Q)tools/bench-go.sh $(BENCH_GO_ARCH) $(SMP) $(BENCH)
 
 # ---- Tests ------------------------------------------------------------
 

@@ -40,6 +40,13 @@ uint64_t sp_goid(void)
     return gp ? gp->goid : 0;
 }
 
+uint64_t sp_preempted(void)
+{
+    struct g *gp = getg();
+
+    return gp ? gp->npreempt : 0;
+}
+
 void sp_goexit(void)
 {
     goexit();

@@ -19,6 +19,8 @@ struct bootinfo {
     uint64_t rsdp;              /* ACPI RSDP physical address, 0 unknown */
     uint64_t dtb;               /* device tree blob, 0 if none */
     uint64_t entry_cycles;      /* arch_cycles() at kernel entry */
+    uint64_t mapped;            /* the boot page tables map [0, mapped);
+                                   0: all RAM */
 };
 
 void bootinfo_add_usable(struct bootinfo *bi, uint64_t base, uint64_t len);

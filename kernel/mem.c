@@ -26,8 +26,12 @@ void page_bug(const char *msg, uint64_t addr)
 
 void mem_init(struct bootinfo *bi)
 {
+    /* The allocator's own bitmaps are written before arch_paging_init
+       maps all RAM: keep them where the boot page tables reach.  (Page
+       tables built meanwhile come from low memory: allocation is
+       next-fit from the bottom.) */
     int err = page_init(&pages, bi->usable, bi->nusable, bi->reserved,
-                        bi->nreserved);
+                        bi->nreserved, bi->mapped);
 
     if (err)
         panic("mem_init: no usable memory in the boot memory map (%d)", err);

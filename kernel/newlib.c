@@ -32,11 +32,14 @@ extern int errno;
 /* The running G's state; off any G (boot, scheduler), the core's. */
 struct _reent *__getreent(void)
 {
-    unsigned long f = arch_irq_save();    /* no migration while we look */
     struct g *gp = getg();
-    struct _reent *r = gp ? &gp->reent : this_cpu()->reent;
+    struct _reent *r;
 
-    arch_irq_restore(f);
+    if (gp)
+        return &gp->reent;
+    /* Off any G: this core's scheduler or boot stack, which never moves
+       to another core. */
+    r = this_cpu()->reent;
     return r ? r : _impure_ptr;
 }
 
@@ -46,6 +49,9 @@ static void flush_std(void)
     fflush(stderr);
 }
 
+/* A core's state for code off any G: its own errno, the global state's
+   stdio streams (as every G's, gfree.c), so that console lines from
+   every context go through one stdout buffer and lock. */
 static struct _reent *new_reent(void)
 {
     struct _reent *r = malloc(sizeof *r);
@@ -53,6 +59,10 @@ static struct _reent *new_reent(void)
     if (!r)
         panic("newlib_init: no memory for newlib state");
     _REENT_INIT_PTR(r);
+    r->_stdin = _GLOBAL_REENT->_stdin;
+    r->_stdout = _GLOBAL_REENT->_stdout;
+    r->_stderr = _GLOBAL_REENT->_stderr;
+    r->__sdidinit = 1;
     return r;
 }
 

@@ -135,25 +135,36 @@ static bool fits(const struct map *m, uint64_t a, uint64_t size)
            clear_of_reserved(m, a, a + size);
 }
 
-/*
- * Highest address where npages allocatable pages start, or 0.  Sliding a
- * fitting run upward stops only at the end of a usable range or the start
- * of a reserved one, so those ends, less the size, are the only candidates.
- */
-static uint64_t place(const struct map *m, uint64_t npages)
+/* The candidate start below `end` (clipped to the limit), or 0. */
+static uint64_t below(const struct map *m, uint64_t end, uint64_t size,
+                      uint64_t limit)
 {
-    uint64_t size = npages << PGSHIFT, best = 0, lo, hi;
+    if (end > limit)
+        end = limit;
+    return end >= size && fits(m, end - size, size) ? end - size : 0;
+}
+
+/*
+ * Highest address where npages allocatable pages start and end by limit,
+ * or 0.  Sliding a fitting run upward stops only at the end of a usable
+ * range, the start of a reserved one or the limit, so those, less the
+ * size, are the only candidates.
+ */
+static uint64_t place(const struct map *m, uint64_t npages, uint64_t limit)
+{
+    uint64_t size = npages << PGSHIFT, best, a, lo, hi;
 
     if (npages == 0 || npages > (TOPPAGE >> PGSHIFT))
         return 0;
+    best = below(m, limit, size, limit);
     for (int i = 0; i < m->nu; i++)
-        if (inward(&m->u[i], &lo, &hi) && hi >= size &&
-            hi - size > best && fits(m, hi - size, size))
-            best = hi - size;
+        if (inward(&m->u[i], &lo, &hi) &&
+            (a = below(m, hi, size, limit)) > best)
+            best = a;
     for (int i = 0; i < m->nr; i++)
-        if (outward(&m->r[i], &lo, &hi) && lo >= size &&
-            lo - size > best && fits(m, lo - size, size))
-            best = lo - size;
+        if (outward(&m->r[i], &lo, &hi) &&
+            (a = below(m, lo, size, limit)) > best)
+            best = a;
     return best;
 }
 
@@ -187,7 +198,8 @@ static size_t count_clear(const uint64_t *bm, size_t nwords)
 }
 
 int page_init(struct page_alloc *pa, const struct memrange *usable,
-              int nusable, const struct memrange *reserved, int nreserved)
+              int nusable, const struct memrange *reserved, int nreserved,
+              uint64_t meta_limit)
 {
     struct map m = { usable, reserved, usable ? nusable : 0,
                      reserved ? nreserved : 0 };
@@ -200,12 +212,12 @@ int page_init(struct page_alloc *pa, const struct memrange *usable,
             hi = h > hi ? h : hi;
         }
     }
-    if (lo >= hi || place(&m, 1) == 0)
+    if (lo >= hi || place(&m, 1, TOPPAGE) == 0)
         return -1;
     npages = (hi - lo) >> PGSHIFT;
     nwords = (npages + 63) / 64;
     pa->nmeta = (2 * nwords * sizeof(uint64_t) + PGMASK) >> PGSHIFT;
-    pa->meta = place(&m, pa->nmeta);
+    pa->meta = place(&m, pa->nmeta, meta_limit ? meta_limit : TOPPAGE);
     if (pa->meta == 0)
         goto nometa;
 

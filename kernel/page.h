@@ -44,12 +44,15 @@ struct page_alloc {
  * unaligned (each is rounded inward to whole pages on its own), unsorted,
  * overlapping or empty; reserved ranges (kernel image, boot data) are
  * rounded outward and win over usable ones.  The bitmaps go at the highest
- * place that fits, keeping low memory for whatever needs low addresses.
- * Returns 0, -1 if no page is usable, -2 if no room is left for the
- * bitmaps.  On failure *pa manages nothing: page_alloc returns 0.
+ * place that fits below meta_limit (0: anywhere), keeping low memory for
+ * whatever needs low addresses; the limit is for a boot path whose early
+ * page tables do not reach all RAM.  Returns 0, -1 if no page is usable,
+ * -2 if no room is left for the bitmaps.  On failure *pa manages nothing:
+ * page_alloc returns 0.
  */
 int page_init(struct page_alloc *pa, const struct memrange *usable,
-              int nusable, const struct memrange *reserved, int nreserved);
+              int nusable, const struct memrange *reserved, int nreserved,
+              uint64_t meta_limit);
 
 /*
  * npages contiguous pages; returns the physical address of the first, or

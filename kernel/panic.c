@@ -17,10 +17,11 @@
 
 static int panic_cpu = -1;
 
-/* "in goroutine N" when a G was running, for the PANIC line. */
+/* "in goroutine N" when a G was running, for the PANIC line.  Not getg():
+   a fault may be handled on a stack of its own (a stack overflow is). */
 static void print_where(void)
 {
-    struct g *gp = getg();
+    struct g *gp = running_g();
 
     if (gp)
         printk("in goroutine %lu\n", (unsigned long)gp->goid);
@@ -34,11 +35,15 @@ void backtrace_from(uintptr_t fp, uintptr_t pc)
 {
     printk("backtrace:\n");
     for (int i = 0; i < MAX_FRAMES && pc; i++) {
-        uintptr_t off;
-        const char *name = ksym_lookup(pc, &off);
+        /* Past frame 0, pc is a return address: the call is just before
+           it, and after a call to a noreturn function the return address
+           may already belong to the next function. */
+        uintptr_t at = i ? pc - 1 : pc, off;
+        const char *name = ksym_lookup(at, &off);
         uintptr_t *frame = (uintptr_t *)fp;
 
-        printk("  #%d 0x%016lx %s+0x%lx\n", i, pc, name ? name : "?", off);
+        printk("  #%d 0x%016lx %s+0x%lx\n", i, pc, name ? name : "?",
+               off + (pc - at));
         /* Frames are {saved fp, return address}; stop at the end of the
            chain or at anything that does not look like one. */
         if (!fp || fp & 7 || !arch_virt_to_phys(fp, &(uint64_t){0}))

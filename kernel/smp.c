@@ -36,20 +36,16 @@ static void run_call(struct cpu *c)
 }
 
 /*
- * Runs a pending smp_call_all request, if any.  Called with interrupts off
- * by a core between Gs (the scheduler's idle path) or before the scheduler
- * starts; the function runs with interrupts on, as it would in a G.
+ * Runs c's pending smp_call_all request (smp_poll_calls, schedimpl.h, saw
+ * one).  Called with interrupts off by a core between Gs (the scheduler's
+ * idle path) or before the scheduler starts; the function runs with
+ * interrupts on, as it would in a G.
  */
-void smp_poll_calls(void)
+void smp_run_call(struct cpu *c)
 {
-    struct cpu *c = this_cpu();
-
-    /* Pairs with the store-release of call_seq in smp_call_all. */
-    if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done) {
-        arch_irq_enable();
-        run_call(c);
-        arch_irq_save();
-    }
+    arch_irq_enable();
+    run_call(c);
+    arch_irq_save();
 }
 
 /* Until the boot core starts the scheduler, a started core waits here. */

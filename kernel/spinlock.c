@@ -47,11 +47,6 @@ void spin_unlock(struct spinlock *l, unsigned long flags)
     arch_irq_restore(flags);
 }
 
-bool spin_holding(const struct spinlock *l)
-{
-    return l->cpu == cpu_id() + 1;
-}
-
 int spin_depth(void)
 {
     return this_cpu()->nlocks;

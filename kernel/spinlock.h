@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch.h"
+#include "cpu.h"
 
 struct spinlock {
     int locked;                 /* CAS 0->1 by lockers, store-release 0 */
@@ -41,7 +42,11 @@ static inline bool spin_is_locked(const struct spinlock *l)
 /* Returns the interrupt state to hand back to spin_unlock. */
 unsigned long spin_lock(struct spinlock *l);
 void spin_unlock(struct spinlock *l, unsigned long flags);
-bool spin_holding(const struct spinlock *l);
+/* True if this core holds l (for assertions). */
+static inline bool spin_holding(const struct spinlock *l)
+{
+    return l->cpu == cpu_id() + 1;
+}
 
 /* Number of spinlocks this core holds; preemption checks it is zero. */
 int spin_depth(void);

@@ -8,6 +8,7 @@
  * has nothing, then no G can ever run again: any G still parked is stuck.  Go prints the same line and exits 2.
  */
 #include "arch.h"
+#include "netpoll.h"
 #include "panic.h"
 #include "printk.h"
 #include "schedimpl.h"
@@ -29,6 +30,7 @@ static const char *const reasons[WAIT_NREASONS] = {
     [WAIT_WAITGROUP] = "sync.WaitGroup.Wait",
     [WAIT_SEMA] = "semacquire",
     [WAIT_SLEEP] = "sleep",
+    [WAIT_IO] = "IO wait",
     [WAIT_TEST] = "test park",
 };
 
@@ -55,10 +57,10 @@ void checkdead(void)
     assert(spin_holding(&sched.lock));
     /* Cheap checks first: this runs each time the last core goes idle,
        and walking every G is O(all Gs ever made). */
-    if (timers_pending() || (netpoll_hook && netpoll_hook(false)))
+    if (timers_pending() || netpoll_waiters())
         return;
     for (int i = 0; i < ncpu; i++)
-        if (!runq_empty(&sched.allp[i]->runq))
+        if (!runq_empty(&sched.allp[i]->runq) || !wakeq_empty(sched.allp[i]))
             return;
     nwaiting = 0;
     for_each_waiting_g(count);

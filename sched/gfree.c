@@ -42,7 +42,7 @@ static struct g *malg(void)
 
     if (!slot)
         return NULL;
-    gp = (struct g *)((uintptr_t)(slot + VM_GSLOT_SIZE - sizeof *gp) & ~63UL);
+    gp = gslot_g((uintptr_t)slot);
     memset(gp, 0, sizeof *gp);
     gp->stack_lo = (uintptr_t)slot + PAGE_SIZE;
     gp->stack_hi = (uintptr_t)gp & ~15UL;

@@ -24,10 +24,11 @@
  * what makes parking race-free: the lock that guards a wait queue is
  * released only once the G is no longer running (see sched.h).
  *
- * Order of findrunnable: this P's due timers, runnext, every 61st tick
- * one G of the global queue, the local ring, a batch of the global queue,
- * the network, stealing, then halt.  Go looks at the global queue before
- * runnext; see findrunnable for why Spindle does not.
+ * Order of findrunnable: this P's due timers, the Gs they readied (the
+ * wake queue, wakeq.c: not in Go), runnext, every 61st tick one G of the
+ * global queue, the local ring, a batch of the global queue, the network,
+ * stealing, then halt.  Go looks at the global queue before runnext; see
+ * findrunnable for why Spindle does not.
  *
  * Spinning (Go's proc.go "Worker thread parking/unparking"), numbered as
  * the order of operations matters:
@@ -52,6 +53,10 @@
  *      wakes it.  arch_halt enables interrupts and halts atomically, so an
  *      IPI sent after the last check still wakes it.
  *
+ * The network (netpoll.c) is polled after the global queue and before
+ * stealing, by an idle core before it halts, and by the timer interrupt
+ * when nobody polled for 10 ms.
+ *
  * Locks used here, in order: sched.lock (global queue, idle list), then
  * gfree.lock and allg.lock (gfree.c).  Run queues are lock-free.
  */
@@ -59,13 +64,13 @@
 #include "arch.h"
 #include "cpu.h"
 #include "panic.h"
+#include "netpoll.h"
 #include "printk.h"
 #include "sched.h"
 #include "schedimpl.h"
 #include "timers.h"
 
 struct sched sched = { .lock = SPINLOCK_INIT("sched") };
-struct g *(*netpoll_hook)(bool block);
 
 static bool main_started;
 
@@ -74,16 +79,11 @@ static inline struct m *thism(void)
     return this_cpu()->m;
 }
 
-struct g *getg(void)
+struct g *running_g(void)
 {
-    /* Interrupts off, or a preemption between reading this core's M and
-       its curg could hand back the G now running where this one was. */
-    unsigned long f = arch_irq_save();
     struct m *m = thism();
-    struct g *gp = m ? m->curg : NULL;
 
-    arch_irq_restore(f);
-    return gp;
+    return m ? m->curg : NULL;
 }
 
 uint32_t fastrand(void)
@@ -166,6 +166,28 @@ void runqput(struct p *p, struct g *gp, bool next)
     spin_unlock(&sched.lock, f);
 }
 
+/*
+ * Makes the Gs of a schedlink list (G_WAITING, from the network poller)
+ * runnable on the global queue, and wakes an idle core for them (which
+ * wakes the next if there is more: step 2 below).  Go's injectglist, for
+ * callers that may be in an interrupt: the local queue's runnext belongs
+ * to the interrupted G's hand-offs.  Interrupts off.
+ */
+void injectglist(struct g *list)
+{
+    unsigned long f = spin_lock(&sched.lock);
+
+    while (list) {
+        struct g *gp = list;
+
+        list = gp->schedlink;
+        __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        globrunqput(gp);
+    }
+    spin_unlock(&sched.lock, f);
+    wakep();
+}
+
 /* ---- Idle Ps and waking cores ---------------------------------------- */
 
 /* Caller holds sched.lock.  p's run queue is empty. */
@@ -243,7 +265,7 @@ static void resetspinning(struct m *m)
 static bool any_runq_nonempty(void)
 {
     for (int i = 0; i < ncpu; i++)
-        if (!runq_empty(&sched.allp[i]->runq))
+        if (!runq_empty(&sched.allp[i]->runq) || !wakeq_empty(sched.allp[i]))
             return true;
     return false;
 }
@@ -258,6 +280,13 @@ static struct g *take_global(struct p *p, uint32_t max)
     f = spin_lock(&sched.lock);
     gp = globrunqget(p, max);
     spin_unlock(&sched.lock, f);
+    /* Not in Go: the rest of the batch went into our ring, where a core
+       that went idle a moment ago cannot have seen it (its last look at
+       the rings came before); without a wakeup those Gs would wait for
+       our G's whole slice. */
+    if (gp && __atomic_load_n(&sched.npidle, __ATOMIC_RELAXED) &&
+        !runq_empty(&p->runq))
+        wakep();
     return gp;
 }
 
@@ -266,7 +295,8 @@ static bool p_has_work(struct p *p)
 {
     uint64_t t = timers_next(p);
 
-    return !runq_empty(&p->runq) || (t && t <= arch_cycles());
+    return !runq_empty(&p->runq) || !wakeq_empty(p) ||
+           (t && t <= arch_cycles());
 }
 
 /*
@@ -352,13 +382,19 @@ static void stop_and_halt(struct m *m)
     m->slice_end = 0;
     while (__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
         uint64_t wake = run_due_timers();
+        struct g *list;
 
         if (p_has_work(p)) {
             unidle(p);
             return;
         }
+        if ((list = netpoll())) {
+            unidle(p);          /* first, or wakep would pick this P */
+            injectglist(list);
+            return;
+        }
         smp_poll_calls();
-        core_timer_arm(m, wake);
+        core_timer_arm(m, earliest(wake, netpoll_deadline()));
         /* Seq-cst, paired with timer_start's scan: either it sees this
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
@@ -369,7 +405,7 @@ static void stop_and_halt(struct m *m)
     }
 }
 
-/* Go's findRunnable, without timers and netpoll for now. */
+/* Go's findRunnable. */
 static struct g *findrunnable(struct m *m, bool *inherit)
 {
     struct p *p = m->p;
@@ -380,6 +416,8 @@ static struct g *findrunnable(struct m *m, bool *inherit)
         if (timers_next(p))
             timers_run(p, arch_cycles());
         *inherit = false;
+        if (!wakeq_empty(p) && (gp = wakeq_get(p)))
+            return gp;
         /*
          * runnext first: a G just readied (by a channel partner or a
          * timer) runs next.  Go checks the global queue first every 61st
@@ -399,8 +437,12 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             return gp;
         if ((gp = take_global(p, 0)))
             return gp;
-        if (netpoll_hook && (gp = netpoll_hook(false)))
+        if ((gp = netpoll())) {
+            if (gp->schedlink)
+                injectglist(gp->schedlink);
+            __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
             return gp;
+        }
         if (m->spinning ||
             2 * __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST) <
                 ncpu - __atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST)) {
@@ -431,8 +473,8 @@ static void execute(struct m *m, struct g *gp, bool inherit)
         m->p->schedtick++;
         m->slice_end = arch_cycles() + quantum;
     }
-    core_timer_arm(m, timers_next(m->p) && timers_next(m->p) < m->slice_end ?
-                      timers_next(m->p) : m->slice_end);
+    core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
+                               netpoll_deadline()));
     m->p->nsched++;
     arch_switch(&m->g0sp, gp->sp);
 }
@@ -524,7 +566,10 @@ void goready(struct g *gp)
         panic("goready: goroutine %lu has status %d, not waiting",
               (unsigned long)gp->goid, st);
     gp->status = G_RUNNABLE;
-    runqput(thism()->p, gp, true);
+    if (thism()->intimer)
+        wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
+    else
+        runqput(thism()->p, gp, true);
     wakep();
     arch_irq_restore(f);
 }
@@ -580,6 +625,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     gp->goid = goid = __atomic_add_fetch(&sched.goidgen, 1,
                                          __ATOMIC_RELAXED);
     gp->reent._errno = 0;
+    gp->npreempt = 0;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     runqput(p, gp, true);
@@ -626,6 +672,7 @@ static void sched_init(void)
         p->rand = 0x9E3779B97F4A7C15ULL * (i + 1);
         runq_init(&p->runq);
         p->timerlock = (struct spinlock)SPINLOCK_INIT("timers");
+        p->wakelock = (struct spinlock)SPINLOCK_INIT("wakeq");
         p->runq.pause = steal_pause;
         m->cpu = cpus[i];
         m->p = p;

@@ -30,6 +30,7 @@
 #include <reent.h>
 #include "runq.h"
 #include "spinlock.h"
+#include "vm.h"
 
 enum gstatus {
     G_DEAD,
@@ -53,6 +54,7 @@ enum waitreason {
     WAIT_WAITGROUP,         /* "sync.WaitGroup.Wait" */
     WAIT_SEMA,              /* "semacquire" */
     WAIT_SLEEP,             /* "sleep" */
+    WAIT_IO,                /* "IO wait": the network (netpoll.h) */
     WAIT_TEST,              /* "test park" */
     WAIT_NREASONS,
 };
@@ -75,6 +77,7 @@ struct g {
     int lastcpu;                /* core that last ran it */
     bool inherit;               /* came from runnext: shares the slice */
     int preemptoff;             /* > 0: the timer must not preempt it */
+    uint64_t npreempt;          /* times the timer preempted it */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
 };
 
@@ -89,9 +92,14 @@ struct p {
     uint64_t rand;              /* fastrand state; owner only */
     uint64_t nsched;            /* Gs run by this P (stats, tests) */
 
+    /* Gs readied by timers, run first (wakeq.c); under wakelock: */
+    struct spinlock wakelock;
+    struct g *wakehead, *waketail;
+    uint32_t nwake;             /* also read without the lock; seq-cst */
+
     /* Timers started on this P (timers.c); under timerlock: */
     struct spinlock timerlock;
-    struct timer **timers;      /* 4-ary min-heap by when */
+    struct timerslot *timers;   /* 4-ary min-heap by when */
     int ntimers, timercap;
     int ndeleted;               /* stopped but still in the heap */
     uint64_t timer0;            /* earliest when, 0 if none; atomic */
@@ -106,6 +114,7 @@ struct m {
     uint64_t armed;             /* deadline the core timer is set to, 0 */
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     bool woken;                 /* a timer readied a G during curg's slice */
+    bool intimer;               /* running a timer function (timers.c) */
     bool halted;                /* idle in arch_halt; atomic (timers.c) */
     void *g0sp;                 /* the scheduler context while a G runs */
     bool spinning;              /* looking for work; counted in nmspinning */
@@ -116,8 +125,33 @@ struct m {
 
 /* ---- Running Gs ------------------------------------------------------ */
 
-/* The running G, or NULL on an M's scheduler context. */
-struct g *getg(void);
+/* Where a G slot's struct g sits: at its top, 64-byte aligned (gfree.c). */
+static inline struct g *gslot_g(uintptr_t slot)
+{
+    return (struct g *)((slot + VM_GSLOT_SIZE - sizeof(struct g)) & ~63UL);
+}
+
+/*
+ * The running G, or NULL off any G (an M's scheduler context, the boot
+ * stack, a fault handler's own stack).  A G runs only on the stack in its
+ * own slot, so the slot that holds the current frame names it: no need to
+ * stop interrupts while reading this core's M (the G may be preempted and
+ * move anywhere, and the answer stays right).  Linux found `current` from
+ * the stack pointer the same way for years.
+ */
+static inline struct g *getg(void)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+
+    if (fp - VM_GSLOT_BASE >= VM_GSLOT_MAX)
+        return NULL;
+    return gslot_g(fp & ~(VM_GSLOT_SIZE - 1));
+}
+
+/* The G this core's M runs (m->curg), NULL if none: right from any stack,
+   a fault handler's included.  Interrupts off, or the answer may be
+   stale at once. */
+struct g *running_g(void);
 
 /*
  * Parks the calling G with the given wait reason.  After the G is off its

@@ -32,10 +32,28 @@ void globrunqput(struct g *gp);
 struct g *globrunqget(struct p *p, uint32_t max);
 void runqput(struct p *p, struct g *gp, bool next);
 void wakep(void);
+void injectglist(struct g *list);
 /* On g0: gp, just switched out, goes to the global queue (a yield or a
    preemption, as Go's goschedImpl) and an idle core may take it. */
 void gosched_m(struct g *gp);
 __attribute__((noreturn)) void goexit(void);
+
+/* timers.c: the earliest `when` in p's timer heap, 0 if empty; a hint
+   read without the lock (pairs with update_timer0's store-release). */
+static inline uint64_t timers_next(const struct p *p)
+{
+    return __atomic_load_n(&p->timer0, __ATOMIC_ACQUIRE);
+}
+
+/* wakeq.c: Gs readied by timer functions; interrupts off. */
+void wakeq_put(struct p *p, struct g *gp);
+struct g *wakeq_get(struct p *p);
+struct g *wakeq_steal(struct p *thief, struct p *victim);
+
+static inline bool wakeq_empty(struct p *p)
+{
+    return !__atomic_load_n(&p->nwake, __ATOMIC_SEQ_CST);
+}
 
 /* steal.c */
 void steal_init(int n);
@@ -54,22 +72,48 @@ void for_each_waiting_g(void (*fn)(struct g *));
 /* preempt.c */
 extern uint64_t quantum;        /* slice length in cycles */
 void preempt_init(void);
-void core_timer_arm(struct m *m, uint64_t deadline);
+
+/* Sets the core timer to `deadline` unless it already fires sooner. */
+static inline void core_timer_arm(struct m *m, uint64_t deadline)
+{
+    if (deadline && (!m->armed || deadline < m->armed)) {
+        m->armed = deadline;
+        arch_timer_arm(deadline);
+    }
+}
 
 /* time.c: reads the wall clock once. */
 void time_init(void);
 
 /* trace.c: schedtrace=N */
 void schedtrace_init(void);
-void schedtrace_tick(void);
+extern uint64_t schedtrace_period;      /* cycles; 0 = off */
+void schedtrace_due(void);
 
-/* kernel/smp.c: runs a pending smp_call_all request on this core. */
-void smp_poll_calls(void);
+/* Every schedule: prints the line if its time has come. */
+static inline void schedtrace_tick(void)
+{
+    if (schedtrace_period)
+        schedtrace_due();
+}
 
-/*
- * The network poller (drivers/, later): returns a G made runnable by
- * network activity, or NULL.  NULL while there is no network.
- */
-extern struct g *(*netpoll_hook)(bool block);
+/* kernel/smp.c: runs a pending smp_call_all request on this core.  The
+   check is inline: every schedule makes it. */
+void smp_run_call(struct cpu *c);
+
+static inline void smp_poll_calls(void)
+{
+    struct cpu *c = this_cpu();
+
+    /* Pairs with the store-release of call_seq in smp_call_all. */
+    if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done)
+        smp_run_call(c);
+}
+
+/* The earlier of two arch_cycles() deadlines, where 0 means none. */
+static inline uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
 
 #endif

@@ -9,7 +9,8 @@
  * lets an owner about to run that G do so (Go usleeps 3 us; see
  * steal_pause in proc.c for why Spindle waits longer): snatching
  * it would move a G that shares its readier's time slice to a cold core.
- * In the last round it also runs a busy victim's due timers.
+ * In the last round it also runs a busy victim's due timers.  In every
+ * round it takes from a victim's wake queue (wakeq.c) before its ring.
  */
 #include "schedimpl.h"
 #include "timers.h"
@@ -61,10 +62,12 @@ struct g *stealwork(struct m *m)
                 bool inherit;
 
                 timers_run(victim, arch_cycles());
-                if ((gp = runq_get(&p->runq, &inherit)))
+                if ((gp = wakeq_get(p)) || (gp = runq_get(&p->runq, &inherit)))
                     return gp;
             }
-            if ((gp = runq_steal(&p->runq, &victim->runq, last)))
+            /* Gs woken by timers first: they are already late. */
+            if ((gp = wakeq_steal(p, victim)) ||
+                (gp = runq_steal(&p->runq, &victim->runq, last)))
                 return gp;
         }
     }

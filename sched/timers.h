@@ -42,6 +42,12 @@ struct timer {
     bool reset_while_running;   /* reset during f: re-arm at when as set */
 };
 
+/* A heap slot: the timer and a copy of its when (timers.c says why). */
+struct timerslot {
+    uint64_t when;
+    struct timer *t;
+};
+
 void timer_init(struct timer *t, void (*f)(void *), void *arg);
 
 /* Arms t at `when` (and every `period` after, if not 0) on this P. */
@@ -66,8 +72,8 @@ void timer_delete(struct timer *t);
  */
 uint64_t timers_run(struct p *p, uint64_t now);
 
-/* The earliest `when` in p's heap, 0 if empty (a lock-free hint). */
-uint64_t timers_next(const struct p *p);
+/* The earliest `when` in p's heap, 0 if empty (a lock-free hint):
+   timers_next(p), inline in schedimpl.h, loads p->timer0. */
 
 /* Timers waiting or running on any P (deadlock check: a sleeper is not
    stuck). */

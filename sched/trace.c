@@ -16,7 +16,7 @@
 
 #define MAX_PERIOD_MS 3600000
 
-static uint64_t period;         /* in cycles; 0 = off */
+uint64_t schedtrace_period;     /* in cycles; 0 = off */
 static uint64_t next;           /* cycles of the next line; CAS to claim */
 static uint64_t start;
 
@@ -35,8 +35,8 @@ void schedtrace_init(void)
         return;
     }
     start = arch_cycles();
-    period = arch_cycles_hz() / 1000 * ms;
-    next = start + period;
+    schedtrace_period = arch_cycles_hz() / 1000 * ms;
+    next = start + schedtrace_period;
 }
 
 static void print_line(uint64_t now)
@@ -46,7 +46,9 @@ static void print_line(uint64_t now)
 
     for (int i = 0; i < ncpu; i++)
         b += fmt_snprintf(b, end - b, "%s%u", i ? " " : "",
-                          runq_len(&sched.allp[i]->runq));
+                          runq_len(&sched.allp[i]->runq) +
+                          __atomic_load_n(&sched.allp[i]->nwake,
+                                          __ATOMIC_RELAXED));
     printk("SCHED %lums: gomaxprocs=%d idleprocs=%d threads=%d "
            "spinningthreads=%d idlethreads=%d runqueue=%u [%s]\n",
            (unsigned long)((now - start) * 1000 / arch_cycles_hz()), ncpu,
@@ -56,18 +58,17 @@ static void print_line(uint64_t now)
            __atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED), buf);
 }
 
-void schedtrace_tick(void)
+void schedtrace_due(void)
 {
     uint64_t now, due;
 
-    if (!period)
-        return;
     now = arch_cycles();
     due = __atomic_load_n(&next, __ATOMIC_RELAXED);
     if (now < due)
         return;
     /* One core prints each line; the others see the new deadline. */
-    if (__atomic_compare_exchange_n(&next, &due, now + period, false,
-                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    if (__atomic_compare_exchange_n(&next, &due, now + schedtrace_period,
+                                    false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
         print_line(now);
 }

@@ -2,12 +2,14 @@
 # bench.sh ARCH SMP [app args...] - runs the benchmark app (apps/bench) and
 # prints its "BENCH <name> <value> <unit>" and "# " lines.
 #
-# It builds nothing: run `make images` first.  The app cannot reboot itself
-# at one core, so fib_speedup takes two boots:
-#   1. smp=1 with only=fib: the median 1-core fib time;
-#   2. smp=SMP with fib1=<that time> and the extra app args (reps=N,
-#      only=a,b), whose output is what this script prints.
-# Boot 1 is skipped when only= leaves fib out.  The first line printed says
+# It builds nothing: run `make images` first.  Two workloads need one core,
+# and the app cannot reboot itself, so there are two boots:
+#   1. smp=1 with only=fib,preempt: the 1-core fib time (for fib_speedup)
+#      and preempt, which DESIGN.md section 10 runs at 1 core;
+#   2. smp=SMP with fib1=<that time>, skip=preempt and the extra app args
+#      (reps=N, only=a,b).
+# The output is boot 2's lines plus boot 1's preempt lines.  Boot 1 is
+# skipped when only= leaves both of its workloads out.  The first line printed says
 # what was measured on: arch, cores, accelerator, date, host CPU, load;
 # a warning follows when other QEMUs were running (run on a quiet host).
 # Exits non-zero if a boot fails, times out (TIMEOUT seconds per boot,
@@ -52,14 +54,16 @@ boot() {
     return 1
 }
 
-# Does the app run fib with these args?  (the last only= wins, as in the app)
-runs_fib() {
-    local only=
+# runs NAME ARGS...: does the app run workload NAME with these args?  (the
+# last only= wins, as in the app)
+runs() {
+    local name=$1 only=
+    shift
     for a in "$@"; do
         case $a in only=*) only=${a#only=} ;; esac
     done
     [ -z "$only" ] && return 0
-    case ",$only," in *,fib,*) return 0 ;; esac
+    case ",$only," in *,"$name",*) return 0 ;; esac
     return 1
 }
 
@@ -68,22 +72,28 @@ date=$(date '+%Y-%m-%d %H:%M %Z')
 others=$(pgrep -c -f '^qemu-system-' || true)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 fib1_args=()
-if runs_fib "$@"; then
+one=()
+runs fib "$@" && one+=(fib)
+runs preempt "$@" && one+=(preempt)
+log1=$logs/smp1-fib-preempt.log
+if [ ${#one[@]} -gt 0 ]; then
     reps=()
     for a in "$@"; do
         case $a in reps=*) reps=("$a") ;; esac
     done
-    boot 1 "$logs/smp1-fib.log" only=fib "${reps[@]}" || exit 1
-    fib1=$(sed -n 's/^BENCH fib \([0-9.]*\) ms$/\1/p' "$logs/smp1-fib.log")
-    if [ -z "$fib1" ]; then
-        echo "bench.sh: the 1-core boot printed no 'BENCH fib' line" >&2
-        exit 1
+    boot 1 "$log1" "only=$(IFS=,; echo "${one[*]}")" "${reps[@]}" || exit 1
+    if runs fib "$@"; then
+        fib1=$(sed -n 's/^BENCH fib \([0-9.]*\) ms$/\1/p' "$log1")
+        if [ -z "$fib1" ]; then
+            echo "bench.sh: the 1-core boot printed no 'BENCH fib' line" >&2
+            exit 1
+        fi
+        fib1_args=("fib1=$fib1")
     fi
-    fib1_args=("fib1=$fib1")
 fi
 
 log=$logs/smp$smp.log
-boot "$smp" "$log" "${fib1_args[@]}" "$@" || exit 1
+boot "$smp" "$log" "${fib1_args[@]}" skip=preempt "$@" || exit 1
 accel=$(sed -n 's/.*accelerator \([a-z]*\).*/\1/p' "$log.qemu" | head -n 1)
 echo "# bench: $arch, $smp cores, accelerator ${accel:-unknown}," \
      "$date, host CPU ${cpu:-unknown}" \
@@ -93,6 +103,10 @@ if [ "$others" != 0 ] || [ "$others_end" != 0 ]; then
     echo "# warning: other QEMU processes were running ($others at the" \
          "start, $others_end at the end); the figures are unreliable"
 fi
-[ -n "${fib1:-}" ] && echo "# fib at 1 core (a separate boot, only=fib): $fib1 ms"
+[ -n "${fib1:-}" ] && echo "# fib at 1 core (the separate 1-core boot): $fib1 ms"
 grep -E '^(BENCH |# )' "$log"
+if runs preempt "$@"; then
+    echo "# preempt: from the 1-core boot, as DESIGN.md section 10 runs it"
+    grep -E '^(BENCH preempt_late|# preempt)' "$log1" | grep -v '^# preempt_cost'
+fi
 exit 0

@@ -1,8 +1,10 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted] — make sure the host has what building and running
+# tools/deps.sh [x86_64|aarch64|hosted|go] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
+# `go` is not an arch: it checks only the Go toolchain that `make bench-go` builds
+# apps/bench/go with. Spindle itself never needs Go, so no arch asks for it.
 set -eu
 arch=${1:-x86_64}
 missing=
@@ -21,6 +23,10 @@ need() {
 
 check() {
     missing=
+    if [ "$arch" = go ]; then
+        need golang-go go
+        return 0
+    fi
     need gcc gcc
     need make make
     need procps pgrep          # the test runner finds QEMU to measure it
@@ -41,8 +47,8 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go]" >&2; exit 2 ;;
 esac
 
 check

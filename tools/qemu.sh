@@ -5,7 +5,11 @@
 # Accelerator: KVM only when the host has hardware virtualization (kvm_intel
 # or kvm_amd loaded, no kvm_pvm) or ACCEL=kvm asks for it; multi-threaded TCG
 # otherwise.  /dev/kvm from kvm_pvm emulates ring-0 code thousands of times
-# slower than TCG runs it.  MEM (MiB, default 1024) sets guest memory;
+# slower than TCG runs it.  ACCEL=icount is deterministic single-threaded
+# TCG where each guest instruction takes 1 ns of virtual time: figures do
+# not depend on host load, so two builds can be compared on a busy host
+# (but the vCPUs take turns, so it says nothing about parallel speedup).
+# MEM (MiB, default 1024) sets guest memory;
 # QUIET=1 drops the accelerator line.
 #
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
@@ -28,7 +32,8 @@ fi
 case $accel in
 kvm) accel_opt="-accel kvm"; cpu=host ;;
 tcg) accel_opt="-accel tcg,thread=multi"; cpu=qemu64 ;;
-*) echo "qemu.sh: ACCEL=$accel is not tcg or kvm" >&2; exit 2 ;;
+icount) accel_opt="-accel tcg,thread=single -icount shift=0,sleep=off"; cpu=qemu64 ;;
+*) echo "qemu.sh: ACCEL=$accel is not tcg, icount or kvm" >&2; exit 2 ;;
 esac
 [ "${QUIET:-0}" = 1 ] || echo "qemu: $arch, $smp cores, $mem MiB, accelerator $accel" >&2
 

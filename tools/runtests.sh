@@ -17,7 +17,8 @@
 # a kernel command line) at every core count; `cmdlines.ARCH` replaces it
 # for ARCH.  One with a `hostcpu` file
 # (a number) must keep QEMU's host CPU use between its "IDLE START" and
-# "IDLE END" console lines under that percent of one host core.
+# "IDLE END" console lines under that percent of one host core.  One with
+# a `mem` file (MiB) boots with that much guest memory.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
@@ -119,6 +120,8 @@ for img in "${images[@]}"; do
     cmdlines=$dir/cmdlines
     [ -f "$cmdlines.$arch" ] && cmdlines=$cmdlines.$arch
     [ -f "$cmdlines" ] && mapfile -t variants < <(grep . "$cmdlines")
+    mem=${MEM:-}
+    [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
     for n in $matrix; do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}
@@ -127,10 +130,10 @@ for img in "${images[@]}"; do
         start=$(date +%s%N)
         # shellcheck disable=SC2086 # kargs is a list of words
         if [ -f "$dir/hostcpu" ]; then
-            boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
+            MEM=$mem boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
             rc=$?
         else
-            QUIET=1 timeout -k 5 "$timeout_s" \
+            MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
                 tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
             rc=$?
         fi

@@ -20,8 +20,10 @@
  *   timers      100,000 Gs each sleep a random 1-20 ms           ms total
  *   timers_late_mean, _p99, _max   how late they woke           us
  *   preempt_late_p99, _max   a G hogs the CPU for 2 s while     us
- *               another sleeps 1 ms in a loop (DESIGN runs it at
- *               1 core: tools/bench.sh does, in its 1-core boot)
+ *               another sleeps 1 ms in a loop; DESIGN runs it at
+ *               1 core, and so does tools/bench.sh, in its 1-core boot
+ *   preempt_cost  CPU a spinning G loses to preemption            %
+ *   preempt_gap   what one preemption costs it (time.c)           us
  *
  * Protocol.  Every workload runs `reps` times (3 unless reps=N), one after
  * the other, from main's G, with nothing else running; each run times
@@ -38,6 +40,7 @@
  * Arguments (after the kernel command line's "--"):
  *   reps=N       repetitions per workload
  *   only=a,b     run only these workloads (names from the table)
+ *   skip=a,b     and not these
  *   fib1=MS      the fib time measured at 1 core, for fib_speedup; the app
  *                cannot reboot itself at 1 core, so tools/bench.sh boots
  *                once at smp=1 with only=fib and passes the result here.
@@ -75,6 +78,8 @@ static const struct workload workloads[] = {
     { "preempt",    bench_preempt,    { "preempt_late_p99",
                                         "preempt_late_max" },
                                       { "us", "us" } },
+    { "preempt_cost", bench_preempt_cost, { "preempt_cost", "preempt_gap" },
+                                      { "%", "us" } },
 };
 #define NWORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 
@@ -118,7 +123,7 @@ static int decimals(const char *unit)
 {
     if (strcmp(unit, "x") == 0)
         return 2;
-    if (strcmp(unit, "ratio") == 0)
+    if (strcmp(unit, "ratio") == 0 || strcmp(unit, "%") == 0)
         return 3;
     return 1;
 }
@@ -198,14 +203,14 @@ static const struct workload *find_workload(const char *name, size_t len)
     return NULL;
 }
 
-/* Checks that every name in only= is a workload. */
-static bool only_is_valid(const char *list)
+/* Checks that every name in only= or skip= (key) is a workload. */
+static bool list_is_valid(const char *key, const char *list)
 {
     for (const char *s = list; *s; ) {
         size_t len = strcspn(s, ",");
 
         if (!find_workload(s, len)) {
-            printf("# ERROR only=: no workload '%.*s'\n", (int)len, s);
+            printf("# ERROR %s=: no workload '%.*s'\n", key, (int)len, s);
             return false;
         }
         s += len + (s[len] == ',');
@@ -215,7 +220,7 @@ static bool only_is_valid(const char *list)
 
 int main(int argc, char **argv)
 {
-    const char *only = NULL;
+    const char *only = NULL, *skip = "";
     int reps = 3, status = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -230,7 +235,11 @@ int main(int argc, char **argv)
             }
         } else if (strncmp(argv[i], "only=", 5) == 0) {
             only = argv[i] + 5;
-            if (!only_is_valid(only))
+            if (!list_is_valid("only", only))
+                return 2;
+        } else if (strncmp(argv[i], "skip=", 5) == 0) {
+            skip = argv[i] + 5;
+            if (!list_is_valid("skip", skip))
                 return 2;
         } else if (strncmp(argv[i], "fib1=", 5) == 0) {
             bench_fib1_ms = strtod(argv[i] + 5, &end);
@@ -241,7 +250,7 @@ int main(int argc, char **argv)
             }
         } else {
             printf("# ERROR unknown argument '%s' (reps=N only=a,b "
-                   "fib1=MS)\n", argv[i]);
+                   "skip=a,b fib1=MS)\n", argv[i]);
             return 2;
         }
     }
@@ -252,10 +261,11 @@ int main(int argc, char **argv)
         printf("%.1f ms\n", bench_fib1_ms);
     else
         printf("(not given: no fib_speedup)\n");
-    if (!only || listed(only, "skew"))
+    if ((!only || listed(only, "skew")) && !listed(skip, "skew"))
         skew_calibrate();
     for (int i = 0; i < NWORKLOADS; i++) {
-        if (only && !listed(only, workloads[i].key))
+        if ((only && !listed(only, workloads[i].key)) ||
+            listed(skip, workloads[i].key))
             continue;
         if (!run_workload(&workloads[i], reps))
             status = 1;

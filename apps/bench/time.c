@@ -8,8 +8,9 @@
  *   preempt  ncpu Gs spin without calling anything for 2 s while one more
  *            G sleeps 1 ms in a loop; p99 and max of the sleeper's
  *            lateness.  At 1 core this is DESIGN's workload exactly: only
- *            preemption lets the sleeper run.  At more cores every core
- *            has a hog, so it measures the same thing.
+ *            preemption lets the sleeper run (tools/bench.sh runs it in
+ *            its 1-core boot).  At more cores every core has a hog, so
+ *            it measures the same thing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,4 +147,122 @@ bool bench_preempt(double out[NFIG])
            sp_ncpu());
     free(late);
     return n > 0;
+}
+
+/* ---- preempt_cost ------------------------------------------------------ */
+
+/*
+ * What preemption costs a CPU-bound G.  ncpu Gs (one per core, so every
+ * gap in a G's run is overhead, not another G's turn) spin for COST_NS
+ * reading the clock and sp_preempted(); the gap around each rise of the
+ * count is one preemption: the timer interrupt, the trip through the
+ * scheduler, and the resumption (the same path as a switch to another G,
+ * but measurable).  Other gaps much longer than a loop iteration (under
+ * QEMU, the host taking the vCPU away; other interrupts) are counted
+ * apart.
+ *
+ *   preempt_cost     preemptions x their median gap / run time, in % of
+ *                    the CPU; the median keeps the rare preemption during
+ *                    which the host took the vCPU away out of the figure
+ *   preempt_gap      that median: one preemption, in us
+ *
+ * At the default quantum a G is preempted every 10 ms, so 1% is 100 us
+ * per preemption.
+ */
+#define COST_NS     SP_MS(500)
+#define COST_GAPS   4096
+#define GAP_FACTOR  20          /* another gap: > 20 loop iterations */
+#define GAP_MIN_NS  1000        /* and over 1 us */
+
+struct coster {
+    uint64_t gap[COST_GAPS];    /* the gaps that were preemptions */
+    int ngaps, nother;
+    uint64_t run_ns, iters;
+    struct countdown *cd;
+};
+
+/*
+ * Each iteration reads the preemption count, then the clock.  A count
+ * that moved at iteration i means the preemption happened after the read
+ * of i-1's count: between the clock reads of i-2 and i.  That span, less
+ * one ordinary iteration, is its gap.
+ */
+static void cost_g(void *arg)
+{
+    struct coster *c = arg;
+    uint64_t start = sp_nanotime(), now, prev, prev2, iter, min_gap;
+    uint64_t npre, n;
+
+    /* A first pass of 1 ms measures one loop iteration. */
+    while ((now = sp_nanotime()) - start < SP_MS(1)) {
+        n = sp_preempted();
+        c->iters++;
+    }
+    iter = (now - start) / c->iters;
+    min_gap = iter * GAP_FACTOR > GAP_MIN_NS ? iter * GAP_FACTOR : GAP_MIN_NS;
+    npre = sp_preempted();
+    start = prev = prev2 = sp_nanotime();
+    for (;;) {
+        n = sp_preempted();
+        now = sp_nanotime();
+        if (now - start >= COST_NS)
+            break;
+        if (n != npre) {
+            if (c->ngaps < COST_GAPS)
+                c->gap[c->ngaps++] = now - prev2 > iter ? now - prev2 - iter : 0;
+            npre = n;
+        } else if (now - prev > min_gap) {
+            c->nother++;
+        }
+        prev2 = prev;
+        prev = now;
+    }
+    c->run_ns = now - start;
+    countdown_hit(c->cd);
+}
+
+bool bench_preempt_cost(double out[NFIG])
+{
+    int n = sp_ncpu(), total = 0, other = 0;
+    struct coster *c = calloc(n, sizeof *c);
+    uint64_t *all, run_ns = 0;
+    struct countdown cd;
+
+    if (!c) {
+        printf("# ERROR preempt_cost: out of memory\n");
+        return false;
+    }
+    countdown_init(&cd, n);
+    for (int i = 0; i < n; i++) {
+        c[i].cd = &cd;
+        sp_go(cost_g, &c[i]);
+    }
+    countdown_wait(&cd);
+    for (int i = 0; i < n; i++) {
+        total += c[i].ngaps;
+        other += c[i].nother;
+        run_ns += c[i].run_ns;
+    }
+    all = malloc((total + 1) * sizeof *all);
+    if (!all || !total) {
+        printf("# ERROR preempt_cost: %s\n", all ? "no G was ever "
+               "preempted" : "out of memory");
+        free(all);
+        free(c);
+        return false;
+    }
+    total = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < c[i].ngaps; j++)
+            all[total++] = c[i].gap[j];
+    qsort(all, total, sizeof *all, cmp_u64);
+    out[1] = all[total / 2] / 1e3;
+    out[0] = 100.0 * total * all[total / 2] / run_ns;
+    printf("# preempt_cost: %d preemptions of %d Gs x %llu ms, median "
+           "%.1f us, max %.1f us; %d other gaps\n", total, n,
+           (unsigned long long)COST_NS / 1000000, all[total / 2] / 1e3,
+           all[total - 1] / 1e3, other);
+    free(all);
+    free(c);
+    return true;
 }

@@ -5,6 +5,9 @@
 #ifndef ARCH_X86_64_X86_H
 #define ARCH_X86_64_X86_H
 
+/* entry.S identity-maps this much; arch_paging_init maps the rest. */
+#define BOOT_MAPPED (4UL << 30)
+
 #define CR0_PE      (1 << 0)
 #define CR0_MP      (1 << 1)
 #define CR0_EM      (1 << 2)

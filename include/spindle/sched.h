@@ -22,6 +22,9 @@ void sp_yield(void);
 /* The calling G's id. */
 uint64_t sp_goid(void);
 
+/* How many times the calling G was preempted by the timer so far. */
+uint64_t sp_preempted(void);
+
 /* Ends the calling G (as returning from its function does). */
 __attribute__((noreturn)) void sp_goexit(void);
 

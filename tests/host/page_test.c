@@ -190,7 +190,7 @@ static struct page_alloc pa;
 static bool init_mess(void)
 {
     fresh_arena();
-    if (!CHECK(page_init(&pa, mess_u, NMU, mess_r, NMR) == 0))
+    if (!CHECK(page_init(&pa, mess_u, NMU, mess_r, NMR, 0) == 0))
         return false;
     build_model(mess_u, NMU, mess_r, NMR, &pa);
     return true;
@@ -242,7 +242,7 @@ static void page_zero_never(void)
     size_t n;
 
     fresh_arena();
-    if (!CHECK(page_init(&pa, u, 1, NULL, 0) == 0))
+    if (!CHECK(page_init(&pa, u, 1, NULL, 0, 0) == 0))
         return;
     build_model(u, 1, NULL, 0, &pa);
     CHECK(page_total_count(&pa) == 63 - pa.nmeta);
@@ -250,7 +250,7 @@ static void page_zero_never(void)
     CHECK(n == 63 - pa.nmeta);
     for (size_t i = 0; i < n; i++)
         CHECK(got[i] != 0);
-    CHECK(page_init(&pa, only0, 1, NULL, 0) == -1);
+    CHECK(page_init(&pa, only0, 1, NULL, 0, 0) == -1);
 }
 
 static void init_errors(void)
@@ -267,17 +267,17 @@ static void init_errors(void)
     uint64_t a;
 
     fresh_arena();
-    CHECK(page_init(&pa, NULL, 0, NULL, 0) == -1);
-    CHECK(page_init(&pa, NULL, 5, NULL, 0) == -1);
-    CHECK(page_init(&pa, empty, -1, NULL, 0) == -1);
-    CHECK(page_init(&pa, empty, 2, NULL, 0) == -1);
-    CHECK(page_init(&pa, tiny, 2, NULL, 0) == -1);
-    CHECK(page_init(&pa, wrap, 2, NULL, 0) == -1);
-    CHECK(page_init(&pa, all, 1, all, 1) == -1);        /* all reserved */
-    CHECK(page_init(&pa, one, 1, NULL, 0) == -2);       /* bitmap eats it */
-    CHECK(page_init(&pa, two, 2, NULL, 0) == 0);        /* one page left */
+    CHECK(page_init(&pa, NULL, 0, NULL, 0, 0) == -1);
+    CHECK(page_init(&pa, NULL, 5, NULL, 0, 0) == -1);
+    CHECK(page_init(&pa, empty, -1, NULL, 0, 0) == -1);
+    CHECK(page_init(&pa, empty, 2, NULL, 0, 0) == -1);
+    CHECK(page_init(&pa, tiny, 2, NULL, 0, 0) == -1);
+    CHECK(page_init(&pa, wrap, 2, NULL, 0, 0) == -1);
+    CHECK(page_init(&pa, all, 1, all, 1, 0) == -1);        /* all reserved */
+    CHECK(page_init(&pa, one, 1, NULL, 0, 0) == -2);       /* bitmap eats it */
+    CHECK(page_init(&pa, two, 2, NULL, 0, 0) == 0);        /* one page left */
     CHECK(page_total_count(&pa) == 1);
-    CHECK(page_init(&pa, sparse, 2, NULL, 0) == -2);
+    CHECK(page_init(&pa, sparse, 2, NULL, 0, 0) == -2);
     /* A failed init manages nothing, and says so. */
     CHECK(page_alloc(&pa, 1) == 0);
     CHECK(page_free_count(&pa) == 0 && page_total_count(&pa) == 0);
@@ -296,14 +296,42 @@ static void meta_spans_ranges(void)
                                    { 0x3000, PG } };
 
     fresh_arena();
-    if (!CHECK(page_init(&pa, u, 3, NULL, 0) == 0))
+    if (!CHECK(page_init(&pa, u, 3, NULL, 0, 0) == 0))
         return;
     CHECK(pa.meta == 0x1000 && pa.nmeta == 2);
     CHECK(meta_ok(u, 3, NULL, 0, &pa));
     CHECK(page_total_count(&pa) == 1);
     CHECK(page_alloc(&pa, 1) == 0x7fff000);
     CHECK(page_alloc(&pa, 1) == 0);
-    CHECK(page_init(&pa, u2, 3, NULL, 0) == -2);
+    CHECK(page_init(&pa, u2, 3, NULL, 0, 0) == -2);
+}
+
+/* A boot path that maps only low memory: the bitmaps must go below it. */
+static void meta_below_limit(void)
+{
+    /* A 1 MiB range low and another at 64 MiB: a 65 MiB span, 2 bitmap
+       pages, which would go at the top of the high range. */
+    const struct memrange u[] = { { 0x4000000, 0x100000 },
+                                  { 0x1000, 0x100000 } };
+
+    fresh_arena();
+    if (!CHECK(page_init(&pa, u, 2, NULL, 0, 0) == 0))
+        return;
+    CHECK(pa.meta == 0x40fe000 && pa.nmeta == 2);
+    fresh_arena();
+    if (!CHECK(page_init(&pa, u, 2, NULL, 0, 0x200000) == 0))
+        return;
+    CHECK(pa.meta == 0xff000);
+    CHECK(meta_ok(u, 2, NULL, 0, &pa));
+    /* A limit inside a range cuts it. */
+    fresh_arena();
+    if (!CHECK(page_init(&pa, u, 2, NULL, 0, 0x80000) == 0))
+        return;
+    CHECK(pa.meta == 0x7e000);
+    CHECK(meta_ok(u, 2, NULL, 0, &pa));
+    CHECK(page_total_count(&pa) == 0x200 - 2);
+    /* Nothing usable below the limit. */
+    CHECK(page_init(&pa, u, 2, NULL, 0, 0x2000) == -2);
 }
 
 /* xv6's countfree, in effect: take everything, give it back, compare. */
@@ -605,6 +633,7 @@ static const struct h_case cases[] = {
     CASE(page_zero_never),
     CASE(init_errors),
     CASE(meta_spans_ranges),
+    CASE(meta_below_limit),
     CASE(leak_check),
     CASE(contiguous),
     CASE(aligned),

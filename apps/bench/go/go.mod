@@ -1,0 +1,3 @@
+module spindle/apps/bench/go
+
+go 1.19

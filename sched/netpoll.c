@@ -1,0 +1,86 @@
+/*
+ * netpoll.c - when the scheduler polls the network (see netpoll.h).
+ *
+ * Go's runtime polls the network in three places: findrunnable, without
+ * blocking, when a P has nothing else to run; the last M to go idle,
+ * blocking until the earliest timer; and sysmon, when nobody polled for
+ * 10 ms, so a machine busy with CPU-bound Gs still notices packets.  Here
+ * there is no thread to block in the poller and no sysmon: an idle core
+ * polls before it halts and arms its timer for the next poll, and a busy
+ * core's timer interrupt does sysmon's part.  Polls happen only while a G
+ * waits for the network (Go's netpollAnyWaiters), so a machine without
+ * network traffic pays one atomic load per schedule.
+ *
+ * One core polls at a time (`polling`, a try-lock: a core that finds it
+ * taken has nothing to gain by waiting), so the driver's poll function is
+ * never re-entered.  No lock order: `polling` is never waited for.
+ */
+#include "arch.h"
+#include "netpoll.h"
+#include "panic.h"
+#include "schedimpl.h"
+
+static struct g *(*poller)(void);  /* atomic: set by the driver */
+int netpoll_nwait;                  /* Gs waiting for the network; atomic */
+static int polling;                 /* 1 while a core polls; atomic */
+static uint64_t lastpoll;           /* arch_cycles() of the last poll */
+
+void netpoll_init(struct g *(*poll)(void))
+{
+    __atomic_store_n(&poller, poll, __ATOMIC_RELEASE);
+}
+
+void netpoll_wait_add(int delta)
+{
+    if (__atomic_add_fetch(&netpoll_nwait, delta, __ATOMIC_SEQ_CST) < 0)
+        panic("netpoll_wait_add: more Gs stopped waiting than started");
+}
+
+static uint64_t period(void)
+{
+    return arch_cycles_hz() / 1000 * NETPOLL_PERIOD_MS;
+}
+
+struct g *netpoll(void)
+{
+    struct g *(*poll)(void) = __atomic_load_n(&poller, __ATOMIC_ACQUIRE);
+    int idle = 0;
+    struct g *list;
+
+    assert(!arch_irqs_enabled());
+    if (!poll || !netpoll_waiters() ||
+        !__atomic_compare_exchange_n(&polling, &idle, 1, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return NULL;
+    list = poll();
+    __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
+    __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
+    return list;
+}
+
+uint64_t netpoll_deadline_slow(void)
+{
+    uint64_t now = arch_cycles(), t;
+
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
+        return 0;
+    t = __atomic_load_n(&lastpoll, __ATOMIC_RELAXED) + period();
+    /* Overdue (nobody polled since the first waiter came, or a poll is
+       in progress elsewhere): soon, but never "now" - that would storm
+       this core with interrupts while another core polls. */
+    return t > now ? t : now + period() / 10;
+}
+
+bool netpoll_check(uint64_t now)
+{
+    struct g *list;
+
+    if (!netpoll_waiters() ||
+        now < __atomic_load_n(&lastpoll, __ATOMIC_RELAXED) + period())
+        return false;
+    list = netpoll();
+    if (!list)
+        return false;
+    injectglist(list);
+    return true;
+}

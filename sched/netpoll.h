@@ -1,0 +1,69 @@
+/*
+ * netpoll.h - how a network driver feeds the scheduler (Go's netpoll).
+ *
+ * The driver registers one poll function.  A G that waits for the network
+ * calls netpoll_wait_add(1), parks with WAIT_IO (gopark: the unlockf is
+ * where it becomes visible to the driver, once it is off its stack), and
+ * calls netpoll_wait_add(-1) after it was woken.  The poll function never
+ * blocks; it returns the Gs whose I/O completed, still G_WAITING, linked
+ * through g->schedlink, and the scheduler makes them runnable.
+ *
+ * Who polls (Go's rules, sched/netpoll.c):
+ *   - a core that found no local or global work, before it steals
+ *     (findrunnable) and before it halts (the idle loop);
+ *   - a core's timer interrupt, when nobody polled for NETPOLL_PERIOD_MS
+ *     (sysmon's 10 ms rule): Gs readied there preempt the running G as a
+ *     woken sleeper does.
+ * Only while some G waits (netpoll_wait_add), and one core at a time.
+ */
+#ifndef SCHED_NETPOLL_H
+#define SCHED_NETPOLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct g;
+
+#define NETPOLL_PERIOD_MS 10
+
+/*
+ * Installs the driver's poll function (NULL removes it).  It is called
+ * with interrupts off, possibly from a timer interrupt on the stack of
+ * whatever G ran, so it may take spinlocks but never park or allocate.
+ */
+void netpoll_init(struct g *(*poll)(void));
+
+/* A G starts (+1) or stops (-1) waiting for the network.  Any G. */
+void netpoll_wait_add(int delta);
+
+/* Gs waiting for the network now (the deadlock check wants 0). */
+extern int netpoll_nwait;       /* atomic; netpoll_wait_add */
+
+static inline int netpoll_waiters(void)
+{
+    return __atomic_load_n(&netpoll_nwait, __ATOMIC_SEQ_CST);
+}
+
+/* ---- For the scheduler (sched/) ---------------------------------------- */
+
+/*
+ * Polls once if a poller is installed, some G waits and no other core is
+ * polling; returns what the poll readied (G_WAITING, schedlink list) or
+ * NULL.  Interrupts off.
+ */
+struct g *netpoll(void);
+
+/* The arch_cycles() deadline of the next poll sysmon's rule asks for,
+   or 0 when no G waits.  Inline: every schedule asks. */
+uint64_t netpoll_deadline_slow(void);
+
+static inline uint64_t netpoll_deadline(void)
+{
+    return netpoll_waiters() ? netpoll_deadline_slow() : 0;
+}
+
+/* The timer interrupt's half: polls if the last poll is over 10 ms old;
+   true if it readied Gs (they are on the global queue). */
+bool netpoll_check(uint64_t now);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * wakeq.c - Gs whose timer fired run first (not in Go).
+ *
+ * In Go a sleeper whose timer fires is readied like any other G: into
+ * runnext, from where the next G readied on that P (a spawned child, a
+ * channel partner) pushes it to the tail of the run queue, behind
+ * everything queued there and, once the ring overflows, behind the global
+ * queue.  On a P busy spawning Gs, a woken sleeper then waits for
+ * hundreds of others: with 100,000 sleepers Go's p99 lateness is 81 ms
+ * under TCG.  A G readied by a timer function instead joins its P's wake
+ * queue, which findrunnable looks at before anything else, and thieves
+ * take from before they take from the ring.  A sleeper's lateness is then
+ * the time to the next schedule on its P - or to the timer interrupt's
+ * wakeup preemption of a long-running G (preempt.c) - not the backlog.
+ *
+ * Starvation: a timer readies a G only once per firing, so the wake
+ * queue cannot be refilled faster than timers come due, and a ticker's
+ * G that runs long is preempted into the global queue like any other.
+ *
+ * The queue is a list through g->schedlink under the P's wakelock, which
+ * nests inside nothing but sched.lock's peers: it is taken alone, with
+ * interrupts off.  nwake is read without the lock as a hint; its updates
+ * are seq-cst so that the spinning protocol's re-check (proc.c step 4)
+ * sees a G queued before its readier looked for idle cores.
+ */
+#include "schedimpl.h"
+
+void wakeq_put(struct p *p, struct g *gp)
+{
+    unsigned long f = spin_lock(&p->wakelock);
+
+    gp->schedlink = NULL;
+    if (p->waketail)
+        p->waketail->schedlink = gp;
+    else
+        p->wakehead = gp;
+    p->waketail = gp;
+    __atomic_add_fetch(&p->nwake, 1, __ATOMIC_SEQ_CST);
+    spin_unlock(&p->wakelock, f);
+}
+
+/* Detaches up to max (>= 1) Gs from the head of p's wake queue. */
+static struct g *take(struct p *p, uint32_t max, uint32_t *n)
+{
+    unsigned long f;
+    struct g *first, *last;
+    uint32_t k;
+
+    *n = 0;
+    if (!__atomic_load_n(&p->nwake, __ATOMIC_SEQ_CST))
+        return NULL;
+    f = spin_lock(&p->wakelock);
+    first = last = p->wakehead;
+    k = first ? 1 : 0;
+    while (k && k < max && last->schedlink) {
+        last = last->schedlink;
+        k++;
+    }
+    if (first) {
+        p->wakehead = last->schedlink;
+        if (!p->wakehead)
+            p->waketail = NULL;
+        last->schedlink = NULL;
+        __atomic_sub_fetch(&p->nwake, k, __ATOMIC_SEQ_CST);
+    }
+    spin_unlock(&p->wakelock, f);
+    *n = k;
+    return first;
+}
+
+struct g *wakeq_get(struct p *p)
+{
+    uint32_t n;
+
+    return take(p, 1, &n);
+}
+
+struct g *wakeq_steal(struct p *thief, struct p *victim)
+{
+    uint32_t want = __atomic_load_n(&victim->nwake, __ATOMIC_RELAXED), n;
+    struct g *gp;
+
+    if (!want)
+        return NULL;
+    /* Half, as runqsteal takes; the rest stays for its owner. */
+    gp = take(victim, want - want / 2, &n);
+    if (!gp)
+        return NULL;
+    /* Two wake locks are never held at once: the list is detached from
+       the victim first, then queued here one by one. */
+    for (struct g *rest = gp->schedlink; rest; ) {
+        struct g *next = rest->schedlink;
+
+        wakeq_put(thief, rest);
+        rest = next;
+    }
+    gp->schedlink = NULL;
+    return gp;
+}
