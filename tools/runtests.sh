@@ -54,7 +54,7 @@ cpu_ticks() {
 # boot_measured LOG ARGS...: boots like the plain path, and prints the
 # percent of one host core QEMU used between IDLE START and IDLE END.
 boot_measured() {
-    local log=$1 pid qpid t0 t1 c0 c1 hz p
+    local log=$1 pid qpid t0 t1 c0 c1 c hz p
     shift
     QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
     pid=$!
@@ -68,11 +68,20 @@ boot_measured() {
         [ -n "$qpid" ] && break
     done
     c0=$(cpu_ticks "$qpid"); t0=$(date +%s%N)
-    while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE END' "$log"; do sleep 0.02; done
-    c1=$(cpu_ticks "$qpid"); t1=$(date +%s%N)
+    # Sample as we wait: QEMU may be gone (the app exits right after
+    # IDLE END) by the time the line is seen, so the last sample ends the
+    # window.
+    c1= t1=$t0
+    while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE END' "$log"; do
+        c=$(cpu_ticks "$qpid")
+        [ -n "$c" ] && { c1=$c; t1=$(date +%s%N); }
+        sleep 0.02
+    done
+    c=$(cpu_ticks "$qpid")
+    [ -n "$c" ] && { c1=$c; t1=$(date +%s%N); }
     wait $pid
     rc=$?
-    if [ -n "$c0" ] && [ -n "$c1" ]; then
+    if [ -n "$c0" ] && [ -n "$c1" ] && [ "$t1" != "$t0" ]; then
         echo $(( (c1 - c0) * 100 * 1000000000 / hz / (t1 - t0 + 1) )) > "$log.cpu"
     else
         echo "unmeasured" > "$log.cpu"
