@@ -31,9 +31,17 @@ endif
 ifeq ($(ARCH),x86_64)
 CROSS       :=
 ARCH_CFLAGS := -mno-red-zone -mcmodel=small
+IMAGE_BIN    = true
 else ifeq ($(ARCH),aarch64)
 CROSS       := aarch64-linux-gnu-
-ARCH_CFLAGS := -mgeneral-regs-only
+# FP/SIMD stays usable (apps and newlib compute in double and NEON; the
+# trap frame and arch_switch save that state).  Atomics inline, as LL/SC
+# (ARMv8.0 has no LSE): the Linux-targeted compiler would otherwise call
+# libgcc's __aarch64_* helpers, which need getauxval().
+ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
+# QEMU's -kernel passes the DTB in x0 only to a Linux Image (a raw binary
+# with the arm64 Image header), not to an ELF: qemu.sh boots <image>.Image.
+IMAGE_BIN    = $(CROSS)objcopy -O binary $(1) $(basename $(1)).Image
 else
 $(error ARCH=$(ARCH) is not supported; use ARCH=x86_64 or ARCH=aarch64)
 endif
@@ -103,6 +111,7 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LIBS)
 	$(Q)$(OBJDUMP) -d $$@ > $(B)/$(1).asm
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
+	$(Q)$$(call IMAGE_BIN,$$@)
 	$(Q)rm -f $$@.1
 endef
 $(foreach d,$(IMAGE_DIRS),$(eval $(call IMAGE,$(d))))
@@ -152,6 +161,14 @@ $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/$*.c
+
+# The device tree parser is two files: the blob walker and the machine
+# summary built on it.
+$(HB)/fdt_test: tests/host/fdt_test.c kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c \
+                kernel/fdt.h kernel/fdt_blob.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
 
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.

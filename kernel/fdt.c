@@ -1,253 +1,18 @@
 /*
- * fdt.c - walk a flattened device tree blob, and summarize the machine it
- * describes for the aarch64 boot path.  See fdt.h for the contract.
+ * fdt.c - walking a flattened device tree blob that fdt_check (fdt_blob.c)
+ * accepted: nodes, properties, paths, phandles, reg.  See fdt.h for the
+ * contract.
  *
- * The blob (DT spec v0.4 §5.2-§5.5): a header; the memory reservation
- * block, 16-byte <address size> pairs ending with 0,0; the structure
- * block, a stream of big-endian 32-bit tokens, each 4-byte aligned:
- *
- *   FDT_BEGIN_NODE name'\0' pad    FDT_PROP len nameoff value pad
- *   FDT_END_NODE   FDT_NOP         FDT_END (last)
- *
- * and the strings block, which holds the property names nameoff points at.
- *
- * Safety rests on one function: tag() is the only reader of the structure
- * block, and it returns a token only once the token and all it carries
- * (name, property header and value, the property's name in the strings
- * block) lie inside their blocks.  Each token moves the offset forward by
- * at least 4 bytes, so every walk ends within size_dt_struct / 4 steps;
- * nothing recurses (an alias is resolved once and must be absolute).
- * fdt_check walks the whole stream once more with the structural rules
- * (one root, balanced nodes, depth, properties before subnodes, FDT_END),
- * so the walkers may count on them; if they are broken anyway (the caller
- * skipped fdt_check) a walker returns an error, never faults.
- *
- * Offsets are ints: FDT_MAX_SIZE (1 GiB) keeps every sum below INT_MAX.
- *
- * fdt_parse_machine, at the end, is a client of the walkers: one pass per
- * kind of node it looks for.  Blobs are tens of KiB, so rescanning from the
- * root (to find a parent, or an inherited interrupt-parent) costs
- * microseconds and keeps the walker stateless.
+ * Every walk reads the structure block only through fdt_view_tag, which
+ * bounds-checks each token, and moves forward by at least 4 bytes per
+ * token, so it ends within size_dt_struct / 4 steps; nothing recurses (an
+ * alias is resolved once and must be absolute).  If the structural rules
+ * are broken anyway (the caller skipped fdt_check) a walker returns an
+ * error, never faults.  fdt_parse_machine (fdt_machine.c) is a client of
+ * the walkers here.
  */
 #include <string.h>
-#include "fdt.h"
-
-enum {
-    FDT_BEGIN_NODE = 1,
-    FDT_END_NODE = 2,
-    FDT_PROP = 3,
-    FDT_NOP = 4,
-    FDT_END = 9,
-};
-
-/* Header field offsets (§5.2); size_dt_struct is new in version 17. */
-enum {
-    H_MAGIC = 0, H_TOTALSIZE = 4, H_OFF_STRUCT = 8, H_OFF_STRINGS = 12,
-    H_OFF_RSVMAP = 16, H_VERSION = 20, H_LAST_COMP = 24,
-    H_SIZE_STRINGS = 32, H_SIZE_STRUCT = 36,
-    HDR_V16 = 36, HDR_V17 = 40,
-};
-
-_Static_assert(FDT_MAX_DEPTH <= 64, "check_struct keeps one bit per level");
-_Static_assert(FDT_MAX_SIZE <= 0x7fffff00u, "offsets must fit an int");
-
-/* A blob whose header has been checked. */
-struct view {
-    const uint8_t *blob;
-    const uint8_t *st;          /* structure block */
-    uint32_t stsize;
-    const char *str;            /* strings block */
-    uint32_t strsize;
-    uint32_t rsv;               /* offset of the reservation block */
-    uint32_t total;
-    const char *err;            /* why the last failure happened */
-};
-
-static int bad(struct view *v, const char *why)
-{
-    v->err = why;
-    return -FDT_ECORRUPT;
-}
-
-/* Checks the header of the blob in size bytes and fills *v. */
-static int header(struct view *v, const void *blob, size_t size)
-{
-    const uint8_t *b = blob;
-    uint32_t total, ver, hdr, off, len;
-
-    v->err = NULL;
-    if (!b)
-        return bad(v, "no blob");
-    if (size < HDR_V16)
-        return bad(v, "buffer smaller than a blob header");
-    if (fdt32(b + H_MAGIC) != FDT_MAGIC)
-        return bad(v, "bad magic: not a device tree blob");
-    total = fdt32(b + H_TOTALSIZE);
-    if (total > size)
-        return bad(v, "totalsize is larger than the buffer");
-    if (total > FDT_MAX_SIZE)
-        return bad(v, "totalsize is over FDT_MAX_SIZE");
-    ver = fdt32(b + H_VERSION);
-    if (ver < 16)
-        return bad(v, "version is older than 16");
-    if (fdt32(b + H_LAST_COMP) > 17)
-        return bad(v, "last_comp_version is newer than 17");
-    hdr = ver >= 17 ? HDR_V17 : HDR_V16;
-    if (total < hdr)
-        return bad(v, "totalsize is smaller than the header");
-
-    off = fdt32(b + H_OFF_RSVMAP);
-    if (off % 8)
-        return bad(v, "memory reservation block is not 8-byte aligned");
-    if (off < hdr || off > total)
-        return bad(v, "memory reservation block is outside the blob");
-    v->rsv = off;
-
-    off = fdt32(b + H_OFF_STRUCT);
-    if (off % 4)
-        return bad(v, "structure block is not 4-byte aligned");
-    if (off < hdr || off > total)
-        return bad(v, "structure block is outside the blob");
-    len = ver >= 17 ? fdt32(b + H_SIZE_STRUCT) : total - off;
-    if (len > total - off)
-        return bad(v, "structure block runs past totalsize");
-    v->st = b + off;
-    v->stsize = len;
-
-    off = fdt32(b + H_OFF_STRINGS);
-    len = fdt32(b + H_SIZE_STRINGS);
-    if (off < hdr || off > total || len > total - off)
-        return bad(v, "strings block is outside the blob");
-    v->str = (const char *)b + off;
-    v->strsize = len;
-
-    v->blob = b;
-    v->total = total;
-    return 0;
-}
-
-/* For the walkers: the blob passed fdt_check, so trust its totalsize. */
-static int open_blob(struct view *v, const void *blob)
-{
-    if (!blob)
-        return bad(v, "no blob");
-    return header(v, blob, fdt32((const uint8_t *)blob + H_TOTALSIZE));
-}
-
-/*
- * Reads the token at off.  Returns it, with *next set to the offset of the
- * token after it, or -FDT_ECORRUPT if the token or what it carries does not
- * lie inside the blob.
- */
-static int tag(struct view *v, int off, int *next)
-{
-    const uint8_t *p, *z;
-    uint32_t room, len, name;
-
-    if (off < 0 || off % 4 || (uint32_t)off > v->stsize ||
-        v->stsize - (uint32_t)off < 4)
-        return bad(v, "structure block ends before FDT_END");
-    p = v->st + off;
-    room = v->stsize - (uint32_t)off - 4;
-    switch (fdt32(p)) {
-    case FDT_BEGIN_NODE:
-        z = memchr(p + 4, '\0', room);
-        if (!z)
-            return bad(v, "node name runs past the structure block");
-        *next = (int)(((uint32_t)(z - v->st) + 1 + 3) & ~3u);
-        return FDT_BEGIN_NODE;
-    case FDT_PROP:
-        if (room < 8)
-            return bad(v, "property header runs past the structure block");
-        len = fdt32(p + 4);
-        name = fdt32(p + 8);
-        if (len > room - 8)
-            return bad(v, "property value runs past the structure block");
-        if (name >= v->strsize)
-            return bad(v, "property name offset is outside the strings block");
-        if (!memchr(v->str + name, '\0', v->strsize - name))
-            return bad(v, "property name is not terminated in the "
-                          "strings block");
-        *next = (int)(((uint32_t)off + 12 + len + 3) & ~3u);
-        return FDT_PROP;
-    case FDT_END_NODE:
-    case FDT_NOP:
-    case FDT_END:
-        *next = off + 4;
-        return (int)fdt32(p);
-    }
-    return bad(v, "unknown token in the structure block");
-}
-
-/* ---- fdt_check ---- */
-
-static int check_rsvmap(struct view *v)
-{
-    uint32_t off;
-
-    for (off = v->rsv; v->total - off >= 16; off += 16)
-        if (fdt64(v->blob + off) == 0 && fdt64(v->blob + off + 8) == 0)
-            return 0;
-    return bad(v, "memory reservation block has no terminating entry");
-}
-
-static int check_struct(struct view *v)
-{
-    uint64_t kids = 0;  /* bit d: the open node at depth d has a subnode */
-    int off = 0, next, depth = 0, t;
-    bool root = false;
-
-    for (;; off = next) {
-        t = tag(v, off, &next);
-        if (t < 0)
-            return t;
-        if (off == 0 && t != FDT_BEGIN_NODE)    /* the root is offset 0 */
-            return bad(v, "structure block does not start with a node");
-        switch (t) {
-        case FDT_BEGIN_NODE:
-            if (depth == 0 && root)
-                return bad(v, "more than one root node");
-            if (depth >= FDT_MAX_DEPTH)
-                return bad(v, "nodes nest deeper than FDT_MAX_DEPTH");
-            root = true;
-            if (depth > 0)
-                kids |= 1ull << (depth - 1);
-            kids &= ~(1ull << depth);
-            depth++;
-            break;
-        case FDT_PROP:
-            if (depth == 0)
-                return bad(v, "property outside any node");
-            if (kids & 1ull << (depth - 1))
-                return bad(v, "property after a subnode");
-            break;
-        case FDT_END_NODE:
-            if (depth == 0)
-                return bad(v, "FDT_END_NODE without FDT_BEGIN_NODE");
-            depth--;
-            break;
-        case FDT_END:
-            if (depth > 0)
-                return bad(v, "FDT_END inside an open node");
-            return 0;
-        }
-    }
-}
-
-int fdt_check(const void *blob, size_t size, const char **err)
-{
-    struct view v;
-    int rc;
-
-    rc = header(&v, blob, size);
-    if (rc == 0)
-        rc = check_rsvmap(&v);
-    if (rc == 0)
-        rc = check_struct(&v);
-    if (err)
-        *err = rc ? v.err : NULL;
-    return rc;
-}
+#include "fdt_blob.h"
 
 /* ---- Walking ---- */
 
@@ -260,7 +25,7 @@ static int prop_from(struct view *v, int off)
     int next, t;
 
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_PROP)
             return off;
         if (t == FDT_BEGIN_NODE || t == FDT_END_NODE)
@@ -276,7 +41,7 @@ static int node_from(struct view *v, int off, bool props)
     int next, t;
 
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_BEGIN_NODE)
             return off;
         if (t == FDT_END_NODE || t == FDT_END)
@@ -291,7 +56,7 @@ static int node_body(struct view *v, int node)
 {
     int next;
 
-    if (tag(v, node, &next) != FDT_BEGIN_NODE)
+    if (fdt_view_tag(v, node, &next) != FDT_BEGIN_NODE)
         return -FDT_EBADOFFSET;
     return next;
 }
@@ -307,10 +72,10 @@ static int next_sibling(struct view *v, int node)
 {
     int off = node, next, depth = 0, t;
 
-    if (tag(v, node, &next) != FDT_BEGIN_NODE)
+    if (fdt_view_tag(v, node, &next) != FDT_BEGIN_NODE)
         return -FDT_EBADOFFSET;
     do {                        /* skip node's subtree */
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_BEGIN_NODE)
             depth++;
         else if (t == FDT_END_NODE)
@@ -335,7 +100,7 @@ static const uint8_t *prop_n(struct view *v, int node, const char *name,
         return NULL;
     }
     for (off = prop_from(v, off); off >= 0; off = prop_from(v, next)) {
-        tag(v, off, &next);
+        fdt_view_tag(v, off, &next);
         pn = v->str + fdt32(v->st + off + 8);
         if (strlen(pn) == n && memcmp(pn, name, n) == 0) {
             *len = (int)fdt32(v->st + off + 4);
@@ -374,10 +139,9 @@ static uint32_t prop_u32(struct view *v, int node, const char *name,
     return p && len == 4 ? fdt32(p) : def;
 }
 
-/* True if the <stringlist> p[0..len) holds s (§2.2.4). */
-static bool strlist_has(const uint8_t *p, int len, const char *s)
+bool fdt_strlist_has(const void *p, int len, const char *s)
 {
-    const char *c = (const char *)p, *end = c + len, *z;
+    const char *c = p, *end = c + len, *z;
     size_t n = strlen(s);
 
     for (; c < end; c = z + 1) {
@@ -396,7 +160,7 @@ static bool compatible(struct view *v, int node, const char *compat)
     int len;
 
     p = prop(v, node, "compatible", &len);
-    return p && strlist_has(p, len, compat);
+    return p && fdt_strlist_has(p, len, compat);
 }
 
 static bool enabled(struct view *v, int node)
@@ -474,7 +238,7 @@ static int ancestors(struct view *v, int node, int *up)
     int off = 0, next, depth = 0, t;
 
     for (; off <= node; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_BEGIN_NODE) {
             if (off == node)
                 return depth;
@@ -525,7 +289,7 @@ static int by_phandle(struct view *v, uint32_t ph)
     if (ph == 0 || ph == 0xffffffffu)
         return -FDT_ENOTFOUND;
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_END)
             return -FDT_ENOTFOUND;
         if (t < 0)
@@ -559,7 +323,7 @@ static int find_compat(struct view *v, int start, const char *compat)
     if (start >= 0 && (off = node_body(v, start)) < 0)
         return off;
     for (;; off = next) {
-        t = tag(v, off, &next);
+        t = fdt_view_tag(v, off, &next);
         if (t == FDT_END)
             return -FDT_ENOTFOUND;
         if (t < 0)
@@ -596,28 +360,28 @@ int fdt_first_child(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : first_child(&v, node);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : first_child(&v, node);
 }
 
 int fdt_next_sibling(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : next_sibling(&v, node);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : next_sibling(&v, node);
 }
 
 int fdt_parent_offset(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : parent(&v, node);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : parent(&v, node);
 }
 
 const char *fdt_node_name(const void *blob, int node)
 {
     struct view v;
 
-    if (open_blob(&v, blob) || node_body(&v, node) < 0)
+    if (fdt_view_open(&v, blob) || node_body(&v, node) < 0)
         return NULL;
     return (const char *)v.st + node + 4;
 }
@@ -627,7 +391,7 @@ int fdt_first_prop(const void *blob, int node)
     struct view v;
     int off;
 
-    if (open_blob(&v, blob))
+    if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
     off = node_body(&v, node);
     return off < 0 ? off : prop_from(&v, off);
@@ -638,9 +402,9 @@ int fdt_next_prop(const void *blob, int prop)
     struct view v;
     int next;
 
-    if (open_blob(&v, blob))
+    if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
-    if (tag(&v, prop, &next) != FDT_PROP)
+    if (fdt_view_tag(&v, prop, &next) != FDT_PROP)
         return -FDT_EBADOFFSET;
     return prop_from(&v, next);
 }
@@ -651,7 +415,7 @@ const void *fdt_prop_value(const void *blob, int prop, const char **name,
     struct view v;
     int next;
 
-    if (open_blob(&v, blob) || tag(&v, prop, &next) != FDT_PROP) {
+    if (fdt_view_open(&v, blob) || fdt_view_tag(&v, prop, &next) != FDT_PROP) {
         if (len)
             *len = -FDT_EBADOFFSET;
         return NULL;
@@ -670,7 +434,7 @@ const void *fdt_getprop(const void *blob, int node, const char *name,
     const void *p = NULL;
     int n = -FDT_ECORRUPT;
 
-    if (open_blob(&v, blob) == 0 && name)
+    if (fdt_view_open(&v, blob) == 0 && name)
         p = prop(&v, node, name, &n);
     if (len)
         *len = n;
@@ -681,14 +445,14 @@ const char *fdt_getprop_str(const void *blob, int node, const char *name)
 {
     struct view v;
 
-    return open_blob(&v, blob) || !name ? NULL : prop_str(&v, node, name);
+    return fdt_view_open(&v, blob) || !name ? NULL : prop_str(&v, node, name);
 }
 
 int fdt_path_offset_n(const void *blob, const char *path, size_t len)
 {
     struct view v;
 
-    if (open_blob(&v, blob) || !path)
+    if (fdt_view_open(&v, blob) || !path)
         return -FDT_ECORRUPT;
     return path_n(&v, path, len);
 }
@@ -702,14 +466,14 @@ int fdt_node_by_phandle(const void *blob, uint32_t ph)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT : by_phandle(&v, ph);
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT : by_phandle(&v, ph);
 }
 
 int fdt_interrupt_parent(const void *blob, int node)
 {
     struct view v;
 
-    if (open_blob(&v, blob))
+    if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
     return by_phandle(&v, irq_parent(&v, node));
 }
@@ -718,14 +482,14 @@ bool fdt_node_compatible(const void *blob, int node, const char *compat)
 {
     struct view v;
 
-    return open_blob(&v, blob) == 0 && compat && compatible(&v, node, compat);
+    return fdt_view_open(&v, blob) == 0 && compat && compatible(&v, node, compat);
 }
 
 int fdt_find_compatible(const void *blob, int start, const char *compat)
 {
     struct view v;
 
-    if (open_blob(&v, blob) || !compat)
+    if (fdt_view_open(&v, blob) || !compat)
         return -FDT_ECORRUPT;
     return find_compat(&v, start, compat);
 }
@@ -734,7 +498,7 @@ bool fdt_node_enabled(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) == 0 && node_body(&v, node) >= 0 &&
+    return fdt_view_open(&v, blob) == 0 && node_body(&v, node) >= 0 &&
            enabled(&v, node);
 }
 
@@ -742,7 +506,7 @@ int fdt_address_cells(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT :
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT :
            cells(&v, node, "#address-cells", 2);
 }
 
@@ -750,7 +514,7 @@ int fdt_size_cells(const void *blob, int node)
 {
     struct view v;
 
-    return open_blob(&v, blob) ? -FDT_ECORRUPT :
+    return fdt_view_open(&v, blob) ? -FDT_ECORRUPT :
            cells(&v, node, "#size-cells", 1);
 }
 
@@ -760,7 +524,7 @@ bool fdt_reg(const void *blob, int node, int index, uint64_t *addr,
     struct view v;
     int p;
 
-    if (open_blob(&v, blob) || (p = parent(&v, node)) < 0)
+    if (fdt_view_open(&v, blob) || (p = parent(&v, node)) < 0)
         return false;
     return reg_cells(&v, node, cells(&v, p, "#address-cells", 2),
                      cells(&v, p, "#size-cells", 1), index, addr, size);
@@ -773,7 +537,7 @@ bool fdt_mem_rsv(const void *blob, int index, uint64_t *addr,
     uint32_t off;
     int i = 0;
 
-    if (open_blob(&v, blob) || index < 0)
+    if (fdt_view_open(&v, blob) || index < 0)
         return false;
     for (off = v.rsv; v.total - off >= 16; off += 16, i++) {
         uint64_t a = fdt64(v.blob + off), s = fdt64(v.blob + off + 8);
@@ -788,371 +552,4 @@ bool fdt_mem_rsv(const void *blob, int index, uint64_t *addr,
         }
     }
     return false;
-}
-
-/* ---- fdt_parse_machine ---- */
-
-/* The GIC whose interrupt specifiers fdt_parse_machine decodes. */
-struct gicref {
-    uint32_t phandle;           /* 0: none, so no interrupt is decoded */
-    uint32_t cells;             /* #interrupt-cells: 3, or 4 (v3 PPI
-                                   partitions); the first 3 are the same */
-};
-
-static void add_range(struct fdt_range *a, uint32_t *n, uint32_t max,
-                      uint32_t *dropped, uint64_t base, uint64_t size)
-{
-    if (size == 0 || base + (size - 1) < base)  /* empty, or wraps */
-        return;
-    if (*n == max) {
-        (*dropped)++;
-        return;
-    }
-    a[*n].base = base;
-    a[*n].size = size;
-    (*n)++;
-}
-
-/* Entry i of node's reg, decoded with its parent's cells. */
-static bool reg_at(struct view *v, int node, int i, struct fdt_range *r)
-{
-    int p = parent(v, node);
-
-    return p >= 0 && reg_cells(v, node, cells(v, p, "#address-cells", 2),
-                               cells(v, p, "#size-cells", 1), i,
-                               &r->base, &r->size);
-}
-
-static int first_enabled(struct view *v, const char *compat)
-{
-    int n;
-
-    for (n = find_compat(v, -1, compat); n >= 0; n = find_compat(v, n, compat))
-        if (enabled(v, n))
-            return n;
-    return n;
-}
-
-/*
- * node's interrupts property, if its interrupt parent is the GIC: the
- * first specifier, with the count in *n; each is 4 * g->cells bytes.
- */
-static const uint8_t *gic_irqs(struct view *v, const struct gicref *g,
-                               int node, int *n)
-{
-    const uint8_t *p;
-    int len, stride;
-
-    if (g->phandle == 0 || g->cells < 3 || g->cells > 4 ||
-        irq_parent(v, node) != g->phandle)
-        return NULL;
-    stride = 4 * (int)g->cells;
-    p = prop(v, node, "interrupts", &len);
-    if (!p || len == 0 || len % stride != 0)
-        return NULL;
-    *n = len / stride;
-    return p;
-}
-
-static void chosen(struct view *v, struct fdt_machine *m)
-{
-    int c = child_n(v, 0, "chosen", 6);
-
-    if (c < 0)
-        return;
-    m->bootargs = prop_str(v, c, "bootargs");
-    m->stdout_path = prop_str(v, c, "stdout-path");
-    if (!m->stdout_path)        /* the pre-2014 name */
-        m->stdout_path = prop_str(v, c, "linux,stdout-path");
-}
-
-/* Root children with device_type "memory" (§3.4), or named memory[@...]. */
-static void memory(struct view *v, struct fdt_machine *m)
-{
-    int ac = cells(v, 0, "#address-cells", 2);
-    int sc = cells(v, 0, "#size-cells", 1);
-    const char *dt, *name;
-    uint64_t base, size;
-
-    for (int n = first_child(v, 0); n >= 0; n = next_sibling(v, n)) {
-        dt = prop_str(v, n, "device_type");
-        name = (const char *)v->st + n + 4;
-        if (dt ? strcmp(dt, "memory") != 0 :
-            strcmp(name, "memory") != 0 && strncmp(name, "memory@", 7) != 0)
-            continue;
-        if (!enabled(v, n))     /* e.g. QEMU's secure-only secram */
-            continue;
-        for (int i = 0; reg_cells(v, n, ac, sc, i, &base, &size); i++)
-            add_range(m->mem, &m->nmem, FDT_MAX_MEM, &m->dropped, base, size);
-    }
-}
-
-/* The reservation block (§5.3), then /reserved-memory's children (§3.5). */
-static void reserved(struct view *v, struct fdt_machine *m)
-{
-    uint64_t base, size;
-    uint32_t off;
-    int rm, ac, sc;
-
-    for (off = v->rsv; v->total - off >= 16; off += 16) {
-        base = fdt64(v->blob + off);
-        size = fdt64(v->blob + off + 8);
-        if (base == 0 && size == 0)
-            break;
-        add_range(m->reserved, &m->nreserved, FDT_MAX_RESERVED,
-                  &m->dropped, base, size);
-    }
-    rm = child_n(v, 0, "reserved-memory", 15);
-    if (rm < 0)
-        return;
-    ac = cells(v, rm, "#address-cells", 2);
-    sc = cells(v, rm, "#size-cells", 1);
-    for (int n = first_child(v, rm); n >= 0; n = next_sibling(v, n)) {
-        if (!enabled(v, n))
-            continue;
-        /* Children with only size (allocated at boot) have no reg. */
-        for (int i = 0; reg_cells(v, n, ac, sc, i, &base, &size); i++)
-            add_range(m->reserved, &m->nreserved, FDT_MAX_RESERVED,
-                      &m->dropped, base, size);
-    }
-}
-
-/*
- * /cpus children with device_type "cpu" (§3.7-§3.8).  reg[0] is the MPIDR
- * (arm/cpus.yaml; further entries would be SMT threads, which arm64 does
- * not describe that way).  "disabled" CPUs are kept: for spin-table it
- * means parked and waiting to be released.
- */
-static int cpus(struct view *v, struct fdt_machine *m)
-{
-    const uint8_t *p;
-    const char *s;
-    int cs, ac, sc, len;
-
-    cs = child_n(v, 0, "cpus", 4);
-    if (cs < 0) {
-        m->error = "no /cpus node";
-        return -FDT_ENOTFOUND;
-    }
-    ac = cells(v, cs, "#address-cells", 2);
-    sc = cells(v, cs, "#size-cells", 1);
-    for (int n = first_child(v, cs); n >= 0; n = next_sibling(v, n)) {
-        struct fdt_cpu c = { 0 };
-
-        s = prop_str(v, n, "device_type");
-        if (!s || strcmp(s, "cpu") != 0)
-            continue;
-        s = prop_str(v, n, "status");
-        if (s && strncmp(s, "fail", 4) == 0)
-            continue;
-        if (!reg_cells(v, n, ac, sc, 0, &c.mpidr, NULL))
-            continue;
-        p = prop(v, n, "enable-method", &len);
-        if (p && strlist_has(p, len, "psci")) {
-            c.enable = FDT_ENABLE_PSCI;
-        } else if (p && strlist_has(p, len, "spin-table")) {
-            c.enable = FDT_ENABLE_SPIN_TABLE;
-            p = prop(v, n, "cpu-release-addr", &len);
-            if (p && len == 8)
-                c.release_addr = fdt64(p);
-        }
-        if (m->ncpus == FDT_MAX_CPUS)
-            m->dropped++;
-        else
-            m->cpus[m->ncpus++] = c;
-    }
-    if (m->ncpus == 0) {
-        m->error = "no cpu node with a usable reg under /cpus";
-        return -FDT_ENOTFOUND;
-    }
-    return 0;
-}
-
-static void psci(struct view *v, struct fdt_machine *m)
-{
-    static const struct {
-        const char *compat;
-        uint32_t version;
-    } ids[] = {
-        { "arm,psci-1.0", 0x10000 },
-        { "arm,psci-0.2", 0x2 },
-        { "arm,psci", 0x1 },
-    };
-    const char *s;
-    int n;
-
-    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-        n = first_enabled(v, ids[i].compat);
-        if (n < 0)
-            continue;
-        m->psci_version = ids[i].version;
-        s = prop_str(v, n, "method");
-        if (s && strcmp(s, "hvc") == 0)
-            m->psci_conduit = FDT_CONDUIT_HVC;
-        else if (s && strcmp(s, "smc") == 0)
-            m->psci_conduit = FDT_CONDUIT_SMC;
-        m->psci_cpu_on = prop_u32(v, n, "cpu_on", 0);
-        return;
-    }
-}
-
-/*
- * GICv3 reg: GICD, then #redistributor-regions GICR regions (default 1).
- * GICv2 reg: GICD, GICC (then GICH, GICV, unused here).  A GIC without
- * the regions the kernel needs is no GIC at all.
- */
-static void gic(struct view *v, struct fdt_machine *m, struct gicref *g)
-{
-    static const char *const v2[] = {
-        "arm,gic-400", "arm,cortex-a15-gic", "arm,cortex-a7-gic",
-    };
-    struct fdt_gic *gic = &m->gic;
-    struct fdt_range r;
-    uint32_t nr;
-    int n;
-
-    n = first_enabled(v, "arm,gic-v3");
-    gic->version = 3;
-    for (size_t i = 0; n < 0 && i < sizeof(v2) / sizeof(v2[0]); i++) {
-        n = first_enabled(v, v2[i]);
-        gic->version = 2;
-    }
-    if (n < 0 || !reg_at(v, n, 0, &gic->dist))
-        goto none;
-    if (gic->version == 3) {
-        nr = prop_u32(v, n, "#redistributor-regions", 1);
-        for (uint32_t i = 0; i < nr && reg_at(v, n, (int)i + 1, &r); i++)
-            add_range(gic->redist, &gic->nredist, FDT_MAX_REDIST,
-                      &m->dropped, r.base, r.size);
-        if (gic->nredist == 0)
-            goto none;
-    } else if (!reg_at(v, n, 1, &gic->cpuif)) {
-        goto none;
-    }
-    g->phandle = prop_u32(v, n, "phandle", 0);
-    if (g->phandle == 0)
-        g->phandle = prop_u32(v, n, "linux,phandle", 0);
-    g->cells = prop_u32(v, n, "#interrupt-cells", 0);
-    return;
-none:
-    memset(gic, 0, sizeof(*gic));
-}
-
-/* arm,armv8-timer: PPIs in enum fdt_timer order (arm/arch_timer.yaml). */
-static void timer(struct view *v, struct fdt_machine *m,
-                  const struct gicref *g)
-{
-    const uint8_t *p;
-    int n, cnt;
-
-    n = first_enabled(v, "arm,armv8-timer");
-    if (n < 0 || !(p = gic_irqs(v, g, n, &cnt)))
-        return;
-    for (int i = 0; i < FDT_NTIMER && i < cnt; i++, p += 4 * g->cells) {
-        if (fdt32(p) != 1 || fdt32(p + 4) >= 16)
-            continue;           /* not a PPI */
-        m->timer[i].intid = 16 + fdt32(p + 4);
-        m->timer[i].flags = fdt32(p + 8);
-    }
-}
-
-static bool pl011(struct view *v, int n, struct fdt_range *r)
-{
-    return n >= 0 && compatible(v, n, "arm,pl011") && enabled(v, n) &&
-           reg_at(v, n, 0, r);
-}
-
-/* The PL011 stdout-path names (its part before ':'), else the first. */
-static void uart(struct view *v, struct fdt_machine *m)
-{
-    const char *s = m->stdout_path, *colon;
-    int n;
-
-    if (s) {
-        colon = memchr(s, ':', strlen(s));
-        n = path_n(v, s, colon ? (size_t)(colon - s) : strlen(s));
-        if (pl011(v, n, &m->uart))
-            return;
-    }
-    for (n = find_compat(v, -1, "arm,pl011"); n >= 0;
-         n = find_compat(v, n, "arm,pl011"))
-        if (pl011(v, n, &m->uart))
-            return;
-}
-
-static void virtio(struct view *v, struct fdt_machine *m,
-                   const struct gicref *g)
-{
-    const uint8_t *p;
-    struct fdt_range r;
-    int n, cnt;
-
-    for (n = find_compat(v, -1, "virtio,mmio"); n >= 0;
-         n = find_compat(v, n, "virtio,mmio")) {
-        struct fdt_virtio d = { 0 };
-
-        if (!enabled(v, n) || !reg_at(v, n, 0, &r))
-            continue;
-        if (m->nvirtio == FDT_MAX_VIRTIO) {
-            m->dropped++;
-            continue;
-        }
-        d.base = r.base;
-        d.size = r.size;
-        p = gic_irqs(v, g, n, &cnt);
-        if (p && fdt32(p) == 0 && fdt32(p + 4) < 988)  /* SPI: INTID < 1020 */
-            d.intid = 32 + fdt32(p + 4);
-        m->virtio[m->nvirtio++] = d;
-    }
-}
-
-/* pci/host-generic-pci.yaml: bus-range defaults to 0..255. */
-static void pci(struct view *v, struct fdt_machine *m)
-{
-    const uint8_t *p;
-    struct fdt_range r;
-    uint32_t lo = 0, hi = 255;
-    int n, len;
-
-    n = first_enabled(v, "pci-host-ecam-generic");
-    if (n < 0 || !reg_at(v, n, 0, &r))
-        return;
-    p = prop(v, n, "bus-range", &len);
-    if (p && len == 8) {
-        lo = fdt32(p);
-        hi = fdt32(p + 4);
-    }
-    if (lo > hi || hi > 255)
-        return;
-    m->pci.ecam = r;
-    m->pci.bus_start = lo;
-    m->pci.bus_end = hi;
-}
-
-int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m)
-{
-    struct gicref g = { 0, 0 };
-    struct view v;
-    int rc;
-
-    memset(m, 0, sizeof(*m));
-    rc = fdt_check(blob, size, &m->error);
-    if (rc)
-        return rc;
-    header(&v, blob, size);
-    chosen(&v, m);
-    memory(&v, m);
-    reserved(&v, m);
-    rc = cpus(&v, m);
-    psci(&v, m);
-    gic(&v, m, &g);
-    timer(&v, m, &g);
-    uart(&v, m);
-    virtio(&v, m, &g);
-    pci(&v, m);
-    if (m->nmem == 0) {
-        m->error = "no /memory node with a usable reg";
-        rc = -FDT_ENOTFOUND;
-    }
-    return rc;
 }

@@ -1,6 +1,7 @@
 /*
  * fdt.h - flattened device tree (DTB) parsing: a bounds-checked walker over
- * the blob, and fdt_parse_machine, the summary the aarch64 port boots from.
+ * the blob (fdt.c), and fdt_parse_machine (fdt_machine.c), the summary the
+ * aarch64 port boots from.
  *
  * Follows the Devicetree Specification v0.4: chapter 5 (the blob: header,
  * memory reservation block, structure and strings blocks), §2.3 (standard
@@ -127,6 +128,9 @@ int fdt_node_by_phandle(const void *blob, uint32_t ph);
 
 /* The node named by node's interrupt-parent, or its nearest ancestor's. */
 int fdt_interrupt_parent(const void *blob, int node);
+
+/* True if the <stringlist> value p[0..len) holds s (§2.2.4). */
+bool fdt_strlist_has(const void *p, int len, const char *s);
 
 /* True if node's compatible string list holds compat exactly. */
 bool fdt_node_compatible(const void *blob, int node, const char *compat);
@@ -257,6 +261,7 @@ struct fdt_machine {
     struct fdt_irq timer[FDT_NTIMER];   /* PPIs, indexed by enum fdt_timer */
     struct fdt_range uart;      /* PL011: the one /chosen's stdout-path
                                    names, else the first; base 0: none */
+    struct fdt_range rtc;       /* first PL031 RTC; base 0: none */
     uint32_t nvirtio;
     struct fdt_virtio virtio[FDT_MAX_VIRTIO];
     struct fdt_pci pci;         /* first pci-host-ecam-generic */

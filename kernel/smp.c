@@ -168,6 +168,56 @@ void smp_check_cycles(void)
         printk("smp: cycle counters agree on all %d cores\n", ncpu);
 }
 
+/*
+ * A core that has not checked in by the deadline is abandoned: its state
+ * word is CAS'd from WAITING to ABANDONED, and if it arrives later it
+ * loses the CAS in smp_ap_arrive and stops itself instead of joining.
+ */
+enum { AP_WAITING, AP_ARRIVED, AP_ABANDONED };
+
+static int ap_state[MAXCPU];
+
+bool smp_ap_arrive(int i)
+{
+    int waiting = AP_WAITING;
+
+    /* Pairs with the CAS in smp_ap_wait: exactly one of them wins. */
+    return __atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ARRIVED,
+                                       false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+bool smp_ap_arrived(int i)
+{
+    return __atomic_load_n(&ap_state[i], __ATOMIC_ACQUIRE) != AP_WAITING;
+}
+
+void smp_ap_wait(struct cpu **cpus, int n)
+{
+    uint64_t deadline = arch_cycles() +
+                        arch_cycles_hz() / 1000 * SMP_AP_TIMEOUT_MS;
+
+    for (int i = 1; i < n; i++) {
+        int waiting = AP_WAITING;
+
+        /* Pairs with the store-release of online in cpu_main. */
+        while (!__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE) &&
+               arch_cycles() < deadline)
+            arch_cpu_relax();
+        if (__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE))
+            continue;
+        if (__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ABANDONED,
+                                        false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            printk("smp: cpu %d (" ARCH_HWID_NAME " %u) did not start "
+                   "within %d ms; going on without it\n", i, cpus[i]->hwid,
+                   SMP_AP_TIMEOUT_MS);
+        else
+            panic("arch_start_cpus: cpu %d (" ARCH_HWID_NAME " %u) started "
+                  "but never came online", i, cpus[i]->hwid);
+    }
+}
+
 int smp_init(void)
 {
     uint32_t hwid[MAXCPU];

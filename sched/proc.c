@@ -220,6 +220,17 @@ void wakep(void)
     struct p *p;
     unsigned long f;
 
+    /*
+     * Step 3's first half.  The caller has just published work with a
+     * release store (a run queue's tail or runnext, or sched.lock's
+     * unlock); a release store followed by a load may be reordered (the
+     * load satisfied first, x86's store buffer, or any weakly ordered
+     * core), and then this waker reads a stale "somebody spins" while the
+     * last spinner, after its seq-cst decrement, reads the queues from
+     * before the store: a lost wakeup.  The full fence pairs with that
+     * decrement in stop_and_halt (step 4).
+     */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST) ||
         __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST))
         return;
@@ -351,7 +362,12 @@ static void stop_and_halt(struct m *m)
         m->spinning = false;
         __atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
     }
-    if (any_runq_nonempty() || sched.runqsize) {
+    /* Step 4's re-check comes after the decrement and the idle P's
+       publication (the unlock's release store): full fence, paired with
+       the one in wakep. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (any_runq_nonempty() ||
+        __atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED)) {
         f = spin_lock(&sched.lock);
         if (p->idle) {
             pidleremove(p);
@@ -382,6 +398,7 @@ static void stop_and_halt(struct m *m)
         /* Seq-cst, paired with timer_start's scan: either it sees this
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);  /* store, then loads */
         if (!timers_next_any_before(m->armed))
             arch_halt();
         __atomic_store_n(&m->halted, false, __ATOMIC_RELAXED);

@@ -11,6 +11,11 @@
 # (but the vCPUs take turns, so it says nothing about parallel speedup).
 # MEM (MiB, default 1024) sets guest memory;
 # QUIET=1 drops the accelerator line.
+#
+# aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
+# Linux Image beside it (<name>.Image; only that gets the DTB in x0).
+# GIC=2 picks a GICv2 (GIC-400, as on a Raspberry Pi 4) instead of the
+# default GICv3.  The exit status comes back through semihosting.
 set -eu
 arch=$1 image=$2 smp=$3
 shift 3
@@ -42,6 +47,22 @@ x86_64)
     rc=$?
     set -e
     # isa-debug-exit makes QEMU exit with (status << 1) | 1.
+    if [ $((rc & 1)) = 1 ]; then exit $((rc >> 1)); fi
+    echo "qemu: exited with $rc without an exit status from Spindle" >&2
+    exit 125
+    ;;
+aarch64)
+    gic=${GIC:-3}
+    case $gic in 2|3) ;; *) echo "qemu.sh: GIC=$gic is not 2 or 3" >&2; exit 2 ;; esac
+    [ "$accel" != kvm ] && cpu=cortex-a72
+    set +e
+    qemu-system-aarch64 -M virt,gic-version="$gic" $accel_opt \
+        -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "${image%.elf}.Image" \
+        -append "$*" -display none -serial stdio -monitor none -no-reboot \
+        -semihosting-config enable=on,target=native
+    rc=$?
+    set -e
+    # Spindle exits through semihosting with (status << 1) | 1, as on x86.
     if [ $((rc & 1)) = 1 ]; then exit $((rc >> 1)); fi
     echo "qemu: exited with $rc without an exit status from Spindle" >&2
     exit 125

@@ -11,9 +11,11 @@
 # A test folder with an `expect` file is a fatal-path test instead: the boot
 # must end with the panic exit status (or the one a line `status N` names)
 # and print every other line of `expect` (each an extended regular
-# expression); it counts as one result.
+# expression); it counts as one result.  An `expect.ARCH` file, where the
+# report differs by arch (registers, fault names), replaces it for ARCH.
 # A test folder with a `cmdlines` file boots once per line of it (each line
-# a kernel command line) at every core count.  One with a `hostcpu` file
+# a kernel command line) at every core count; `cmdlines.ARCH` replaces it
+# for ARCH.  One with a `hostcpu` file
 # (a number) must keep QEMU's host CPU use between its "IDLE START" and
 # "IDLE END" console lines under that percent of one host core.  One with
 # a `mem` file (MiB) boots with that much guest memory.
@@ -52,13 +54,19 @@ cpu_ticks() {
 # boot_measured LOG ARGS...: boots like the plain path, and prints the
 # percent of one host core QEMU used between IDLE START and IDLE END.
 boot_measured() {
-    local log=$1 pid qpid t0 t1 c0 c1 hz
+    local log=$1 pid qpid t0 t1 c0 c1 hz p
     shift
     QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
     pid=$!
     hz=$(getconf CLK_TCK)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE START' "$log"; do sleep 0.02; done
-    qpid=$(pgrep -f "qemu-system.*$img" | head -n 1)
+    # Our QEMU is the child of qemu.sh, the child of timeout ($pid): other
+    # worktrees may run a QEMU on the same relative image path right now.
+    qpid=
+    for p in $(pgrep -P "$pid"); do
+        qpid=$(pgrep -P "$p" -f qemu-system | head -n 1)
+        [ -n "$qpid" ] && break
+    done
     c0=$(cpu_ticks "$qpid"); t0=$(date +%s%N)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE END' "$log"; do sleep 0.02; done
     c1=$(cpu_ticks "$qpid"); t1=$(date +%s%N)
@@ -97,7 +105,9 @@ for img in "${images[@]}"; do
     dir=${img#build/$arch/}; dir=${dir%.elf}
     [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
     nvar=1
-    [ -f "$dir/cmdlines" ] && nvar=$(grep -c . "$dir/cmdlines")
+    cmdlines=$dir/cmdlines
+    [ -f "$cmdlines.$arch" ] && cmdlines=$cmdlines.$arch
+    [ -f "$cmdlines" ] && nvar=$(grep -c . "$cmdlines")
     for n in $matrix; do nboots=$((nboots + nvar)); done
 done
 
@@ -107,7 +117,9 @@ for img in "${images[@]}"; do
     name=$(basename "$dir")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")
-    [ -f "$dir/cmdlines" ] && mapfile -t variants < <(grep . "$dir/cmdlines")
+    cmdlines=$dir/cmdlines
+    [ -f "$cmdlines.$arch" ] && cmdlines=$cmdlines.$arch
+    [ -f "$cmdlines" ] && mapfile -t variants < <(grep . "$cmdlines")
     mem=${MEM:-}
     [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
     for n in $matrix; do
@@ -129,9 +141,11 @@ for img in "${images[@]}"; do
         ms=$((($(date +%s%N) - start) / 1000000))
         label=$(printf '[%2d/%d] %s smp=%d%s' "$i" "$nboots" "$dir" "$n" "${kargs:+ [$kargs]}")
         why=
-        if [ -f "$dir/expect" ]; then
+        expect=$dir/expect
+        [ -f "$dir/expect.$arch" ] && expect=$dir/expect.$arch
+        if [ -f "$expect" ]; then
             p=1 f=0
-            want=$(sed -n 's/^status \([0-9]*\)$/\1/p' "$dir/expect")
+            want=$(sed -n 's/^status \([0-9]*\)$/\1/p' "$expect")
             want=${want:-$panic_status}
             if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
             elif [ $rc != "$want" ]; then why="exit status $rc, expected $want"
@@ -139,7 +153,7 @@ for img in "${images[@]}"; do
                 while IFS= read -r re; do
                     case $re in ""|"status "*) continue ;; esac
                     grep -qE -- "$re" "$log" || { why="missing expected output: $re"; break; }
-                done < "$dir/expect"
+                done < "$expect"
             fi
             [ -n "$why" ] && p=0 f=1
         else

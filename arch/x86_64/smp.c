@@ -3,12 +3,10 @@
  * INIT-SIPI-SIPI (Intel SDM Vol. 3A §9.4.4, MP initialization).
  *
  * All APs are started at once: each one takes a ticket in the trampoline
- * to pick a boot stack, then finds its per-CPU block by APIC id.  A core
- * that has not checked in by the deadline is abandoned: its state word is
- * CAS'd from WAITING to ABANDONED, and if it arrives later it loses the
- * CAS in ap_entry and stops itself instead of joining.
+ * to pick a boot stack, then finds its per-CPU block by APIC id.
+ * kernel/smp.c waits for them and abandons those that do not check in
+ * (smp_ap_wait); one that arrives later stops itself.
  */
-#include <stdarg.h>
 #include <string.h>
 #include "acpi.h"
 #include "arch.h"
@@ -18,15 +16,13 @@
 #include "mem.h"
 #include "panic.h"
 #include "printk.h"
+#include "smp.h"
 #include "vm.h"
 #include "x86.h"
 
 #define AP_STACK_SIZE   (64 * 1024)
-#define AP_TIMEOUT_MS   1000
 #define ICR_INIT        0x4500      /* INIT, level assert */
 #define ICR_SIPI        0x4600      /* start-up, level assert */
-
-enum { AP_WAITING, AP_ARRIVED, AP_ABANDONED };
 
 extern const char ap_trampoline[], ap_trampoline_end[];
 extern uint64_t tr_cr3, tr_stacks, tr_entry;
@@ -35,26 +31,8 @@ extern uint32_t tr_ticket;
 static struct cpu **start_cpus;
 static int nstart;
 static uint64_t stack_tops[MAXCPU];
-static int ap_state[MAXCPU];
 
 static struct acpi_info acpi;
-
-/* The direct map covers all RAM and the firmware's tables. */
-void *acpi_map(uint64_t pa, size_t len)
-{
-    (void)len;
-    return phys_to_virt(pa);
-}
-
-void acpi_log(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    printk("acpi: ");
-    vprintk(fmt, ap);
-    va_end(ap);
-}
 
 int arch_discover_cpus(uint32_t *hwid, int max)
 {
@@ -104,13 +82,10 @@ void ap_entry(uint32_t ticket)
 
     for (int i = 1; i < nstart; i++) {
         struct cpu *c = start_cpus[i];
-        int waiting = AP_WAITING;
 
         if (c->hwid != id)
             continue;
-        if (!__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ARRIVED,
-                                         false, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
+        if (!smp_ap_arrive(i))
             break;
         c->stack_hi = stack_tops[ticket];
         c->stack_lo = c->stack_hi - AP_STACK_SIZE;
@@ -122,8 +97,6 @@ void ap_entry(uint32_t ticket)
 
 void arch_start_cpus(struct cpu **cpus, int n)
 {
-    uint64_t deadline;
-
     if (n <= 1)
         return;
     start_cpus = cpus;
@@ -153,27 +126,10 @@ void arch_start_cpus(struct cpu **cpus, int n)
         lapic_send(cpus[i]->hwid, ICR_INIT);
     for (int k = 0; k < 2; k++) {
         for (int i = 1; i < n; i++)
-            if (!__atomic_load_n(&ap_state[i], __ATOMIC_ACQUIRE))
+            if (!smp_ap_arrived(i))
                 lapic_send(cpus[i]->hwid, ICR_SIPI | TRAMPOLINE_PA >> 12);
         delay_us(200);
     }
 
-    deadline = arch_cycles() + arch_cycles_hz() / 1000 * AP_TIMEOUT_MS;
-    for (int i = 1; i < n; i++) {
-        int waiting = AP_WAITING;
-
-        while (!__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE) &&
-               arch_cycles() < deadline)
-            arch_cpu_relax();
-        if (__atomic_load_n(&cpus[i]->online, __ATOMIC_ACQUIRE))
-            continue;
-        if (__atomic_compare_exchange_n(&ap_state[i], &waiting, AP_ABANDONED,
-                                        false, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
-            printk("smp: cpu %d (APIC id %u) did not start within %d ms; "
-                   "going on without it\n", i, cpus[i]->hwid, AP_TIMEOUT_MS);
-        else
-            panic("arch_start_cpus: cpu %d (APIC id %u) started but never "
-                  "came online", i, cpus[i]->hwid);
-    }
+    smp_ap_wait(cpus, n);
 }

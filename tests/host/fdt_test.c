@@ -1233,6 +1233,7 @@ static void virt_common(uint32_t ncpu)
     CHECK(mach.nreserved == 0);
     CHECK(range_is(mach.gic.dist, 0x8000000, 0x10000));
     CHECK(range_is(mach.uart, 0x9000000, 0x1000));
+    CHECK(range_is(mach.rtc, 0x9010000, 0x1000));      /* pl031@9010000 */
     CHECK(mach.nvirtio == 32);
     for (uint32_t i = 0; i < mach.nvirtio; i++)
         CHECK(mach.virtio[i].base == 0xa000000 + 0x200 * i &&
@@ -1370,6 +1371,7 @@ static void board(void)
     CHECK(mach.timer[FDT_TIMER_PHYS].flags == 0xf08);
     /* stdout-path "serial1:115200n8" names the second PL011. */
     CHECK(range_is(mach.uart, 0x1c0a0000, 0x1000));
+    CHECK(mach.rtc.base == 0 && mach.rtc.size == 0);   /* has no PL031 */
     if (CHECK(mach.nvirtio == 2)) {        /* the disabled one is skipped */
         CHECK(mach.virtio[0].base == 0x1c130000 &&
               mach.virtio[0].size == 0x200 && mach.virtio[0].intid == 74);

@@ -1,6 +1,6 @@
 /*
  * preempt - timer-interrupt preemption, booted with quantum=1 (cmdlines):
- * floating-point and SSE state survive being preempted mid-computation,
+ * floating-point and SIMD state survive being preempted mid-computation,
  * bit for bit, and code with preemption off or a spinlock held is never
  * preempted there.
  */
@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <emmintrin.h>
 #include <spindle/cpu.h>
 #include <spindle/sched.h>
 #include <spindle/sync.h>
@@ -18,71 +17,19 @@
 #include "../timeutil.h"
 #include "spinlock.h"
 
-/* ---- FP and SSE state across preemption -------------------------------- */
+/* ---- FP and SIMD state across preemption ------------------------------ */
 
 /*
- * A computation that keeps x87, scalar SSE and packed SSE values live in
- * registers across a long loop that calls nothing that could yield.
- * Half the runs use a rounding mode other than the default in MXCSR, so
- * a G that got another G's MXCSR (or the default) computes other bits.
+ * fp_work(seed, iters, out) computes with FP and vector registers live
+ * across a long loop, in a rounding mode picked by the seed, and
+ * fp_equal compares two results bit for bit, control register included
+ * (FP_CSR_NAME names it).  One version per arch.
  */
-struct fpres {
-    double x;
-    __m128d a, b, c;
-    __m128 f;
-    long double ld;
-    uint32_t csr;
-};
-
-#define RC_NEAREST 0x0000
-#define RC_ZERO 0x6000
-
-static void fp_work(int seed, long iters, struct fpres *out)
-{
-    uint32_t saved = _mm_getcsr();
-    uint32_t rc = seed % 2 ? RC_ZERO : RC_NEAREST;
-    double x = 1.0 + seed / 16.0;
-    __m128d a = _mm_set_pd(seed + 0.5, seed + 0.25);
-    __m128d b = _mm_set_pd(1.0 / (seed + 3), 2.0 / (seed + 5));
-    __m128d c = _mm_set1_pd(0.0);
-    __m128d ka = _mm_set_pd(0.9999999, 1.0000001);
-    __m128 f = _mm_set_ps(seed, 1.0f, 2.0f, 3.0f);
-    __m128 kf = _mm_set1_ps(0.999999f);
-    long double ld = seed;
-
-    _mm_setcsr((saved & ~0x6000u) | rc);
-    for (long i = 1; i <= iters; i++) {
-        double s = __builtin_sqrt((double)i);
-
-        x = x * 1.0000001 + s;
-        a = _mm_add_pd(_mm_mul_pd(a, ka), _mm_set1_pd(s * 1e-3));
-        b = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(b, b), _mm_set1_pd(1e-9)));
-        c = _mm_add_pd(c, _mm_div_pd(a, _mm_add_pd(b, _mm_set1_pd(x))));
-        f = _mm_add_ps(_mm_mul_ps(f, kf), _mm_set1_ps((float)s));
-        ld = ld * 0.99999999L + (long double)x / (long double)i;
-        if (x > 1e12)
-            x *= 1e-6;          /* keep it finite; the bits stay busy */
-    }
-    out->csr = _mm_getcsr();
-    _mm_setcsr(saved);
-    out->x = x;
-    out->a = a;
-    out->b = b;
-    out->c = c;
-    out->f = f;
-    out->ld = ld;
-}
-
-/* The bytes that are results (long double has 6 bytes of padding). */
-static bool fp_equal(const struct fpres *p, const struct fpres *q)
-{
-    return !memcmp(&p->x, &q->x, sizeof p->x) &&
-           !memcmp(&p->a, &q->a, sizeof p->a) &&
-           !memcmp(&p->b, &q->b, sizeof p->b) &&
-           !memcmp(&p->c, &q->c, sizeof p->c) &&
-           !memcmp(&p->f, &q->f, sizeof p->f) &&
-           !memcmp(&p->ld, &q->ld, 10) && p->csr == q->csr;
-}
+#if defined(__aarch64__)
+#include "fp_aarch64.h"
+#else
+#include "fp_x86_64.h"
+#endif
 
 #define FP_RUN SP_MS(200)       /* each G's computation, about */
 #define MAXFP (2 * MAXCPU)
@@ -168,7 +115,7 @@ static void fp_survives_preemption(void)
         memcpy(&want, &j.want.x, 8);
         free(jobs);
         CHECKF(false, "G %d's results differ from the reference: x bits "
-               "%llx, want %llx; mxcsr %x, want %x", bad,
+               "%llx, want %llx; " FP_CSR_NAME " %x, want %x", bad,
                (unsigned long long)got, (unsigned long long)want,
                j.got.csr, j.want.csr);
     }
@@ -310,9 +257,75 @@ static void all_freed(void)
     CHECK_ALL_FREED();
 }
 
+/* ---- the FP control word across voluntary switches -------------------- */
+
+/*
+ * A preempted G gets its control word back from the trap frame; one that
+ * yields gets it from arch_switch's frame only.  Gs of both rounding
+ * modes yield to each other on every core, and each checks its mode, and
+ * a division whose last bit depends on it, after every yield.
+ */
+#define CSR_YIELDS 300
+
+static long csr_bad;
+static sp_waitgroup csr_wg;
+
+/* 1/10 in the current rounding mode.  Out of line and opaque: without
+   -frounding-math the compiler would move or merge the division across
+   the mode change. */
+static __attribute__((noipa)) double tenth(void)
+{
+    volatile double one = 1.0, ten = 10.0;
+
+    return one / ten;
+}
+
+static void csr_g(void *arg)
+{
+    bool zero = (uintptr_t)arg % 2;
+    uint32_t saved = fp_csr_get(), mine = fp_csr_round(saved, zero);
+    double want;
+
+    fp_csr_set(mine);
+    want = tenth();
+    for (int k = 0; k < CSR_YIELDS; k++) {
+        sp_yield();
+        if (fp_csr_get() != mine || tenth() != want) {
+            __atomic_add_fetch(&csr_bad, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    fp_csr_set(saved);
+    sp_waitgroup_done(&csr_wg);
+}
+
+static void fp_csr_survives_yield(void)
+{
+    int n = 4 * sp_ncpu();
+    uint32_t saved = fp_csr_get();
+    double nearest, zero;
+
+    /* The two modes must give different bits, or the check is blind. */
+    fp_csr_set(fp_csr_round(saved, true));
+    zero = tenth();
+    fp_csr_set(fp_csr_round(saved, false));
+    nearest = tenth();
+    fp_csr_set(saved);
+    CHECKF(zero != nearest, "1/10 rounds the same in both modes");
+    csr_bad = 0;
+    sp_waitgroup_add(&csr_wg, n);
+    for (int i = 0; i < n; i++)
+        sp_go(csr_g, (void *)(uintptr_t)i);
+    sp_waitgroup_wait(&csr_wg);
+    CHECKF(csr_bad == 0, "%ld of %d Gs found another G's " FP_CSR_NAME
+           " (or its rounding) after a yield", csr_bad, n);
+    CHECKF(fp_csr_get() == saved, FP_CSR_NAME " of main changed");
+}
+
 static const struct sp_test tests[] = {
     { "quantum_is_1ms", quantum_is_1ms },
     { "fp_survives_preemption", fp_survives_preemption },
+    { "fp_csr_survives_yield", fp_csr_survives_yield },
     { "preemptoff_region", preemptoff_region },
     { "spinlock_region", spinlock_region },
     { "all_freed", all_freed },

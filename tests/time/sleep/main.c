@@ -326,7 +326,31 @@ static void all_freed(void)
     CHECK_ALL_FREED();
 }
 
+/*
+ * The wall clock comes from the RTC (CMOS on x86_64, the PL031 on
+ * aarch64); QEMU's keeps host time.  It must read as a date after this
+ * code was written and before 2100, and advance with the monotonic clock
+ * (sp_walltime is the RTC's reading at boot plus sp_nanotime).
+ */
+static void walltime_from_rtc(void)
+{
+    const uint64_t y2026 = 1767225600ULL * 1000000000;  /* 2026-01-01 */
+    const uint64_t y2100 = 4102444800ULL * 1000000000;  /* 2100-01-01 */
+    uint64_t w0 = sp_walltime(), n0 = sp_nanotime(), w1, n1;
+
+    CHECKF(w0 > y2026 && w0 < y2100, "sp_walltime() is %llu s since 1970",
+           (unsigned long long)(w0 / 1000000000));
+    sp_sleep(SP_MS(20));
+    w1 = sp_walltime();
+    n1 = sp_nanotime();
+    /* The two clocks are read one after the other: allow 1 ms. */
+    CHECKF(w1 - w0 + SP_MS(1) > n1 - n0 && w1 - w0 < n1 - n0 + SP_MS(1),
+           "wall clock moved %llu ns while the monotonic one moved %llu",
+           (unsigned long long)(w1 - w0), (unsigned long long)(n1 - n0));
+}
+
 static const struct sp_test tests[] = {
+    { "walltime_from_rtc", walltime_from_rtc },
     { "sleep_lateness", sleep_lateness },
     { "sleep_beside_spinning_hogs", sleep_beside_spinning_hogs },
     { "sleep_beside_halting_hogs", sleep_beside_halting_hogs },

@@ -79,6 +79,10 @@ static void hog(void *arg)
     uint64_t seed = 0x5EED + st.irqoff, end;
     unsigned long f = 0;
 
+    /* The timers go in this core's heap; keep the core from here on (a
+       preemption between reading the core and the region below would
+       move the hog and look like a move inside it). */
+    getg()->preemptoff++;
     st.cpu = sp_cpu_id();
     for (int i = 0; i < NSTEAL; i++) {
         uint64_t ns = SP_MS(MIN_DUE_MS) +
@@ -88,19 +92,17 @@ static void hog(void *arg)
         st.t[i] = is_chan(i) ? sp_timer_new(ns) :
                   sp_after_func(ns, ran, (void *)(uintptr_t)i);
     }
-    /* The timers are in this core's heap; keep the core. */
+    /* With interrupts off, the timers' own core cannot even take its
+       timer interrupt: only other cores can run them. */
     if (st.irqoff)
         f = spin_lock(&hog_lock);
-    else
-        getg()->preemptoff++;
     end = sp_nanotime() + HOG_TIME;
     while (sp_nanotime() < end)
         if (sp_cpu_id() != st.cpu)
             st.moved = true;
     if (st.irqoff)
         spin_unlock(&hog_lock, f);
-    else
-        getg()->preemptoff--;
+    getg()->preemptoff--;
     sp_waitgroup_done(&st.wg);
 }
 

@@ -1,0 +1,164 @@
+/*
+ * aarch64.h - AArch64 constants, system-register helpers and the
+ * interfaces between the files of arch/aarch64 (ARM ARM DDI 0487).
+ * The constants are usable from assembly.
+ */
+#ifndef ARCH_AARCH64_H
+#define ARCH_AARCH64_H
+
+/* Constants shared with assembly, which has no UL suffix. */
+#ifdef __ASSEMBLER__
+#define UL(x)           x
+#else
+#define UL(x)           x##UL
+#endif
+
+/* MAIR_EL1 slots: 0 Device-nGnRnE, 1 Normal write-back (inner/outer,
+   read/write-allocate). */
+#define MAIR_VALUE      0xFF00
+#define ATTR_DEVICE     0
+#define ATTR_NORMAL     1
+
+/* TCR_EL1 (D13.2.131): 48-bit VAs from TTBR0 (T0SZ 16, 4 KiB granule,
+   walks inner-shareable write-back), TTBR1 walks off (EPD1); IPS is
+   filled in from ID_AA64MMFR0_EL1.PARange at boot. */
+#define TCR_VALUE       ((16 << 0) | (1 << 8) | (1 << 10) | (3 << 12) | \
+                         (1 << 23))
+#define TCR_IPS_SHIFT   32
+
+/* SCTLR_EL1: RES1 bits of ARMv8.0, and M (MMU), C, SA (SP alignment
+   check), I.  A (alignment faults) stays off: normal memory allows
+   unaligned accesses and newlib's string functions make them. */
+#define SCTLR_RES1      0x30D00800
+#define SCTLR_MMU_ON    (SCTLR_RES1 | (1 << 0) | (1 << 2) | (1 << 3) | \
+                         (1 << 12))
+
+/* Descriptor bits (D8.3). */
+#define PTE_VALID       (UL(1) << 0)
+#define PTE_TABLE       (UL(1) << 1)      /* level 0-2: table; level 3: page */
+#define PTE_ATTR(i)     (UL(i) << 2)
+#define PTE_RDONLY      (UL(1) << 7)      /* AP[2] */
+#define PTE_ISH         (UL(3) << 8)
+#define PTE_AF          (UL(1) << 10)
+#define PTE_PXN         (UL(1) << 53)
+#define PTE_UXN         (UL(1) << 54)
+#define PTE_ADDR_MASK   UL(0x0000FFFFFFFFF000)
+
+/* Boot-map blocks (entry.S): 1 GiB, normal or device. */
+#define BLOCK_NORMAL    (PTE_VALID | PTE_ATTR(ATTR_NORMAL) | PTE_ISH | \
+                         PTE_AF | PTE_UXN)
+#define BLOCK_DEVICE    (PTE_VALID | PTE_ATTR(ATTR_DEVICE) | PTE_AF | \
+                         PTE_UXN | PTE_PXN)
+
+/* CPACR_EL1.FPEN = 0b11: FP/SIMD does not trap at EL1. */
+#define CPACR_FPEN      (3 << 20)
+
+/* EL2 set-up for the drop to EL1 (D13.2.46 HCR_EL2, D13.8.6 CNTHCTL_EL2). */
+#define HCR_RW          (1 << 31)       /* EL1 is AArch64 */
+#define CNTHCTL_EL1PCEN (3 << 0)        /* EL1 may use the physical timer */
+#define CPTR_EL2_RES1   0x33FF          /* and TFP clear: FP not trapped */
+#define SPSR_EL1H_MASKED 0x3C5          /* EL1h, D A I F masked */
+
+/* Trap frame (struct trapframe below), offsets for vectors.S. */
+#define TF_X            0
+#define TF_SP           248
+#define TF_ELR          256
+#define TF_SPSR         264
+#define TF_ESR          272
+#define TF_FAR          280
+#define TF_FPCR         288
+#define TF_FPSR         296
+#define TF_Q            304
+#define TF_SIZE         816
+
+/* struct cpu: where vectors.S finds the emergency stack, and its size. */
+#define CPU_ESTACK      112
+#define ESTACK_SIZE     (16 * 1024)
+
+/* Exception kinds vectors.S passes to trap.c. */
+#define KIND_SYNC       0
+#define KIND_IRQ        1
+#define KIND_FIQ        2
+#define KIND_SERROR     3
+#define KIND_BAD        4       /* from EL0 or on SP_EL0: never expected */
+
+/* Start block of a secondary core (smp.c, entry.S). */
+#define AP_STACK_TOP    0
+#define AP_CPU          8
+#define AP_TTBR         16
+
+#ifndef __ASSEMBLER__
+#include <stdbool.h>
+#include <stdint.h>
+
+#define sysreg_read(r) ({ uint64_t _v; \
+    __asm__ volatile("mrs %0, " #r : "=r"(_v)); _v; })
+#define sysreg_write(r, v) \
+    __asm__ volatile("msr " #r ", %0" : : "r"((uint64_t)(v)) : "memory")
+
+static inline void isb(void)
+{
+    __asm__ volatile("isb" : : : "memory");
+}
+
+static inline uint32_t mmio_read32(uintptr_t a)
+{
+    uint32_t v = *(volatile uint32_t *)a;
+
+    __asm__ volatile("" : : : "memory");
+    return v;
+}
+
+static inline void mmio_write32(uintptr_t a, uint32_t v)
+{
+    __asm__ volatile("" : : : "memory");
+    *(volatile uint32_t *)a = v;
+}
+
+static inline uint64_t mmio_read64(uintptr_t a)
+{
+    return *(volatile uint64_t *)a;
+}
+
+/*
+ * The trap frame vectors.S builds on the interrupted stack (or on the
+ * core's emergency stack when that stack is not mapped).
+ */
+struct trapframe {
+    uint64_t x[31];             /* x0..x30 (x29 fp, x30 lr) */
+    uint64_t sp;                /* the interrupted sp */
+    uint64_t elr, spsr, esr, far;
+    uint64_t fpcr, fpsr;
+    __uint128_t q[32];
+};
+
+/* What the device tree told the boot path (boot.c). */
+struct cpu;
+struct fdt_machine;
+extern struct fdt_machine machine;
+
+/* Interfaces between the files of arch/aarch64. */
+void uart_init(uint64_t base);
+void gic_init_dist(void);
+void gic_init_cpu(void);
+uint32_t gic_ack(bool fiq);
+void gic_eoi(uint32_t iar, bool fiq);
+uint32_t gic_intid(uint32_t iar);
+void gtimer_init(void);
+void timer_disarm(void);
+uint32_t timer_intid(void);
+void vectors_install(void);
+void cpu_boot_early(void);
+int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3);
+uint64_t mpidr_affinity(void);
+uint32_t mpidr_to_hwid(uint64_t mpidr);
+uint64_t mmu_kernel_ttbr(void);
+void ap_entry(struct cpu *c);
+
+/* SGIs: the scheduler IPI and the panic's stop. */
+#define SGI_IPI         0
+#define SGI_STOP        1
+#define INTID_SPURIOUS  1020
+
+#endif
+#endif

@@ -1,0 +1,203 @@
+/*
+ * vectors.S - the exception vector table, the save of the full register
+ * state into a trap frame, and the return from it.
+ *
+ *   void aarch64_trap(struct trapframe *tf, int kind);   (trap.c)
+ *
+ * The kernel runs at EL1 on SP_EL1 and has no EL0, so only the four
+ * "current EL with SPx" vectors are expected; the others panic.  Each
+ * entry stashes x0, x1 and x30 in system registers nothing else uses
+ * (TPIDRRO_EL0, TPIDR_EL0, SP_EL0), then calls save_frame.
+ *
+ * Why save_frame first asks the MMU (AT S1E1W) whether the frame's pages
+ * are mapped: the frame goes on the interrupted stack, which for a G may
+ * be a page not mapped yet (G stacks grow on demand) or a guard page (a
+ * stack overflow).  A store that faulted there would take a new
+ * exception inside this code and overwrite ELR/SPSR, losing the
+ * interrupted state for good.  x86 has IST stacks for this; here the
+ * frame then goes on the core's emergency stack instead, and trap.c maps
+ * the page (and returns, so the instruction or interrupt comes again) or
+ * reports the stack overflow.
+ *
+ * The frame layout is struct trapframe (aarch64.h, offsets checked in
+ * trap.c): x0-x30, sp, elr, spsr, esr, far, fpcr, fpsr, q0-q31.  The
+ * whole FP/SIMD state is saved because the interrupted code may use any
+ * of it and the C handler may too, and because a preempted G resumes
+ * from this frame (sched/preempt.c).
+ * Register map in save_frame and save_frame_sync: x0 the interrupted sp,
+ * x1 scratch; x30 the return address into the entry stub.
+ */
+#include "aarch64.h"
+
+    .macro ventry kind, save=save_frame
+    .balign 128
+    msr tpidrro_el0, x0
+    msr tpidr_el0, x1
+    msr sp_el0, x30
+    bl \save
+    mov x0, sp
+    mov x1, #\kind
+    bl aarch64_trap
+    b trap_return
+    .endm
+
+    .text
+    .balign 2048
+    .globl vector_table
+vector_table:
+    ventry KIND_BAD         /* current EL, SP_EL0 */
+    ventry KIND_BAD
+    ventry KIND_BAD
+    ventry KIND_BAD
+    ventry KIND_SYNC, save_frame_sync   /* current EL, SP_ELx */
+    ventry KIND_IRQ
+    ventry KIND_FIQ
+    ventry KIND_SERROR
+    ventry KIND_BAD         /* lower EL, AArch64 */
+    ventry KIND_BAD
+    ventry KIND_BAD
+    ventry KIND_BAD
+    ventry KIND_BAD         /* lower EL, AArch32 */
+    ventry KIND_BAD
+    ventry KIND_BAD
+    ventry KIND_BAD
+
+/*
+ * Synchronous exceptions (faults) always go to the emergency stack, as
+ * x86_64's page fault goes to an IST stack: the handler maps lazily
+ * grown G stack pages, and must not itself run on the stack whose page
+ * is missing.  A fault while already on the emergency stack (inside a
+ * fault handler) stacks below it as usual.
+ */
+save_frame_sync:
+    mov x0, sp
+    mrs x1, tpidr_el1
+    ldr x1, [x1, #CPU_ESTACK]
+    cmp x0, x1
+    b.hs 1f                         /* above the emergency stack */
+    sub x1, x1, #ESTACK_SIZE
+    cmp x0, x1
+    b.hs save_frame                 /* on it already */
+    b 1f
+
+save_frame:
+    mov x0, sp
+    sub x1, x0, #TF_SIZE
+    at s1e1w, x1
+    isb
+    mrs x1, par_el1
+    tbnz x1, #0, 1f                 /* PAR_EL1.F: no translation */
+    sub x1, x0, #1
+    at s1e1w, x1
+    isb
+    mrs x1, par_el1
+    tbnz x1, #0, 1f
+    sub sp, x0, #TF_SIZE
+    b 2f
+1:  mrs x1, tpidr_el1               /* struct cpu */
+    ldr x1, [x1, #CPU_ESTACK]
+    sub sp, x1, #TF_SIZE
+2:  str x0, [sp, #TF_SP]
+    stp x2, x3, [sp, #16]
+    stp x4, x5, [sp, #32]
+    stp x6, x7, [sp, #48]
+    stp x8, x9, [sp, #64]
+    stp x10, x11, [sp, #80]
+    stp x12, x13, [sp, #96]
+    stp x14, x15, [sp, #112]
+    stp x16, x17, [sp, #128]
+    stp x18, x19, [sp, #144]
+    stp x20, x21, [sp, #160]
+    stp x22, x23, [sp, #176]
+    stp x24, x25, [sp, #192]
+    stp x26, x27, [sp, #208]
+    mrs x0, tpidrro_el0
+    mrs x1, tpidr_el0
+    stp x0, x1, [sp, #0]
+    mrs x0, sp_el0
+    stp x28, x29, [sp, #224]
+    str x0, [sp, #240]              /* x30 */
+    mrs x0, elr_el1
+    mrs x1, spsr_el1
+    stp x0, x1, [sp, #TF_ELR]
+    mrs x0, esr_el1
+    mrs x1, far_el1
+    stp x0, x1, [sp, #TF_ESR]
+    mrs x0, fpcr
+    mrs x1, fpsr
+    stp x0, x1, [sp, #TF_FPCR]
+    stp q0, q1, [sp, #TF_Q + 0]
+    stp q2, q3, [sp, #TF_Q + 32]
+    stp q4, q5, [sp, #TF_Q + 64]
+    stp q6, q7, [sp, #TF_Q + 96]
+    stp q8, q9, [sp, #TF_Q + 128]
+    stp q10, q11, [sp, #TF_Q + 160]
+    stp q12, q13, [sp, #TF_Q + 192]
+    stp q14, q15, [sp, #TF_Q + 224]
+    stp q16, q17, [sp, #TF_Q + 256]
+    stp q18, q19, [sp, #TF_Q + 288]
+    stp q20, q21, [sp, #TF_Q + 320]
+    stp q22, q23, [sp, #TF_Q + 352]
+    stp q24, q25, [sp, #TF_Q + 384]
+    stp q26, q27, [sp, #TF_Q + 416]
+    stp q28, q29, [sp, #TF_Q + 448]
+    stp q30, q31, [sp, #TF_Q + 480]
+    ret
+
+/*
+ * Restores the frame at sp and returns from the exception.  Everything
+ * is masked first: the C handler may have unmasked FIQs, and ELR/SPSR
+ * must not change between here and eret.  The scheduler never enters
+ * here directly: a preempted G returns through its handler (preempt.c).
+ */
+    .globl trap_return
+trap_return:
+    msr daifset, #0xf
+    ldp q0, q1, [sp, #TF_Q + 0]
+    ldp q2, q3, [sp, #TF_Q + 32]
+    ldp q4, q5, [sp, #TF_Q + 64]
+    ldp q6, q7, [sp, #TF_Q + 96]
+    ldp q8, q9, [sp, #TF_Q + 128]
+    ldp q10, q11, [sp, #TF_Q + 160]
+    ldp q12, q13, [sp, #TF_Q + 192]
+    ldp q14, q15, [sp, #TF_Q + 224]
+    ldp q16, q17, [sp, #TF_Q + 256]
+    ldp q18, q19, [sp, #TF_Q + 288]
+    ldp q20, q21, [sp, #TF_Q + 320]
+    ldp q22, q23, [sp, #TF_Q + 352]
+    ldp q24, q25, [sp, #TF_Q + 384]
+    ldp q26, q27, [sp, #TF_Q + 416]
+    ldp q28, q29, [sp, #TF_Q + 448]
+    ldp q30, q31, [sp, #TF_Q + 480]
+    ldp x0, x1, [sp, #TF_FPCR]
+    msr fpcr, x0
+    msr fpsr, x1
+    ldp x0, x1, [sp, #TF_ELR]
+    msr elr_el1, x0
+    msr spsr_el1, x1
+    ldp x2, x3, [sp, #16]
+    ldp x4, x5, [sp, #32]
+    ldp x6, x7, [sp, #48]
+    ldp x8, x9, [sp, #64]
+    ldp x10, x11, [sp, #80]
+    ldp x12, x13, [sp, #96]
+    ldp x14, x15, [sp, #112]
+    ldp x16, x17, [sp, #128]
+    ldp x18, x19, [sp, #144]
+    ldp x20, x21, [sp, #160]
+    ldp x22, x23, [sp, #176]
+    ldp x24, x25, [sp, #192]
+    ldp x26, x27, [sp, #208]
+    ldp x28, x29, [sp, #224]
+    /* x0 and x30 last, through the scratch registers: sp goes back to
+       the interrupted sp, which is not always just above the frame. */
+    ldr x0, [sp, #240]
+    msr tpidr_el0, x0
+    ldr x0, [sp, #0]
+    msr tpidrro_el0, x0
+    ldr x1, [sp, #8]
+    ldr x30, [sp, #TF_SP]
+    mov sp, x30
+    mrs x0, tpidrro_el0
+    mrs x30, tpidr_el0
+    eret

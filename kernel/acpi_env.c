@@ -1,0 +1,26 @@
+/*
+ * acpi_env.c - what kernel/acpi.c needs from its user (acpi.h), for the
+ * kernel on every arch: firmware tables are reached through the direct
+ * map, which covers all RAM and the firmware's tables, and messages go
+ * to the console.  (The host test supplies its own.)
+ */
+#include <stdarg.h>
+#include "acpi.h"
+#include "mem.h"
+#include "printk.h"
+
+void *acpi_map(uint64_t pa, size_t len)
+{
+    (void)len;
+    return phys_to_virt(pa);
+}
+
+void acpi_log(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    printk("acpi: ");
+    vprintk(fmt, ap);
+    va_end(ap);
+}
