@@ -54,7 +54,7 @@ x86_64)
 aarch64)
     gic=${GIC:-3}
     case $gic in 2|3) ;; *) echo "qemu.sh: GIC=$gic is not 2 or 3" >&2; exit 2 ;; esac
-    [ "$accel" = tcg ] && cpu=cortex-a72
+    [ "$accel" != kvm ] && cpu=cortex-a72
     set +e
     qemu-system-aarch64 -M virt,gic-version="$gic" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "${image%.elf}.Image" \
