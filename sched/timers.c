@@ -205,11 +205,21 @@ static struct p *lock_owner(struct timer *t, unsigned long *f)
     }
 }
 
+/* Waits until no core runs t's function (it may be running on another
+   core right now). */
+static void wait_run_out(struct timer *t)
+{
+    for (int i = 0; i < ncpu; i++)
+        while (__atomic_load_n(&sched.allp[i]->running, __ATOMIC_ACQUIRE) ==
+               t)
+            arch_cpu_relax();
+}
+
 bool timer_stop(struct timer *t)
 {
     unsigned long f;
     struct p *p = lock_owner(t, &f);
-    bool was = false;
+    bool was = false, running = false;
 
     if (!p)
         return false;           /* idle, or a one-shot that already fired */
@@ -217,7 +227,7 @@ bool timer_stop(struct timer *t)
         /* A ticker whose function runs now: it will not fire again. */
         t->stop_while_running = true;
         t->reset_while_running = false;
-        was = true;
+        was = running = true;
     } else if (t->status == T_WAITING) {
         t->status = T_DELETED;
         p->ndeleted++;
@@ -228,6 +238,13 @@ bool timer_stop(struct timer *t)
         update_timer0(p);
     }
     spin_unlock(&p->timerlock, f);
+    /* Nothing from t may arrive after stop returns (Go's deltimer waits
+       out a running timer too): a tick sent by the run in progress would
+       land after the caller drained the channel.  Not from a timer
+       function (they run with interrupts off), which may stop its own
+       timer and would wait for itself. */
+    if (running && arch_irqs_enabled())
+        wait_run_out(t);
     return was;
 }
 
@@ -275,10 +292,7 @@ void timer_delete(struct timer *t)
     timer_stop(t);
     /* Wait out a run in progress on another core (never call this from
        t's own function). */
-    for (int i = 0; i < ncpu; i++)
-        while (__atomic_load_n(&sched.allp[i]->running, __ATOMIC_ACQUIRE) ==
-               t)
-            arch_cpu_relax();
+    wait_run_out(t);
     if (!(p = lock_owner(t, &f)))
         return;
     if (t->idx < 0) {           /* stopped while running: leaving now */
