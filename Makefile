@@ -1,7 +1,8 @@
 # Spindle - one flat Makefile.
 #
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
-#   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests
+#   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests,
+#                                        every arch unless ARCH= names one
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
 #   make images                          every app and test image
@@ -190,12 +191,18 @@ test-host: $(HOST_TESTS:%=$(HB)/%_test)
 
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
 
-# The runner runs the host tests and boots every test image over the
-# core-count matrix, then prints the one total line.
-test: test-host test-images
-	$(Q)tools/runtests.sh --arch $(ARCH) --host "$(HOST_TESTS:%=$(HB)/%_test)" \
+# `make test` tests every arch of TEST_ARCHES, `make test ARCH=a` only a.
+# The runner runs the host tests and boots every test image of each arch
+# over its core-count matrix, then prints the one total line.
+TEST_ARCHES := x86_64 aarch64
+TEST_RUN    := $(if $(filter command line,$(origin ARCH)),$(ARCH),$(TEST_ARCHES))
+
+test: test-host
+	$(Q)for a in $(TEST_RUN); do \
+	    $(MAKE) --no-print-directory ARCH=$$a test-images || exit 1; done
+	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
-	    $(TEST_DIRS:%=$(B)/%.elf)
+	    $(foreach a,$(TEST_RUN),--arch $(a) $(TEST_DIRS:%=build/$(a)/%.elf))
 
 clean:
 	rm -rf build

@@ -2,7 +2,12 @@
 # runtests.sh - runs the host unit tests, then boots every in-image test app
 # over the core-count matrix, and ends with one line "N passed, M failed".
 #
-#   runtests.sh --arch ARCH [--host "BIN..."] [--only NAME] [--smp N] IMAGE...
+#   runtests.sh [--host "BIN..."] [--only NAME] [--smp N]
+#               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
+#
+# Each --arch starts a group of images booted with that arch's launcher
+# and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the hosted
+# builds: 1 2 4 8); the total line covers every group.
 #
 # A case counts once per boot: each "TEST <name> PASS|FAIL" line of a boot
 # is one result.  A boot that times out, ends without its closing
@@ -22,27 +27,38 @@
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
+items=()            # "ARCH IMAGE" pairs, in the order given
 while [ $# -gt 0 ]; do
     case $1 in
     --arch) arch=$2; shift 2 ;;
     --host) host=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
-    *) break ;;
+    *) items+=("$arch $1"); shift ;;
     esac
 done
-images=("$@")
 timeout_s=${TIMEOUT:-120}
 panic_status=112
-logs=build/$arch/test-logs
-mkdir -p "$logs"
 
-case $arch in
-x86_64) matrix="1 2 3 4 8" ;;
-aarch64) matrix="1 2 4" ;;
-*) matrix="1 2 4 8" ;;
-esac
-[ -n "$smp" ] && matrix=$smp
+# matrix_of ARCH: the core counts ARCH boots at.
+matrix_of() {
+    if [ -n "$smp" ]; then echo "$smp"; return; fi
+    case $1 in
+    x86_64) echo "1 2 3 4 8" ;;
+    aarch64) echo "1 2 4" ;;
+    *) echo "1 2 4 8" ;;
+    esac
+}
+
+# per_arch DIR FILE ARCH: DIR/FILE.ARCH if there is one (FILE.hosted for
+# every hosted build), else DIR/FILE.
+per_arch() {
+    local f=$1/$2
+    if [ -f "$f.$3" ]; then echo "$f.$3"
+    elif [ -f "$f.${3%%-*}" ]; then echo "$f.${3%%-*}"
+    else echo "$f"
+    fi
+}
 
 passed=0 failed=0
 
@@ -62,10 +78,12 @@ boot_measured() {
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE START' "$log"; do sleep 0.02; done
     # Our QEMU is the child of qemu.sh, the child of timeout ($pid): other
     # worktrees may run a QEMU on the same relative image path right now.
+    # A hosted image is the child itself (qemu.sh execs it).
     qpid=
     for p in $(pgrep -P "$pid"); do
         qpid=$(pgrep -P "$p" -f qemu-system | head -n 1)
-        [ -n "$qpid" ] && break
+        [ -n "$qpid" ] || qpid=$p
+        break
     done
     c0=$(cpu_ticks "$qpid"); t0=$(date +%s%N)
     # Sample as we wait: QEMU may be gone (the app exits right after
@@ -95,43 +113,46 @@ tail_of() {
 }
 
 # Host unit tests: one result per TEST line.
+mkdir -p build/host/test-logs
 for bin in $host; do
     name=$(basename "$bin")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != host ] && continue
-    log=$logs/host-$name.log
+    log=build/host/test-logs/$name.log
     "$bin" > "$log" 2>&1
     rc=$?
     p=$(grep -c '^TEST .* PASS$' "$log")
     f=$(grep -c '^TEST .* FAIL' "$log")
     if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
     passed=$((passed + p)) failed=$((failed + f))
-    printf '%-52s %3d passed, %d failed\n' "host $name" "$p" "$f"
+    printf '%-62s %3d passed, %d failed\n' "host $name" "$p" "$f"
     if [ "$f" != 0 ]; then grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"; fi
 done
 
 nboots=0
-for img in "${images[@]}"; do
+for item in "${items[@]}"; do
+    arch=${item%% *} img=${item#* }
     dir=${img#build/$arch/}; dir=${dir%.elf}
     [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
     nvar=1
-    cmdlines=$dir/cmdlines
-    [ -f "$cmdlines.$arch" ] && cmdlines=$cmdlines.$arch
+    cmdlines=$(per_arch "$dir" cmdlines "$arch")
     [ -f "$cmdlines" ] && nvar=$(grep -c . "$cmdlines")
-    for n in $matrix; do nboots=$((nboots + nvar)); done
+    for n in $(matrix_of "$arch"); do nboots=$((nboots + nvar)); done
 done
 
 i=0
-for img in "${images[@]}"; do
+for item in "${items[@]}"; do
+    arch=${item%% *} img=${item#* }
+    logs=build/$arch/test-logs
+    mkdir -p "$logs"
     dir=${img#build/$arch/}; dir=${dir%.elf}
     name=$(basename "$dir")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")
-    cmdlines=$dir/cmdlines
-    [ -f "$cmdlines.$arch" ] && cmdlines=$cmdlines.$arch
+    cmdlines=$(per_arch "$dir" cmdlines "$arch")
     [ -f "$cmdlines" ] && mapfile -t variants < <(grep . "$cmdlines")
     mem=${MEM:-}
     [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
-    for n in $matrix; do
+    for n in $(matrix_of "$arch"); do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}
         i=$((i + 1))
@@ -148,10 +169,9 @@ for img in "${images[@]}"; do
         fi
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
         ms=$((($(date +%s%N) - start) / 1000000))
-        label=$(printf '[%2d/%d] %s smp=%d%s' "$i" "$nboots" "$dir" "$n" "${kargs:+ [$kargs]}")
+        label=$(printf '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}")
         why=
-        expect=$dir/expect
-        [ -f "$dir/expect.$arch" ] && expect=$dir/expect.$arch
+        expect=$(per_arch "$dir" expect "$arch")
         if [ -f "$expect" ]; then
             p=1 f=0
             want=$(sed -n 's/^status \([0-9]*\)$/\1/p' "$expect")
@@ -185,7 +205,7 @@ for img in "${images[@]}"; do
             [ -n "$why" ] && f=$((f + 1))
         fi
         passed=$((passed + p)) failed=$((failed + f))
-        printf '%-52s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
+        printf '%-62s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
         if [ "$f" != 0 ]; then
             grep '^TEST .* FAIL' "$log" | sed 's/^/    /'
             [ -n "$why" ] && echo "    $why"
