@@ -33,8 +33,12 @@ ARCH_CFLAGS := -mno-red-zone -mcmodel=small
 else ifeq ($(ARCH),aarch64)
 CROSS       := aarch64-linux-gnu-
 ARCH_CFLAGS := -mgeneral-regs-only
+else ifeq ($(ARCH),hosted)
+# Spindle as a Linux process: arch/hosted/hosted.mk, included below.
+CROSS       :=
+ARCH_CFLAGS :=
 else
-$(error ARCH=$(ARCH) is not supported; use ARCH=x86_64 or ARCH=aarch64)
+$(error ARCH=$(ARCH) is not supported; use ARCH=x86_64, aarch64 or hosted)
 endif
 
 CC      := $(CROSS)gcc
@@ -65,6 +69,13 @@ IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
 TEST_DIRS  := $(filter tests/%,$(IMAGE_DIRS))
 IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
 
+LIBC_DEP   := $(NEWLIB)/lib/libc.a
+IMAGE_RULE := IMAGE
+RUN_ARCH   := $(ARCH)
+ifeq ($(ARCH),hosted)
+include arch/hosted/hosted.mk
+endif
+
 .PHONY: all images run test test-host test-images bench clean deps help
 all: images
 images: $(IMAGES)
@@ -79,12 +90,12 @@ deps:
 $(NEWLIB)/lib/libc.a: tools/newlib.sh | deps
 	$(Q)tools/newlib.sh $(ARCH) $(NEWLIB)
 
-$(B)/%.o: %.c | $(NEWLIB)/lib/libc.a
+$(B)/%.o: %.c | $(LIBC_DEP)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/%.o: %.S | $(NEWLIB)/lib/libc.a
+$(B)/%.o: %.S | $(LIBC_DEP)
 	$(call msg,AS,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -D__ASSEMBLER__ -c -o $@ $<
@@ -103,7 +114,7 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
 	$(Q)rm -f $$@.1
 endef
-$(foreach d,$(IMAGE_DIRS),$(eval $(call IMAGE,$(d))))
+$(foreach d,$(IMAGE_DIRS),$(eval $(call $(IMAGE_RULE),$(d))))
 
 run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
@@ -113,7 +124,7 @@ run:
 # Benchmarks of DESIGN.md section 10: one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
-	$(Q)tools/bench.sh $(ARCH) $(SMP) $(BENCH)
+	$(Q)tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
 
 # ---- Tests ------------------------------------------------------------
 
@@ -151,7 +162,7 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # The runner runs the host tests and boots every test image over the
 # core-count matrix, then prints the one total line.
 test: test-host test-images
-	$(Q)tools/runtests.sh --arch $(ARCH) --host "$(HOST_TESTS:%=$(HB)/%_test)" \
+	$(Q)tools/runtests.sh --arch $(RUN_ARCH) --host "$(HOST_TESTS:%=$(HB)/%_test)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_DIRS:%=$(B)/%.elf)
 

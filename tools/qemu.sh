@@ -8,6 +8,8 @@
 # slower than TCG runs it.  MEM (MiB, default 1024) sets guest memory;
 # QUIET=1 drops the accelerator line.
 set -eu
+# ARCH=hosted (and its sanitizer builds) runs as a process: tools/hosted.sh.
+case $1 in hosted*) exec "$(dirname "$0")/hosted.sh" "$@" ;; esac
 arch=$1 image=$2 smp=$3
 shift 3
 mem=${MEM:-1024}

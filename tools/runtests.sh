@@ -16,6 +16,7 @@
 # a kernel command line) at every core count.  One with a `hostcpu` file
 # (a number) must keep QEMU's host CPU use between its "IDLE START" and
 # "IDLE END" console lines under that percent of one host core.
+# Any sanitizer report in the console (hosted builds) is one more failure.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
@@ -57,7 +58,10 @@ boot_measured() {
     pid=$!
     hz=$(getconf CLK_TCK)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE START' "$log"; do sleep 0.02; done
-    qpid=$(pgrep -f "qemu-system.*$img" | head -n 1)
+    case $arch in
+    hosted*) qpid=$(pgrep -P $pid | head -n 1) ;;   # timeout's child: the image
+    *) qpid=$(pgrep -f "qemu-system.*$img" | head -n 1) ;;
+    esac
     c0=$(cpu_ticks "$qpid"); t0=$(date +%s%N)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE END' "$log"; do sleep 0.02; done
     c1=$(cpu_ticks "$qpid"); t1=$(date +%s%N)
@@ -157,6 +161,10 @@ for img in "${images[@]}"; do
                 fi
             fi
             [ -n "$why" ] && f=$((f + 1))
+        fi
+        # A sanitizer report (hosted builds) fails the run, whatever else.
+        if grep -qE '^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: ' "$log"; then
+            why="sanitizer report"; f=$((f + 1))
         fi
         passed=$((passed + p)) failed=$((failed + f))
         printf '%-52s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
