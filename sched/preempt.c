@@ -63,7 +63,8 @@ void preempt_init(void)
 void core_timer_arm(struct m *m, uint64_t deadline)
 {
     if (deadline && (!m->armed || deadline < m->armed)) {
-        m->armed = deadline;
+        /* Atomic: wake_idle_for (timers.c) reads it from other cores. */
+        __atomic_store_n(&m->armed, deadline, __ATOMIC_RELAXED);
         arch_timer_arm(deadline);
     }
 }
@@ -88,7 +89,7 @@ void timer_interrupt(struct trapframe *tf)
 
     if (!m)
         return;                 /* before the scheduler started */
-    m->armed = 0;
+    __atomic_store_n(&m->armed, 0, __ATOMIC_RELAXED);
     was_empty = runq_empty(&m->p->runq);
     next = timers_run(m->p, now);
     gp = m->curg;
@@ -100,7 +101,8 @@ void timer_interrupt(struct trapframe *tf)
         m->woken = true;        /* a timer readied a G during this slice */
     if ((now >= m->slice_end || (m->woken && now >= min_run_end(m))) &&
         !gp->preemptoff && !spin_depth()) {
-        m->npreempt++;
+        /* Atomic: tests read the count from other cores. */
+        __atomic_store_n(&m->npreempt, m->npreempt + 1, __ATOMIC_RELAXED);
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
         /* The next G's execute() arms the timer for its own slice. */

@@ -112,7 +112,7 @@ static void heap_push(struct p *p, struct timer *t)
         p->timers = n;
         p->timercap = cap;
     }
-    t->pp = p;
+    __atomic_store_n(&t->pp, p, __ATOMIC_RELEASE);
     set(p, p->ntimers++, t);
     siftup(p, t->idx);
 }
@@ -122,7 +122,7 @@ static void heap_remove(struct p *p, int i)
 {
     struct timer *t = p->timers[i], *last = p->timers[--p->ntimers];
 
-    t->pp = NULL;
+    __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
     t->idx = -1;
     if (i == p->ntimers)
         return;
@@ -141,7 +141,7 @@ static void sweep(struct p *p)
 
         if (t->status == T_DELETED) {
             t->status = T_IDLE;
-            t->pp = NULL;
+            __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
             t->idx = -1;
         } else {
             set(p, j++, t);
@@ -313,7 +313,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
         if (periodic) {
             /* Still this P's while it runs, so stop and reset take
                p->timerlock and cannot miss the re-arm below. */
-            t->pp = p;
+            __atomic_store_n(&t->pp, p, __ATOMIC_RELEASE);
             t->stop_while_running = t->reset_while_running = false;
         }
         __atomic_store_n(&t->status, periodic ? T_RUNNING : T_IDLE,
@@ -336,7 +336,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
             __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
             heap_push(p, t);
         } else if (periodic) {
-            t->pp = NULL;
+            __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
             __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELEASE);
         }
         __atomic_sub_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);

@@ -14,6 +14,6 @@
 set -eu
 arch=$1 image=$2 smp=$3
 shift 3
-[ "${QUIET:-0}" = 1 ] || echo "hosted: $arch, $smp cores, ${MEM:-1024} MiB, a Linux process" >&2
+[ "${QUIET:-0}" = 1 ] || echo "hosted: $arch, $smp cores, ${MEM:-1024} MiB, accelerator none (a Linux process)" >&2
 export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.tcache_count=0}
 exec "$image" -smp "$smp" -m "${MEM:-1024}" "$@"

@@ -46,7 +46,7 @@
 struct arch_cpu {
     /* Written only by the core's own thread (and its signal handler,
        which runs on that thread, so compiler barriers order them). */
-    volatile int irq_off;       /* interrupts disabled */
+    int irq_off;                /* interrupts disabled; relaxed atomic */
     /* Set by any core (atomic or), cleared by the owner (atomic
        exchange); also the futex word arch_halt sleeps on. */
     uint32_t pending;
@@ -63,7 +63,7 @@ extern __thread struct arch_cpu *hosted_this_arch;
 /* Interrupts pending on this core: delivers them with interrupts on. */
 void hosted_irq_on(void);
 
-static inline struct cpu *arch_this_cpu(void)
+static inline __attribute__((always_inline)) struct cpu *arch_this_cpu(void)
 {
     struct cpu *c;
 
@@ -72,7 +72,7 @@ static inline struct cpu *arch_this_cpu(void)
     return c;
 }
 
-static inline struct arch_cpu *hosted_arch(void)
+static inline __attribute__((always_inline)) struct arch_cpu *hosted_arch(void)
 {
     struct arch_cpu *a;
 
@@ -83,10 +83,12 @@ static inline struct arch_cpu *hosted_arch(void)
 static inline unsigned long arch_irq_save(void)
 {
     struct arch_cpu *a = hosted_arch();
-    unsigned long was_on = !a->irq_off;
+    unsigned long was_on = !__atomic_load_n(&a->irq_off, __ATOMIC_RELAXED);
 
-    a->irq_off = 1;
-    __asm__ volatile("" : : : "memory");
+    /* Relaxed atomics and signal fences: the flag is shared with this
+       thread's signal handler only, which a compiler barrier orders. */
+    __atomic_store_n(&a->irq_off, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     return was_on;
 }
 
@@ -94,9 +96,9 @@ static inline void arch_irq_enable(void)
 {
     struct arch_cpu *a = hosted_arch();
 
-    __asm__ volatile("" : : : "memory");
-    a->irq_off = 0;
-    __asm__ volatile("" : : : "memory");
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&a->irq_off, 0, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     /* Pairs with the atomic or of the sender: a bit set after this load
        comes with a signal, which finds the flag clear and delivers. */
     if (__builtin_expect(__atomic_load_n(&a->pending, __ATOMIC_RELAXED) &
@@ -112,7 +114,7 @@ static inline void arch_irq_restore(unsigned long was_on)
 
 static inline bool arch_irqs_enabled(void)
 {
-    return !hosted_arch()->irq_off;
+    return !__atomic_load_n(&hosted_arch()->irq_off, __ATOMIC_RELAXED);
 }
 
 static inline void arch_cpu_relax(void)

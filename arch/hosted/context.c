@@ -44,10 +44,14 @@ __attribute__((noreturn)) void hosted_jump_stack(uintptr_t top,
         void (*fn)(void *), void *arg,
         void (*entry)(void (*)(void *), void *));
 
-/* Not const, unlike __errno_location: see libc.h. */
-__attribute__((noipa)) int *hosted_errno(void)
+/* Not const, unlike __errno_location (see libc.h): the empty asm keeps
+   the compiler from finding out that it is. */
+__attribute__((noinline)) int *hosted_errno(void)
 {
-    return __errno_location();
+    int *p = __errno_location();
+
+    __asm__ volatile("" : "+r"(p));
+    return p;
 }
 
 /* ---- Sanitizer fibers -------------------------------------------------- */

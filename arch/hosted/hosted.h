@@ -16,6 +16,11 @@ struct trapframe {
     int sig;
 };
 
+/* Code TSan must not instrument at all, function entry included (it
+   runs where TSan's state may be torn).  gcc's attribute drops the whole
+   pass; clang would still instrument atomics. */
+#define NO_TSAN __attribute__((no_sanitize_thread))
+
 /* The signal that stands for every interrupt (timer, IPI, stop). */
 #define SIG_IRQ SIGURG
 
@@ -41,7 +46,6 @@ uint64_t hosted_mono_now(void);
 
 /* mmu.c */
 void *hosted_reserve(size_t bytes);     /* zeroed, backed on first touch */
-bool hosted_pc_is_ours(uintptr_t pc);   /* Spindle or app code, not libc */
 
 
 #endif

@@ -10,6 +10,7 @@
 # areas (arch_impl.h) free only when the binary is not loaded there.
 
 SANITIZE ?=
+SAN_LDFLAGS :=
 ifeq ($(SANITIZE),)
 B         := build/hosted
 SAN_FLAGS :=
@@ -32,7 +33,7 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
           -Iarch/hosted/include -iquote arch -iquote arch/hosted \
           -iquote kernel -iquote sched -iquote drivers -Iinclude \
           -MMD -MP $(SAN_FLAGS)
-LDFLAGS := -no-pie -pthread $(SAN_FLAGS)
+LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
 LIBS    := -lm -lrt
 
 LIBC_DEP   :=

@@ -61,6 +61,19 @@ __thread struct arch_cpu *hosted_this_arch;
 
 static int pid;
 
+/* Spindle or app code, not libc, a sanitizer runtime or the vDSO; and
+   not the code libc calls back with a lock held (stdio.c). */
+static NO_TSAN bool pc_is_ours(uintptr_t pc)
+{
+    extern const char __executable_start[], etext[];
+    extern const char __start_hosted_libc_cb[], __stop_hosted_libc_cb[];
+
+    if (pc >= (uintptr_t)__start_hosted_libc_cb &&
+        pc < (uintptr_t)__stop_hosted_libc_cb)
+        return false;
+    return pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
+}
+
 static long futex(uint32_t *w, int op, uint32_t val)
 {
     return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
@@ -89,8 +102,8 @@ static void deliver(struct trapframe *tf)
         struct arch_cpu *a = hosted_arch();
         uint32_t p;
 
-        a->irq_off = 1;
-        __asm__ volatile("" : : : "memory");
+        __atomic_store_n(&a->irq_off, 1, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         p = __atomic_fetch_and(&a->pending, ~IRQ_BITS, __ATOMIC_ACQUIRE);
         if (p & PEND_STOP)
             hosted_stop_self();
@@ -99,9 +112,9 @@ static void deliver(struct trapframe *tf)
         if (p & PEND_TIMER)
             timer_interrupt(tf);
         a = hosted_arch();
-        __asm__ volatile("" : : : "memory");
-        a->irq_off = 0;
-        __asm__ volatile("" : : : "memory");
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        __atomic_store_n(&a->irq_off, 0, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         if (!(__atomic_load_n(&a->pending, __ATOMIC_RELAXED) & IRQ_BITS))
             return;
     }
@@ -131,28 +144,14 @@ void hosted_irq_retry(void)
     arm_ns(hosted_arch()->timer, RETRY_NS, 0);
 }
 
-static void on_irq(int sig, siginfo_t *si, void *ucv)
+/* The handler's second half, at a safe point: runs the interrupts. */
+static __attribute__((noinline)) void irq_run(ucontext_t *uc, siginfo_t *si,
+                                             int sig)
 {
-    struct arch_cpu *a = hosted_arch();
-    ucontext_t *uc = ucv;
     struct trapframe tf = { uc, si, sig };
-    uint32_t p;
-    int err;
+    struct arch_cpu *a;
+    int err = errno;
 
-    if (!a)
-        return;                 /* not a core's thread */
-    if (si->si_code == SI_TIMER)
-        __atomic_fetch_or(&a->pending, PEND_TIMER, __ATOMIC_RELAXED);
-    p = __atomic_load_n(&a->pending, __ATOMIC_ACQUIRE);
-    if (p & PEND_STOP)
-        hosted_stop_self();     /* the NMI of panic: even when masked */
-    if (a->irq_off || !(p & IRQ_BITS))
-        return;
-    if (!hosted_pc_is_ours(uc->uc_mcontext.gregs[REG_RIP])) {
-        hosted_irq_retry();
-        return;
-    }
-    err = errno;
     /* The kernel blocked SIG_IRQ for the handler; this thread may go on
        to run other Gs from inside it (a preemption), so unblock it now.
        Interrupts stay masked by the flag until deliver is done. */
@@ -165,6 +164,39 @@ static void on_irq(int sig, siginfo_t *si, void *ucv)
     uc->uc_stack.ss_size = a->altstack_size;
     uc->uc_stack.ss_flags = 0;
     errno = err;
+}
+
+/*
+ * The handler's first half decides whether this is a safe point.  It is
+ * not compiled with TSan's instrumentation (NO_TSAN): the signal may have
+ * come in the middle of TSan's runtime or of a fiber switch, where TSan's
+ * per-thread state is half updated, and an instrumented function entry
+ * there crashes it.  Only once the interrupted code is known to be
+ * Spindle's own, with interrupts on (so not inside arch_switch), does it
+ * call instrumented code.
+ */
+static NO_TSAN void on_irq(int sig, siginfo_t *si, void *ucv)
+{
+    struct arch_cpu *a = hosted_arch();
+    ucontext_t *uc = ucv;
+    uint32_t p;
+
+    if (!a)
+        return;                 /* not a core's thread */
+    if (si->si_code == SI_TIMER)
+        __atomic_fetch_or(&a->pending, PEND_TIMER, __ATOMIC_RELAXED);
+    p = __atomic_load_n(&a->pending, __ATOMIC_ACQUIRE);
+    if (p & PEND_STOP)
+        hosted_stop_self();     /* the NMI of panic: even when masked */
+    if (__atomic_load_n(&a->irq_off, __ATOMIC_RELAXED) || !(p & IRQ_BITS))
+        return;
+    if (!pc_is_ours(uc->uc_mcontext.gregs[REG_RIP])) {
+        struct itimerspec its = { .it_value.tv_nsec = RETRY_NS };
+
+        timer_settime(a->timer, 0, &its, NULL);
+        return;
+    }
+    irq_run(uc, si, sig);
 }
 
 void irq_init(void)
@@ -254,5 +286,5 @@ void arch_halt(void)
         futex(&a->pending, FUTEX_WAIT_PRIVATE, 0);
     __atomic_store_n(&a->halted, 0, __ATOMIC_RELAXED);
     hosted_irq_on();
-    hosted_arch()->irq_off = 1;
+    __atomic_store_n(&hosted_arch()->irq_off, 1, __ATOMIC_RELAXED);
 }

@@ -185,14 +185,3 @@ size_t arch_page_table_pages(void)
 {
     return 0;                   /* the tables are host memory */
 }
-
-bool hosted_pc_is_ours(uintptr_t pc)
-{
-    extern const char __executable_start[], etext[];
-    extern const char __start_hosted_libc_cb[], __stop_hosted_libc_cb[];
-
-    if (pc >= (uintptr_t)__start_hosted_libc_cb &&
-        pc < (uintptr_t)__stop_hosted_libc_cb)
-        return false;
-    return pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
-}

@@ -29,3 +29,24 @@ const char *__ubsan_default_options(void)
 {
     return "print_stacktrace=1:halt_on_error=1";
 }
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#include <stddef.h>
+#include <stdio.h>
+
+/* sanitizer/allocator_interface.h, which gcc 12 does not install. */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+/*
+ * The sanitizers bring their own allocator: glibc's malloc_stats then
+ * reports an empty arena, and ASan's replacement writes to fd 2 behind
+ * stdio's back.  The sanitizer builds' malloc_stats prints glibc's "in
+ * use bytes" line through stderr instead, with the sanitizer allocator's
+ * count of the bytes it has handed out and not had back.
+ */
+void malloc_stats(void)
+{
+    fprintf(stderr, "in use bytes     = %10zu\n",
+            __sanitizer_get_current_allocated_bytes());
+}
+#endif

@@ -36,8 +36,8 @@ static LIBC_CB void restore_quietly(unsigned long was_on)
         return;
     if (__atomic_load_n(&a->pending, __ATOMIC_RELAXED))
         hosted_irq_retry();
-    __asm__ volatile("" : : : "memory");
-    a->irq_off = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&a->irq_off, 0, __ATOMIC_RELAXED);
 }
 
 static LIBC_CB ssize_t console_cookie_write(void *cookie, const char *buf,
