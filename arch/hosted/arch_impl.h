@@ -55,6 +55,7 @@ struct arch_cpu {
     void *timer;                /* the core's POSIX timer (timer_t) */
     void *altstack;             /* SIGSEGV stack (sigaltstack) */
     size_t altstack_size;
+    void *tsan_fiber;           /* the thread's own fiber (TSan builds) */
 };
 
 extern __thread struct cpu *hosted_this_cpu;

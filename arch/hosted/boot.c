@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "arch.h"
 #include "bootinfo.h"
@@ -112,6 +113,7 @@ void arch_early_init(struct bootinfo *b)
 void arch_cpu_init(struct cpu *c)
 {
     c->arch.irq_off = 1;
+    c->arch.tsan_fiber = hosted_thread_fiber();
     set_cpu(c);
     trap_cpu_init(c);
     irq_cpu_init(c);
@@ -213,7 +215,14 @@ void arch_console_write(const char *s, size_t n)
     }
 }
 
+/*
+ * The machine's end: exit_group straight away, as the bare-metal debug
+ * exit does.  Not _exit, which TSan intercepts to finish its bookkeeping,
+ * and which deadlocks when a core stopped by the panic holds one of its
+ * locks.  (main's return goes through exit() in kernel/main.c instead.)
+ */
 void arch_exit(int status)
 {
-    _exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
 }

@@ -84,8 +84,19 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 }
 
 #if defined(__SANITIZE_THREAD__)
-/* One TSan fiber per G slot, made when the slot first runs a G and
-   reused by every later G in it: the slot's Gs follow one another. */
+/*
+ * One TSan fiber per G slot, made when the slot first runs a G and reused
+ * by every later G in it: the slot's Gs follow one another.  gcc 12's
+ * TSan dies past 8,128 threads and fibers, and tests park 100,000 Gs, so
+ * only the first TSAN_FIBERS slots get one; a G of a later slot runs in
+ * the fiber of the core's thread (g0's), which costs TSan its view of
+ * races between that G and others on the same core, not correctness:
+ * across cores the run queue's atomics carry the happens-before.  Such
+ * switches leave TSan's shadow call stack unbalanced, so TSan builds do
+ * not instrument function entry and exit (hosted.mk), and its reports
+ * name only the racing functions.
+ */
+#define TSAN_FIBERS 6000
 static void **slot_fiber;
 
 static void *fiber_for(uintptr_t stack_top)
@@ -95,9 +106,10 @@ static void *fiber_for(uintptr_t stack_top)
     if (stack_top <= VM_GSLOT_BASE || i >= VM_GSLOT_MAX / VM_GSLOT_SIZE)
         panic("arch_context_init: stack 0x%lx is not in a G slot",
               (unsigned long)stack_top);
+    if (i >= TSAN_FIBERS)
+        return NULL;
     if (!slot_fiber)
-        slot_fiber = hosted_reserve(VM_GSLOT_MAX / VM_GSLOT_SIZE *
-                                    sizeof *slot_fiber);
+        slot_fiber = hosted_reserve(TSAN_FIBERS * sizeof *slot_fiber);
     if (!slot_fiber[i])
         slot_fiber[i] = __tsan_create_fiber(0);
     return slot_fiber[i];
@@ -109,11 +121,31 @@ static void *fiber_for(uintptr_t stack_top)
 }
 #endif
 
+void *hosted_thread_fiber(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return __tsan_get_current_fiber();
+#else
+    return NULL;
+#endif
+}
+
 static inline void before_switch(struct hosted_ctx *me, struct hosted_ctx *to)
 {
 #if defined(__SANITIZE_THREAD__)
-    me->fiber = __tsan_get_current_fiber();
-    __tsan_switch_to_fiber(to->fiber, 0);      /* 0: the switch syncs */
+    /* A G without a fiber of its own runs in, and leaves, its core's:
+       only a context that owns its fiber records one. */
+    void *cur = __tsan_get_current_fiber();
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    bool in_slot = sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX;
+    void *target = to->fiber;
+
+    me->fiber = in_slot && cur != hosted_arch()->tsan_fiber ? cur :
+                in_slot ? NULL : cur;
+    if (!target)
+        target = hosted_arch()->tsan_fiber;
+    if (target != cur)
+        __tsan_switch_to_fiber(target, 0);      /* 0: the switch syncs */
 #endif
 #if defined(__SANITIZE_ADDRESS__)
     stack_bounds((uintptr_t)__builtin_frame_address(0), me);

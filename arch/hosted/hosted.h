@@ -39,6 +39,9 @@ int hosted_sigaction(int sig, void (*fn)(int, siginfo_t *, void *),
                      int flags, const sigset_t *mask);
 void hosted_irq_unblock(void);          /* rt_sigprocmask, not intercepted */
 
+/* context.c: this thread's TSan fiber, NULL without TSan. */
+void *hosted_thread_fiber(void);
+
 /* clock.c */
 void clock_init(void);                  /* measures the TSC's rate */
 uint64_t hosted_cycles_to_mono(uint64_t cycles);   /* CLOCK_MONOTONIC ns */
