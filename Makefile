@@ -43,8 +43,13 @@ ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
 # QEMU's -kernel passes the DTB in x0 only to a Linux Image (a raw binary
 # with the arm64 Image header), not to an ELF: qemu.sh boots <image>.Image.
 IMAGE_BIN    = $(CROSS)objcopy -O binary $(1) $(basename $(1)).Image
+else ifeq ($(ARCH),hosted)
+# Spindle as a Linux process: arch/hosted/hosted.mk, included below.
+CROSS       :=
+ARCH_CFLAGS :=
+IMAGE_BIN    = true
 else
-$(error ARCH=$(ARCH) is not supported; use ARCH=x86_64 or ARCH=aarch64)
+$(error ARCH=$(ARCH) is not supported; use ARCH=x86_64, aarch64 or hosted)
 endif
 
 CC      := $(CROSS)gcc
@@ -75,6 +80,13 @@ IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
 TEST_DIRS  := $(filter tests/%,$(IMAGE_DIRS))
 IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
 
+LIBC_DEP   := $(NEWLIB)/lib/libc.a
+IMAGE_RULE := IMAGE
+RUN_ARCH   := $(ARCH)
+ifeq ($(ARCH),hosted)
+include arch/hosted/hosted.mk
+endif
+
 .PHONY: all images run test test-host test-images bench bench-go clean deps \
         deps-go help
 all: images
@@ -90,12 +102,12 @@ deps:
 $(NEWLIB)/lib/libc.a: tools/newlib.sh | deps
 	$(Q)tools/newlib.sh $(ARCH) $(NEWLIB)
 
-$(B)/%.o: %.c | $(NEWLIB)/lib/libc.a
+$(B)/%.o: %.c | $(LIBC_DEP)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/%.o: %.S | $(NEWLIB)/lib/libc.a
+$(B)/%.o: %.S | $(LIBC_DEP)
 	$(call msg,AS,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -D__ASSEMBLER__ -c -o $@ $<
@@ -115,7 +127,7 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)$$(call IMAGE_BIN,$$@)
 	$(Q)rm -f $$@.1
 endef
-$(foreach d,$(IMAGE_DIRS),$(eval $(call IMAGE,$(d))))
+$(foreach d,$(IMAGE_DIRS),$(eval $(call $(IMAGE_RULE),$(d))))
 
 run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
@@ -125,7 +137,7 @@ run:
 # Benchmarks of DESIGN.md section 10: one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
-	$(Q)tools/bench.sh $(ARCH) $(SMP) $(BENCH)
+	$(Q)tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
 
 # The same workloads in Go (apps/bench/go), run beside Spindle's bench
 # with GOMAXPROCS=SMP and the same BENCH args; tools/bench-table.sh makes
@@ -191,15 +203,19 @@ test-host: $(HOST_TESTS:%=$(HB)/%_test)
 
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
 
-# `make test` tests every arch of TEST_ARCHES, `make test ARCH=a` only a.
-# The runner runs the host tests and boots every test image of each arch
-# over its core-count matrix, then prints the one total line.
-TEST_ARCHES := x86_64 aarch64
-TEST_RUN    := $(if $(filter command line,$(origin ARCH)),$(ARCH),$(TEST_ARCHES))
+# `make test` tests every configuration of TEST_CONFIGS: both bare-metal
+# arches, the hosted build, and the hosted build under ASan+UBSan (TSan,
+# at ~10 minutes, is `make test ARCH=hosted SANITIZE=thread`).  With ARCH=
+# (and SANITIZE=) on the command line, only that one.  The runner runs the
+# host tests and boots every test image of each configuration over its
+# core-count matrix, then prints the one total line.
+TEST_CONFIGS := x86_64 aarch64 hosted hosted-asan
+TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH),$(TEST_CONFIGS))
+config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,ARCH=$(1)))
 
 test: test-host
-	$(Q)for a in $(TEST_RUN); do \
-	    $(MAKE) --no-print-directory ARCH=$$a test-images || exit 1; done
+	$(Q)set -e; $(foreach c,$(TEST_RUN),\
+	    $(MAKE) --no-print-directory $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(foreach a,$(TEST_RUN),--arch $(a) $(TEST_DIRS:%=build/$(a)/%.elf))

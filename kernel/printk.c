@@ -44,7 +44,7 @@ size_t console_tap(char *buf, size_t cap)
 
 void console_break_lock(void)
 {
-    console_lock.cpu = 0;
+    __atomic_store_n(&console_lock.cpu, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&console_lock.locked, 0, __ATOMIC_RELEASE);
 }
 

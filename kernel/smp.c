@@ -25,7 +25,10 @@ static int call_busy;           /* one smp_call_all at a time */
 
 void ipi_handler(void)
 {
-    this_cpu()->nipi++;
+    struct cpu *c = this_cpu();
+
+    /* Tests read the count from other cores. */
+    __atomic_store_n(&c->nipi, c->nipi + 1, __ATOMIC_RELEASE);
 }
 
 static void run_call(struct cpu *c)

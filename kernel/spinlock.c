@@ -17,7 +17,9 @@ unsigned long spin_lock(struct spinlock *l)
     unsigned long flags = arch_irq_save();
     struct cpu *c = this_cpu();
 
-    if (l->cpu == c->id + 1)
+    /* Relaxed atomic: other cores write l->cpu while we look; only a
+       value this core wrote itself can equal its own id. */
+    if (__atomic_load_n(&l->cpu, __ATOMIC_RELAXED) == c->id + 1)
         panic("spin_lock: %s already held by this core", l->name);
     for (;;) {
         int free = 0;
@@ -29,7 +31,7 @@ unsigned long spin_lock(struct spinlock *l)
         while (spin_is_locked(l))
             arch_cpu_relax();
     }
-    l->cpu = c->id + 1;
+    __atomic_store_n(&l->cpu, c->id + 1, __ATOMIC_RELAXED);
     c->nlocks++;
     return flags;
 }
@@ -38,9 +40,9 @@ void spin_unlock(struct spinlock *l, unsigned long flags)
 {
     struct cpu *c = this_cpu();
 
-    if (l->cpu != c->id + 1)
+    if (__atomic_load_n(&l->cpu, __ATOMIC_RELAXED) != c->id + 1)
         panic("spin_unlock: %s not held by this core", l->name);
-    l->cpu = 0;
+    __atomic_store_n(&l->cpu, 0, __ATOMIC_RELAXED);
     c->nlocks--;
     /* Pairs with the acquiring CAS in spin_lock. */
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);

@@ -45,7 +45,8 @@ void spin_unlock(struct spinlock *l, unsigned long flags);
 /* True if this core holds l (for assertions). */
 static inline bool spin_holding(const struct spinlock *l)
 {
-    return l->cpu == cpu_id() + 1;
+    /* Relaxed atomic: other cores write l->cpu while we look. */
+    return __atomic_load_n(&l->cpu, __ATOMIC_RELAXED) == cpu_id() + 1;
 }
 
 /* Number of spinlocks this core holds; preemption checks it is zero. */

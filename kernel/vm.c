@@ -73,7 +73,9 @@ void *vm_gslot_alloc(void)
         map_fresh(base + VM_GSLOT_SIZE - PAGE_SIZE, 1) != 1) {
         base = 0;
     } else {
-        gslot_next += VM_GSLOT_SIZE;
+        /* Pairs with the load-acquire in in_gslot (no lock there). */
+        __atomic_store_n(&gslot_next, gslot_next + VM_GSLOT_SIZE,
+                         __ATOMIC_RELEASE);
         gslot_pages++;
     }
     spin_unlock(&vm_lock, f);

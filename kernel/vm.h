@@ -8,13 +8,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch.h"
 
-#define VM_HEAP_BASE    0x100000000000UL    /* 16 TiB: newlib's sbrk */
-#define VM_HEAP_MAX     0x010000000000UL    /* 1 TiB of address space */
-#define VM_STACK_BASE   0x200000000000UL    /* 32 TiB: stacks */
-#define VM_STACK_MAX    0x010000000000UL
-#define VM_GSLOT_BASE   0x300000000000UL    /* 48 TiB: G stacks */
-#define VM_GSLOT_MAX    0x010000000000UL
+/*
+ * Where the three areas lie: 16, 32 and 48 TiB, 1 TiB each, unless the
+ * arch's address space wants them elsewhere (arch_impl.h then defines all
+ * three: ARCH_VM_BASE, ARCH_VM_STRIDE between areas, ARCH_VM_AREA size).
+ */
+#ifndef ARCH_VM_BASE
+#define ARCH_VM_BASE    0x100000000000UL
+#define ARCH_VM_STRIDE  0x100000000000UL
+#define ARCH_VM_AREA    0x010000000000UL
+#endif
+
+#define VM_HEAP_BASE    ARCH_VM_BASE                        /* sbrk */
+#define VM_HEAP_MAX     ARCH_VM_AREA
+#define VM_STACK_BASE   (ARCH_VM_BASE + ARCH_VM_STRIDE)     /* stacks */
+#define VM_STACK_MAX    ARCH_VM_AREA
+#define VM_GSLOT_BASE   (ARCH_VM_BASE + 2 * ARCH_VM_STRIDE) /* G stacks */
+#define VM_GSLOT_MAX    ARCH_VM_AREA
 #define VM_GSLOT_SIZE   (64 * 1024UL)       /* guard page + G + stack */
 
 /*

@@ -68,17 +68,20 @@ void gfput(struct p *p, struct g *gp)
 
     gp->schedlink = p->gfree;
     p->gfree = gp;
-    if (++p->ngfree < GFREE_MAX)
+    /* ngfree: atomic stores, as sched_free_gs reads it from any core. */
+    __atomic_store_n(&p->ngfree, p->ngfree + 1, __ATOMIC_RELAXED);
+    if (p->ngfree < GFREE_MAX)
         return;
     f = spin_lock(&gfree.lock);
     while (p->ngfree > GFREE_KEEP) {
         struct g *g1 = p->gfree;
 
         p->gfree = g1->schedlink;
-        p->ngfree--;
+        __atomic_store_n(&p->ngfree, p->ngfree - 1, __ATOMIC_RELAXED);
         g1->schedlink = gfree.head;
         gfree.head = g1;
-        gfree.n++;
+        /* Atomic: gfget and sched_free_gs peek at it unlocked. */
+        __atomic_store_n(&gfree.n, gfree.n + 1, __ATOMIC_RELAXED);
     }
     spin_unlock(&gfree.lock, f);
 }
@@ -94,17 +97,17 @@ struct g *gfget(struct p *p)
             struct g *g1 = gfree.head;
 
             gfree.head = g1->schedlink;
-            gfree.n--;
+            __atomic_store_n(&gfree.n, gfree.n - 1, __ATOMIC_RELAXED);
             g1->schedlink = p->gfree;
             p->gfree = g1;
-            p->ngfree++;
+            __atomic_store_n(&p->ngfree, p->ngfree + 1, __ATOMIC_RELAXED);
         }
         spin_unlock(&gfree.lock, f);
     }
     if (!(gp = p->gfree))
         return malg();
     p->gfree = gp->schedlink;
-    p->ngfree--;
+    __atomic_store_n(&p->ngfree, p->ngfree - 1, __ATOMIC_RELAXED);
     return gp;
 }
 

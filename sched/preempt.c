@@ -81,7 +81,7 @@ void timer_interrupt(struct trapframe *tf)
 
     if (!m)
         return;                 /* before the scheduler started */
-    m->armed = 0;
+    __atomic_store_n(&m->armed, 0, __ATOMIC_RELAXED);
     next = timers_run(m->p, now);
     gp = m->curg;
     if (!gp) {
@@ -94,7 +94,8 @@ void timer_interrupt(struct trapframe *tf)
         m->woken = true;        /* so did the network (sysmon's poll) */
     if ((now >= m->slice_end || (m->woken && now >= min_run_end(m))) &&
         !gp->preemptoff && !spin_depth()) {
-        m->npreempt++;
+        /* Atomic: tests read the count from other cores. */
+        __atomic_store_n(&m->npreempt, m->npreempt + 1, __ATOMIC_RELAXED);
         gp->npreempt++;
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = gosched_m;     /* as a yield: global queue */

@@ -118,7 +118,8 @@ void globrunqput(struct g *gp)
     else
         sched.runqhead = gp;
     sched.runqtail = gp;
-    sched.runqsize++;
+    /* Atomic stores: findrunnable reads the size as a hint unlocked. */
+    __atomic_store_n(&sched.runqsize, sched.runqsize + 1, __ATOMIC_RELAXED);
 }
 
 /* Takes a batch: the first G to run now, the rest into p's local queue. */
@@ -137,7 +138,7 @@ struct g *globrunqget(struct p *p, uint32_t max)
         n = max;
     if (n > RUNQ_SIZE / 2)
         n = RUNQ_SIZE / 2;
-    sched.runqsize -= n;
+    __atomic_store_n(&sched.runqsize, sched.runqsize - n, __ATOMIC_RELAXED);
     gp = sched.runqhead;
     sched.runqhead = gp->schedlink;
     while (--n) {
@@ -241,7 +242,11 @@ void wakep(void)
     f = spin_lock(&sched.lock);
     p = sched.pidle;
     if (p) {
-        sched.allm[p->id]->spinning = true;  /* seen after idle = false */
+        /* m->spinning: relaxed atomics, as wakers set it for an idle M
+           while the M may still be on its way to halt; the order comes
+           from the seq-cst nmspinning (steps 3 and 4 above). */
+        __atomic_store_n(&sched.allm[p->id]->spinning, true,
+                         __ATOMIC_RELAXED);  /* seen after idle = false */
         pidleremove(p);
     }
     spin_unlock(&sched.lock, f);
@@ -255,7 +260,7 @@ void wakep(void)
 /* Step 2: a spinner found work. */
 static void resetspinning(struct m *m)
 {
-    m->spinning = false;
+    __atomic_store_n(&m->spinning, false, __ATOMIC_RELAXED);
     if (__atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST) == 0)
         wakep();
 }
@@ -351,7 +356,7 @@ static void unidle(struct p *p)
 static void stop_and_halt(struct m *m)
 {
     struct p *p = m->p;
-    bool was_spinning = m->spinning;
+    bool was_spinning = __atomic_load_n(&m->spinning, __ATOMIC_RELAXED);
     unsigned long f = spin_lock(&sched.lock);
 
     pidleput(p);
@@ -359,7 +364,7 @@ static void stop_and_halt(struct m *m)
         checkdead();
     spin_unlock(&sched.lock, f);
     if (was_spinning) {
-        m->spinning = false;
+        __atomic_store_n(&m->spinning, false, __ATOMIC_RELAXED);
         __atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
     }
     /* Step 4's re-check comes after the decrement and the idle P's
@@ -372,7 +377,7 @@ static void stop_and_halt(struct m *m)
         if (p->idle) {
             pidleremove(p);
             if (was_spinning) {
-                m->spinning = true;
+                __atomic_store_n(&m->spinning, true, __ATOMIC_RELAXED);
                 __atomic_add_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
             }
         }
@@ -443,11 +448,11 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
             return gp;
         }
-        if (m->spinning ||
+        if (__atomic_load_n(&m->spinning, __ATOMIC_RELAXED) ||
             2 * __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST) <
                 ncpu - __atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST)) {
-            if (!m->spinning) {
-                m->spinning = true;
+            if (!__atomic_load_n(&m->spinning, __ATOMIC_RELAXED)) {
+                __atomic_store_n(&m->spinning, true, __ATOMIC_RELAXED);
                 __atomic_add_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
             }
             if ((gp = stealwork(m)))
@@ -488,7 +493,7 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
         schedtrace_tick();
         gp = findrunnable(m, &inherit);
 
-        if (m->spinning)
+        if (__atomic_load_n(&m->spinning, __ATOMIC_RELAXED))
             resetspinning(m);
         execute(m, gp, inherit);
         /* Back on g0: the G called mcall(). */

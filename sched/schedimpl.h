@@ -77,7 +77,8 @@ void preempt_init(void);
 static inline void core_timer_arm(struct m *m, uint64_t deadline)
 {
     if (deadline && (!m->armed || deadline < m->armed)) {
-        m->armed = deadline;
+        /* Atomic: wake_idle_for (timers.c) reads it from other cores. */
+        __atomic_store_n(&m->armed, deadline, __ATOMIC_RELAXED);
         arch_timer_arm(deadline);
     }
 }

@@ -124,7 +124,7 @@ static void heap_push(struct p *p, struct timer *t)
         p->timers = n;
         p->timercap = cap;
     }
-    t->pp = p;
+    __atomic_store_n(&t->pp, p, __ATOMIC_RELEASE);
     set(p, p->ntimers++, (struct timerslot){ t->when, t });
     siftup(p, t->idx);
 }
@@ -135,7 +135,7 @@ static void heap_remove(struct p *p, int i)
     struct timer *t = p->timers[i].t;
     struct timerslot last = p->timers[--p->ntimers];
 
-    t->pp = NULL;
+    __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
     t->idx = -1;
     if (i == p->ntimers)
         return;
@@ -154,7 +154,7 @@ static void sweep(struct p *p)
 
         if (t->status == T_DELETED) {
             t->status = T_IDLE;
-            t->pp = NULL;
+            __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
             t->idx = -1;
         } else {
             set(p, j++, p->timers[i]);
@@ -341,7 +341,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
         if (periodic) {
             /* Still this P's while it runs, so stop and reset take
                p->timerlock and cannot miss the re-arm below. */
-            t->pp = p;
+            __atomic_store_n(&t->pp, p, __ATOMIC_RELEASE);
             t->stop_while_running = t->reset_while_running = false;
         }
         __atomic_store_n(&t->status, periodic ? T_RUNNING : T_IDLE,
@@ -367,7 +367,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
             __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
             heap_push(p, t);
         } else if (periodic) {
-            t->pp = NULL;
+            __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
             __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELEASE);
         }
         __atomic_sub_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);

@@ -17,6 +17,8 @@
 # GIC=2 picks a GICv2 (GIC-400, as on a Raspberry Pi 4) instead of the
 # default GICv3.  The exit status comes back through semihosting.
 set -eu
+# ARCH=hosted (and its sanitizer builds) runs as a process: tools/hosted.sh.
+case $1 in hosted*) exec "$(dirname "$0")/hosted.sh" "$@" ;; esac
 arch=$1 image=$2 smp=$3
 shift 3
 mem=${MEM:-1024}

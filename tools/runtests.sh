@@ -24,6 +24,7 @@
 # (a number) must keep QEMU's host CPU use between its "IDLE START" and
 # "IDLE END" console lines under that percent of one host core.  One with
 # a `mem` file (MiB) boots with that much guest memory.
+# Any sanitizer report in the console (hosted builds) is one more failure.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
@@ -203,6 +204,10 @@ for item in "${items[@]}"; do
                 fi
             fi
             [ -n "$why" ] && f=$((f + 1))
+        fi
+        # A sanitizer report (hosted builds) fails the run, whatever else.
+        if grep -qE '^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: ' "$log"; then
+            why="sanitizer report"; f=$((f + 1))
         fi
         passed=$((passed + p)) failed=$((failed + f))
         printf '%-62s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))

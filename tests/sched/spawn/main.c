@@ -194,7 +194,8 @@ static void park_once(void *arg)
 
     getg()->schedlink = parked_list;    /* a parked G's link is free */
     parked_list = getg();
-    nparked++;
+    /* Atomic: wait_count reads it without park_lock. */
+    __atomic_add_fetch(&nparked, 1, __ATOMIC_RELAXED);
     gopark_unlock(&park_lock, WAIT_TEST);
     arch_irq_restore(f);
     __atomic_add_fetch(&nwoken, 1, __ATOMIC_RELEASE);

@@ -386,7 +386,7 @@ static void sema_worker(void *arg)
 
         sp_sema_acquire(&sem);
         in = __atomic_add_fetch(&sem_in, 1, __ATOMIC_RELAXED);
-        for (int m = sem_max; in > m;)
+        for (int m = __atomic_load_n(&sem_max, __ATOMIC_RELAXED); in > m;)
             if (__atomic_compare_exchange_n(&sem_max, &m, in, false,
                                             __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED))

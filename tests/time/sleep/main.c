@@ -176,7 +176,7 @@ static void beside_hogs_case(void (*hog)(void *), const char *kind,
                sp_nanotime() < end)
             sp_sleep(SP_US(200));
     for (int i = 0; i < sp_ncpu(); i++)
-        CHECKF(hogged[i], "no hog ran on core %d in the hogs' 2 s: they "
+        CHECKF(__atomic_load_n(&hogged[i], __ATOMIC_RELAXED), "no hog ran on core %d in the hogs' 2 s: they "
                "never spread to every core", i);
     CHECKF(sp_nanotime() < end - HOG_TIME / 2, "the %d hogs took over a "
            "second to reach every core", sp_ncpu());

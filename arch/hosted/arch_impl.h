@@ -1,0 +1,145 @@
+/*
+ * arch_impl.h (hosted) - the inline primitives behind arch/arch.h when
+ * Spindle runs as a Linux process: a core is a thread, an interrupt is a
+ * signal (arch/hosted/irq.c says how).
+ *
+ * Interrupt masking is a per-core flag, not the thread's signal mask:
+ * spin_lock turns "interrupts" off on every lock and getg() on every
+ * call, and a sigprocmask system call there would cost more than the
+ * scheduler operation itself.  The signal handler honours the flag: with
+ * it set, the handler only records the interrupt as pending, and the
+ * flag's clearing (arch_irq_restore / arch_irq_enable) delivers it, as
+ * the CPU delivers a pending interrupt at sti.  The flag also survives a
+ * switch of G inside the handler, which a signal mask would not (the
+ * kernel restores the mask only at sigreturn, on whichever thread the G
+ * next returns from the handler).
+ *
+ * The per-CPU pointer is thread-local.  It is read with an explicit
+ * %fs-relative load on every use, never through a cached address: a G
+ * may move to another thread between two reads.
+ */
+#ifndef ARCH_HOSTED_IMPL_H
+#define ARCH_HOSTED_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What a core's hardware id is called: the host thread id. */
+#define ARCH_HWID_NAME "thread"
+
+/*
+ * The kernel's virtual areas (kernel/vm.h): heap, stacks and G slots,
+ * 256 GiB apart.  The place is one that no sanitizer claims: TSan keeps
+ * application memory only in a few ranges on x86_64, and 0x5500_0000_0000
+ * to 0x5680_0000_0000 is the one a non-PIE binary leaves free (hosted
+ * images are linked -no-pie for that reason); ASan's shadow ends far below.
+ */
+#define ARCH_VM_BASE    0x554000000000UL
+#define ARCH_VM_STRIDE  0x004000000000UL
+#define ARCH_VM_AREA    0x004000000000UL
+
+/* Pending interrupt bits (struct arch_cpu.pending). */
+#define PEND_TIMER  1u          /* the core's timer fired */
+#define PEND_IPI    2u          /* arch_send_ipi */
+#define PEND_STOP   4u          /* arch_stop_others: stop for good */
+
+struct arch_cpu {
+    /* Written only by the core's own thread (and its signal handler,
+       which runs on that thread, so compiler barriers order them). */
+    int irq_off;                /* interrupts disabled; relaxed atomic */
+    /* Set by any core (atomic or), cleared by the owner (atomic
+       exchange); also the futex word arch_halt sleeps on. */
+    uint32_t pending;
+    int halted;                 /* in arch_halt's futex wait; atomic */
+    int tid;                    /* host thread id, for tgkill */
+    void *timer;                /* the core's POSIX timer (timer_t) */
+    void *altstack;             /* SIGSEGV stack (sigaltstack) */
+    size_t altstack_size;
+    void *tsan_fiber;           /* the thread's own fiber (TSan builds) */
+};
+
+extern __thread struct cpu *hosted_this_cpu;
+extern __thread struct arch_cpu *hosted_this_arch;
+
+/* Interrupts pending on this core: delivers them with interrupts on. */
+void hosted_irq_on(void);
+
+static inline __attribute__((always_inline)) struct cpu *arch_this_cpu(void)
+{
+    struct cpu *c;
+
+    /* volatile: re-read after every switch point, never cached. */
+    __asm__ volatile("movq %%fs:hosted_this_cpu@tpoff, %0" : "=r"(c));
+    return c;
+}
+
+static inline __attribute__((always_inline)) struct arch_cpu *hosted_arch(void)
+{
+    struct arch_cpu *a;
+
+    __asm__ volatile("movq %%fs:hosted_this_arch@tpoff, %0" : "=r"(a));
+    return a;
+}
+
+static inline unsigned long arch_irq_save(void)
+{
+    struct arch_cpu *a = hosted_arch();
+    unsigned long was_on = !__atomic_load_n(&a->irq_off, __ATOMIC_RELAXED);
+
+    /* Relaxed atomics and signal fences: the flag is shared with this
+       thread's signal handler only, which a compiler barrier orders. */
+    __atomic_store_n(&a->irq_off, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return was_on;
+}
+
+static inline void arch_irq_enable(void)
+{
+    struct arch_cpu *a = hosted_arch();
+
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&a->irq_off, 0, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* Pairs with the atomic or of the sender: a bit set after this load
+       comes with a signal, which finds the flag clear and delivers. */
+    if (__builtin_expect(__atomic_load_n(&a->pending, __ATOMIC_RELAXED) &
+                         (PEND_TIMER | PEND_IPI), 0))
+        hosted_irq_on();
+}
+
+static inline void arch_irq_restore(unsigned long was_on)
+{
+    if (was_on)
+        arch_irq_enable();
+}
+
+static inline bool arch_irqs_enabled(void)
+{
+    return !__atomic_load_n(&hosted_arch()->irq_off, __ATOMIC_RELAXED);
+}
+
+static inline void arch_cpu_relax(void)
+{
+    __asm__ volatile("pause" : : : "memory");
+}
+
+/*
+ * The TSC, as on bare metal, not clock_gettime: a G that polls the clock
+ * in a loop then spends its time in Spindle's code, where an interrupt
+ * can be taken, rather than in the vDSO, where irq.c defers it.  Its rate
+ * is measured against CLOCK_MONOTONIC at boot (clock.c).
+ */
+static inline uint64_t arch_cycles(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static inline uintptr_t arch_frame_address(void)
+{
+    return (uintptr_t)__builtin_frame_address(0);
+}
+
+#endif

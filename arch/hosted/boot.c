@@ -1,0 +1,228 @@
+/*
+ * boot.c (hosted) - the process's main(): the boot path of a Spindle that
+ * runs as a Linux process, and its cores as threads.
+ *
+ *   <image> [-smp N] [-m MiB] [kernel command line words...]
+ *
+ * -smp is the machine's core count (QEMU's -smp; default: the host's
+ * CPUs), -m its RAM (default 1024 MiB); the other words, joined by
+ * spaces, are the kernel command line (QEMU's -append), so "smp=2 -- a b"
+ * works as it does under QEMU.
+ *
+ * The app's main() is renamed spindle_main at compile time (the Makefile's
+ * -Dmain=spindle_main), which kernel/main.c calls as G 1; the real main()
+ * is here.  Each core other than the boot core is a thread on a guarded
+ * stack of the kernel's stack area; with at least as many host CPUs as
+ * cores, core i is pinned to host CPU i.
+ */
+#undef main
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "arch.h"
+#include "bootinfo.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "hosted.h"
+#include "panic.h"
+#include "printk.h"
+#include "vm.h"
+
+/* TSan wants about 900 KiB of a thread stack it did not allocate. */
+#define CORE_STACK_SIZE (2 * 1024 * 1024)
+#define CMDLINE_MAX 1024
+#define START_TIMEOUT_NS 5000000000ULL
+
+void hosted_ram_init(struct bootinfo *bi, size_t bytes);
+
+static struct bootinfo bi;
+static struct cpu boot_cpu;
+static char cmdline[CMDLINE_MAX];
+static int machine_cores;
+static int host_cpus;
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [command line...]\n");
+    exit(2);
+}
+
+static long number(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    if (!*s || *end || v < 1)
+        usage();
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    long mib = 1024;
+    int i = 1;
+
+    bi.entry_cycles = arch_cycles();
+    host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    machine_cores = host_cpus;
+    for (; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-smp"))
+            machine_cores = number(argv[i + 1]);
+        else if (!strcmp(argv[i], "-m"))
+            mib = number(argv[i + 1]);
+        else
+            break;
+    }
+    if (machine_cores > MAXCPU)
+        machine_cores = MAXCPU;
+    for (; i < argc; i++) {
+        size_t len = strlen(cmdline);
+
+        snprintf(cmdline + len, sizeof cmdline - len, "%s%s", len ? " " : "",
+                 argv[i]);
+    }
+    bi.cmdline = cmdline;
+    arch_early_init(&bi);
+    hosted_ram_init(&bi, (size_t)mib << 20);
+    kernel_main(&bi);
+    return 0;
+}
+
+static void set_cpu(struct cpu *c)
+{
+    c->self = c;
+    hosted_this_cpu = c;
+    hosted_this_arch = &c->arch;
+}
+
+void arch_early_init(struct bootinfo *b)
+{
+    cpus[0] = &boot_cpu;
+    boot_cpu.arch.irq_off = 1;
+    set_cpu(&boot_cpu);
+    clock_init();
+    irq_init();
+    trap_init();
+}
+
+void arch_cpu_init(struct cpu *c)
+{
+    c->arch.irq_off = 1;
+    c->arch.tsan_fiber = hosted_thread_fiber();
+    set_cpu(c);
+    trap_cpu_init(c);
+    irq_cpu_init(c);
+}
+
+uint32_t arch_cpu_hwid(void)
+{
+    return gettid();
+}
+
+/* The machine's cores are -smp's; acpi=off means the boot core only,
+   as with bare metal's firmware tables ignored. */
+int arch_discover_cpus(uint32_t *hwid, int max)
+{
+    int n = machine_cores < max ? machine_cores : max;
+    const char *opt;
+
+    if (cmdline_get("acpi", &opt) && !strcmp(opt, "off")) {
+        printk("acpi: off (acpi=off); using the boot core only\n");
+        n = 1;
+    }
+    for (int i = 0; i < n; i++)
+        hwid[i] = i;
+    hwid[0] = gettid();
+    return n;
+}
+
+static void pin(pthread_t t, int cpu)
+{
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(t, sizeof set, &set);
+}
+
+static void *core_thread(void *arg)
+{
+    struct cpu *c = arg;
+
+    arch_cpu_init(c);
+    c->hwid = gettid();
+    cpu_main(c);
+    return NULL;
+}
+
+void arch_start_cpus(struct cpu **cs, int n)
+{
+    uint64_t deadline = hosted_mono_now() + START_TIMEOUT_NS;
+    bool pinned = host_cpus >= n;
+
+    if (pinned)
+        pin(pthread_self(), 0);
+    for (int i = 1; i < n; i++) {
+        struct cpu *c = cs[i];
+        void *lo = vm_stack_alloc(CORE_STACK_SIZE);
+        pthread_attr_t attr;
+        pthread_t t;
+
+        if (!lo)
+            panic("arch_start_cpus: no memory for core stacks");
+        c->stack_lo = (uintptr_t)lo;
+        c->stack_hi = (uintptr_t)lo + CORE_STACK_SIZE;
+        pthread_attr_init(&attr);
+        pthread_attr_setstack(&attr, lo, CORE_STACK_SIZE);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, core_thread, c))
+            panic("arch_start_cpus: cannot start a thread for cpu %d", i);
+        pthread_attr_destroy(&attr);
+        if (pinned)
+            pin(t, i);
+    }
+    for (int i = 1; i < n; i++) {
+        while (!__atomic_load_n(&cs[i]->online, __ATOMIC_ACQUIRE) &&
+               hosted_mono_now() < deadline)
+            sched_yield();
+        if (!__atomic_load_n(&cs[i]->online, __ATOMIC_ACQUIRE))
+            panic("arch_start_cpus: cpu %d's thread never came online", i);
+    }
+}
+
+uint64_t arch_wallclock(void)
+{
+    return time(NULL);
+}
+
+void arch_console_write(const char *s, size_t n)
+{
+    while (n) {
+        ssize_t k = write(STDOUT_FILENO, s, n);
+
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            return;
+        }
+        s += k;
+        n -= k;
+    }
+}
+
+/*
+ * The machine's end: exit_group straight away, as the bare-metal debug
+ * exit does.  Not _exit, which TSan intercepts to finish its bookkeeping,
+ * and which deadlocks when a core stopped by the panic holds one of its
+ * locks.  (main's return goes through exit() in kernel/main.c instead.)
+ */
+void arch_exit(int status)
+{
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}

@@ -1,0 +1,233 @@
+/*
+ * context.c (hosted) - arch_switch and new contexts, with what the host
+ * adds to the bare-metal switch: errno, and the sanitizers' fibers.
+ *
+ * errno is thread-local in glibc, so it belongs to whichever G last ran
+ * on the thread.  A switch saves the leaving context's errno on its own
+ * stack and puts it back when the context resumes, on whatever thread
+ * that is; a preempted G's errno survives the same way, as the signal
+ * handler switches through here too.
+ *
+ * ASan and TSan follow the thread's stack and its happens-before state;
+ * a hand-written switch has to tell them (their fiber interfaces).  Each
+ * context keeps a struct hosted_ctx on its stack while switched out; the
+ * switch frame points to it (switch.S), so the switch to a context finds
+ * that context's stack bounds (ASan) and fiber (TSan).  In a build
+ * without sanitizers the hooks compile to nothing.
+ */
+#include <string.h>
+#include "arch.h"
+#include "cpu.h"
+#include "hosted.h"
+#include "panic.h"
+#include "vm.h"
+
+struct hosted_ctx {
+    void *fiber;                /* TSan fiber of this context */
+    void *fake_stack;           /* ASan's save area while switched out */
+    const void *stack_lo;       /* this context's stack, for ASan */
+    size_t stack_size;
+};
+
+/* Mirrors what hosted_swap pops; see switch.S. */
+struct switch_frame {
+    struct hosted_ctx *ctx;
+    uint32_t mxcsr;
+    uint16_t fcw, pad;
+    uint64_t r15, r14, r13, r12, rbx, rbp, ret;
+};
+_Static_assert(sizeof(struct switch_frame) == 72, "switch.S layout");
+
+void hosted_swap(void **save_sp, void *new_sp, struct hosted_ctx *me);
+void hosted_context_start(void);
+__attribute__((noreturn)) void hosted_jump_stack(uintptr_t top,
+        void (*fn)(void *), void *arg,
+        void (*entry)(void (*)(void *), void *));
+
+/* Not const, unlike __errno_location (see libc.h): the empty asm keeps
+   the compiler from finding out that it is. */
+__attribute__((noinline)) int *hosted_errno(void)
+{
+    int *p = __errno_location();
+
+    __asm__ volatile("" : "+r"(p));
+    return p;
+}
+
+/* ---- Sanitizer fibers -------------------------------------------------- */
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+/* The stack that sp lies on: its G slot, or this core's own stack. */
+static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
+{
+    struct cpu *c = arch_this_cpu();
+
+    if (sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX) {
+        uintptr_t slot = sp - (sp - VM_GSLOT_BASE) % VM_GSLOT_SIZE;
+
+        x->stack_lo = (void *)(slot + PAGE_SIZE);
+        x->stack_size = VM_GSLOT_SIZE - PAGE_SIZE;
+    } else if (c && sp >= c->stack_lo && sp <= c->stack_hi) {
+        x->stack_lo = (void *)c->stack_lo;
+        x->stack_size = c->stack_hi - c->stack_lo;
+    } else {
+        x->stack_lo = NULL;     /* the thread's own: ASan knows it */
+        x->stack_size = 0;
+    }
+}
+
+#if defined(__SANITIZE_THREAD__)
+/*
+ * One TSan fiber per G slot, made when the slot first runs a G and reused
+ * by every later G in it: the slot's Gs follow one another.  gcc 12's
+ * TSan dies past 8,128 threads and fibers, and tests park 100,000 Gs, so
+ * only the first TSAN_FIBERS slots get one; a G of a later slot runs in
+ * the fiber of the core's thread (g0's), which costs TSan its view of
+ * races between that G and others on the same core, not correctness:
+ * across cores the run queue's atomics carry the happens-before.  Such
+ * switches leave TSan's shadow call stack unbalanced, so TSan builds do
+ * not instrument function entry and exit (hosted.mk), and its reports
+ * name only the racing functions.
+ */
+#define TSAN_FIBERS 6000
+static void **slot_fiber;
+
+static void *fiber_for(uintptr_t stack_top)
+{
+    size_t i = (stack_top - 1 - VM_GSLOT_BASE) / VM_GSLOT_SIZE;
+
+    if (stack_top <= VM_GSLOT_BASE || i >= VM_GSLOT_MAX / VM_GSLOT_SIZE)
+        panic("arch_context_init: stack 0x%lx is not in a G slot",
+              (unsigned long)stack_top);
+    if (i >= TSAN_FIBERS)
+        return NULL;
+    if (!slot_fiber)
+        slot_fiber = hosted_reserve(TSAN_FIBERS * sizeof *slot_fiber);
+    if (!slot_fiber[i])
+        slot_fiber[i] = __tsan_create_fiber(0);
+    return slot_fiber[i];
+}
+#else
+static void *fiber_for(uintptr_t stack_top)
+{
+    return NULL;
+}
+#endif
+
+void *hosted_thread_fiber(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return __tsan_get_current_fiber();
+#else
+    return NULL;
+#endif
+}
+
+static inline void before_switch(struct hosted_ctx *me, struct hosted_ctx *to)
+{
+#if defined(__SANITIZE_THREAD__)
+    /* A G without a fiber of its own runs in, and leaves, its core's:
+       only a context that owns its fiber records one. */
+    void *cur = __tsan_get_current_fiber();
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    bool in_slot = sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX;
+    void *target = to->fiber;
+
+    me->fiber = in_slot && cur != hosted_arch()->tsan_fiber ? cur :
+                in_slot ? NULL : cur;
+    if (!target)
+        target = hosted_arch()->tsan_fiber;
+    if (target != cur)
+        __tsan_switch_to_fiber(target, 0);      /* 0: the switch syncs */
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+    stack_bounds((uintptr_t)__builtin_frame_address(0), me);
+    __sanitizer_start_switch_fiber(&me->fake_stack, to->stack_lo,
+                                   to->stack_size);
+#endif
+}
+
+static inline void after_switch(struct hosted_ctx *me)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    __sanitizer_finish_switch_fiber(me ? me->fake_stack : NULL, NULL, NULL);
+#endif
+}
+
+/* ---- The interface ----------------------------------------------------- */
+
+void arch_switch(void **save_sp, void *new_sp)
+{
+    struct hosted_ctx me = { 0 };
+    int err = errno;
+
+    before_switch(&me, ((struct switch_frame *)new_sp)->ctx);
+    hosted_swap(save_sp, new_sp, &me);
+    after_switch(&me);
+    errno = err;
+}
+
+/* First C code of a new context, from hosted_context_start. */
+__attribute__((noreturn)) void hosted_context_entry(void (*fn)(void *),
+                                                    void *arg)
+{
+    after_switch(NULL);
+    errno = 0;
+    fn(arg);
+    panic("hosted_context_entry: a context function returned");
+}
+
+void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
+                       void *arg)
+{
+    /* hosted_swap pops the frame up to x, which is 16-aligned, as the
+       call in hosted_context_start needs. */
+    uintptr_t top = stack_top & ~15UL;
+    struct hosted_ctx *x = (struct hosted_ctx *)(top - 64);
+    struct switch_frame *f = (struct switch_frame *)((uintptr_t)x - sizeof *f);
+
+    stack_bounds(stack_top - 1, x);
+#if defined(__SANITIZE_ADDRESS__)
+    /* The slot's last G may have died with frames still poisoned. */
+    if (x->stack_lo)
+        __asan_unpoison_memory_region(x->stack_lo, x->stack_size);
+#endif
+    x->fiber = fiber_for(stack_top);
+    x->fake_stack = NULL;
+    *f = (struct switch_frame){
+        .ctx = x,
+        .mxcsr = 0x1F80,        /* all SSE exceptions masked (reset value) */
+        .fcw = 0x037F,          /* x87 reset value */
+        .r12 = (uint64_t)fn,
+        .r13 = (uint64_t)arg,
+        .ret = (uint64_t)hosted_context_start,
+    };
+    *sp = f;
+}
+
+static __attribute__((noreturn)) void on_new_stack(void (*fn)(void *),
+                                                   void *arg)
+{
+    after_switch(NULL);
+    fn(arg);
+    panic("arch_call_on_stack: the function returned");
+}
+
+void arch_call_on_stack(uintptr_t top, void (*fn)(void *), void *arg)
+{
+    struct hosted_ctx to;
+
+    stack_bounds(top - 1, &to);
+#if defined(__SANITIZE_ADDRESS__)
+    /* NULL: the stack left behind is never used again. */
+    __sanitizer_start_switch_fiber(NULL, to.stack_lo, to.stack_size);
+#endif
+    hosted_jump_stack(top, fn, arg, on_new_stack);
+}

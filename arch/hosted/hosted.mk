@@ -1,0 +1,75 @@
+# arch/hosted/hosted.mk - ARCH=hosted: the kernel as a Linux process
+# (included by the Makefile after its generic definitions, which this
+# file overrides).  Each image is an ordinary x86_64 Linux executable
+# linked with the host's glibc instead of newlib.
+#
+#   SANITIZE=thread    TSan build, in build/hosted-tsan
+#   SANITIZE=address   ASan + UBSan build, in build/hosted-asan
+#
+# Images are linked -no-pie: TSan leaves the address range of the kernel
+# areas (arch_impl.h) free only when the binary is not loaded there.
+
+SANITIZE ?=
+SAN_LDFLAGS :=
+ifeq ($(SANITIZE),)
+B         := build/hosted
+SAN_FLAGS :=
+else ifeq ($(SANITIZE),thread)
+B         := build/hosted-tsan
+SAN_FLAGS := -fsanitize=thread --param tsan-instrument-func-entry-exit=0
+else ifeq ($(SANITIZE),address)
+B         := build/hosted-asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+else
+$(error SANITIZE=$(SANITIZE): use thread or address)
+endif
+RUN_ARCH  := $(notdir $(B))
+
+# A sanitizer run is several times slower (1,000,000 spawns under TSan
+# take a minute or two): a longer timeout per run unless one is given.
+ifneq ($(SANITIZE),)
+TIMEOUT ?= 600
+export TIMEOUT
+endif
+
+# -iquote for Spindle's folders: glibc's <pthread.h> includes <sched.h>,
+# which must not find sched/sched.h.  arch/hosted/include has <reent.h>.
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+          -fno-omit-frame-pointer -fno-common -fno-pie -pthread \
+          -D_GNU_SOURCE -Dmain=spindle_main -include arch/hosted/libc.h \
+          -Iarch/hosted/include -iquote arch -iquote arch/hosted \
+          -iquote kernel -iquote sched -iquote drivers -Iinclude \
+          -MMD -MP $(SAN_FLAGS)
+LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
+LIBS    := -lm -lrt
+
+LIBC_DEP   :=
+IMAGE_RULE := HOSTED_IMAGE
+# No newlib (glibc stands in), and no firmware tables to parse.
+KSRCS := $(filter-out kernel/newlib.c kernel/acpi.c kernel/acpi_env.c \
+                       kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c,$(KSRCS))
+KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
+
+# Two links, as for bare metal: the symbol table for backtraces comes
+# from the first and lands in read-only data after the code.
+define HOSTED_IMAGE
+$(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
+               tools/ksyms.sh arch/hosted/hosted.mk
+	$$(call msg,LD,$$@)
+	$(Q)$(CC) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LIBS)
+	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
+	$(Q)$(CC) -Wa,--noexecstack -c -o $$@.ksyms.o $$@.ksyms.S
+	$(Q)$(CC) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LIBS)
+	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
+	$(Q)rm -f $$@.1
+endef
+
+# make gdb [APP=] [SMP=] [CMDLINE=]: the app under gdb.  SIGURG is
+# Spindle's interrupt (timer, IPIs); gdb must pass it on silently.
+.PHONY: gdb
+gdb:
+	@[ -d apps/$(APP) ] || { echo "make gdb: no app apps/$(APP)/"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	gdb -q -ex 'handle SIGURG nostop noprint pass' \
+	    --args $(B)/apps/$(APP).elf -smp $(SMP) $(CMDLINE)
