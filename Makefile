@@ -144,7 +144,7 @@ bench: $(B)/apps/bench.elf
 # one table of both.  BENCH_GO_ARCH is the Spindle build compared, built
 # by a sub-make since its rules exist only when ARCH names it.  Go is
 # needed for this alone (deps-go), and builds with its cache under build/.
-BENCH_GO_ARCH ?= x86_64
+BENCH_GO_ARCH ?= hosted
 GO_BENCH      := build/go/bench
 GO_ENV        := GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path \
                  GOPROXY=off GOFLAGS= CGO_ENABLED=0
