@@ -36,10 +36,10 @@ IMAGE_BIN    = true
 else ifeq ($(ARCH),aarch64)
 CROSS       := aarch64-linux-gnu-
 # FP/SIMD stays usable (apps and newlib compute in double and NEON; the
-# trap frame and arch_switch save that state).  Atomics inline, as LL/SC
-# (ARMv8.0 has no LSE): the Linux-targeted compiler would otherwise call
-# libgcc's __aarch64_* helpers, which need getauxval().
-ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
+# trap frame and arch_switch save that state).  Atomics are calls to
+# libgcc's __aarch64_* helpers, LSE when the CPU has it and LL/SC
+# otherwise, chosen at boot (arch/aarch64/cpu.c).
+ARCH_CFLAGS := -march=armv8-a -moutline-atomics
 # QEMU's -kernel passes the DTB in x0 only to a Linux Image (a raw binary
 # with the arm64 Image header), not to an ELF: qemu.sh boots <image>.Image.
 IMAGE_BIN    = $(CROSS)objcopy -O binary $(1) $(basename $(1)).Image

@@ -15,7 +15,9 @@
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
 # Linux Image beside it (<name>.Image; only that gets the DTB in x0).
 # GIC=2 picks a GICv2 (GIC-400, as on a Raspberry Pi 4) instead of the
-# default GICv3.  The exit status comes back through semihosting.
+# default GICv3.  CPU=max picks QEMU's most capable core (ARMv8.1+ LSE
+# atomics, which the Cortex-A72 lacks).  The exit status comes back
+# through semihosting.
 set -eu
 # ARCH=hosted (and its sanitizer builds) runs as a process: tools/hosted.sh.
 case $1 in hosted*) exec "$(dirname "$0")/hosted.sh" "$@" ;; esac
@@ -56,7 +58,7 @@ x86_64)
 aarch64)
     gic=${GIC:-3}
     case $gic in 2|3) ;; *) echo "qemu.sh: GIC=$gic is not 2 or 3" >&2; exit 2 ;; esac
-    [ "$accel" != kvm ] && cpu=cortex-a72
+    [ "$accel" != kvm ] && cpu=${CPU:-cortex-a72}
     set +e
     qemu-system-aarch64 -M virt,gic-version="$gic" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "${image%.elf}.Image" \

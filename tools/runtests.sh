@@ -23,7 +23,8 @@
 # for ARCH.  One with a `hostcpu` file
 # (a number) must keep QEMU's host CPU use between its "IDLE START" and
 # "IDLE END" console lines under that percent of one host core.  One with
-# a `mem` file (MiB) boots with that much guest memory.
+# a `mem` file (MiB) boots with that much guest memory, one with a
+# `cpu.ARCH` file with that CPU model (tools/qemu.sh's CPU=).
 # Any sanitizer report in the console (hosted builds) is one more failure.
 # TIMEOUT (seconds per boot, default 120) and MEM pass through.
 set -u
@@ -153,6 +154,8 @@ for item in "${items[@]}"; do
     [ -f "$cmdlines" ] && mapfile -t variants < <(grep . "$cmdlines")
     mem=${MEM:-}
     [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
+    qcpu=${CPU:-}
+    [ -f "$dir/cpu.$arch" ] && qcpu=$(cat "$dir/cpu.$arch")
     for n in $(matrix_of "$arch"); do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}
@@ -161,10 +164,10 @@ for item in "${items[@]}"; do
         start=$(date +%s%N)
         # shellcheck disable=SC2086 # kargs is a list of words
         if [ -f "$dir/hostcpu" ]; then
-            MEM=$mem boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
+            CPU=$qcpu MEM=$mem boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
             rc=$?
         else
-            MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
+            CPU=$qcpu MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
                 tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
             rc=$?
         fi
