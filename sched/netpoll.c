@@ -47,9 +47,11 @@ struct g *netpoll(void)
     int idle = 0;
     struct g *list;
 
+    /* Cheap checks first: every findrunnable comes here. */
+    if (!poll || !netpoll_waiters())
+        return NULL;
     assert(!arch_irqs_enabled());
-    if (!poll || !netpoll_waiters() ||
-        !__atomic_compare_exchange_n(&polling, &idle, 1, false,
+    if (!__atomic_compare_exchange_n(&polling, &idle, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return NULL;
     list = poll();
