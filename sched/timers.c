@@ -318,6 +318,7 @@ void timer_delete(struct timer *t)
  */
 uint64_t timers_run(struct p *p, uint64_t now)
 {
+    struct m *m = this_cpu()->m;    /* interrupts are off: no migration */
     unsigned long f;
     uint64_t next;
 
@@ -350,9 +351,9 @@ uint64_t timers_run(struct p *p, uint64_t now)
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
         /* What fn readies goes to the wake queue (wakeq.c). */
-        this_cpu()->m->intimer = true;
+        m->intimer = true;
         fn(arg);
-        this_cpu()->m->intimer = false;
+        m->intimer = false;
         f = spin_lock(&p->timerlock);
         __atomic_store_n(&p->running, NULL, __ATOMIC_RELEASE);
         if (periodic && !t->stop_while_running) {

@@ -30,8 +30,8 @@ check() {
     need gcc gcc
     need make make
     need procps pgrep          # the test runner finds QEMU to measure it
-    [ "$arch" = hosted ] && return 0
     need binutils objcopy nm objdump
+    [ "$arch" = hosted ] && return 0
     need qemu-system-x86 qemu-system-x86_64
     # qboot.rom is in qemu-system-data; qemu-system-x86 depends on it, but name it so a
     # --no-install-recommends install is checked for the firmware we boot with.

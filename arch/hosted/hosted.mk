@@ -43,7 +43,9 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
 LIBS    := -lm -lrt
 
-LIBC_DEP   :=
+# No newlib to build first, but the host packages are still checked
+# (tools/deps.sh hosted: gcc, make, binutils, procps).
+LIBC_DEP   := deps
 IMAGE_RULE := HOSTED_IMAGE
 # No newlib (glibc stands in), and no firmware tables to parse.
 KSRCS := $(filter-out kernel/newlib.c kernel/acpi.c kernel/acpi_env.c \
