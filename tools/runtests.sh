@@ -63,6 +63,7 @@ per_arch() {
 }
 
 passed=0 failed=0
+failures=()    # the label of every boot or host test that failed, for the recap
 
 # cpu_ticks PID: user + system clock ticks a process (and its threads) used.
 cpu_ticks() {
@@ -127,7 +128,10 @@ for bin in $host; do
     if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
     passed=$((passed + p)) failed=$((failed + f))
     printf '%-62s %3d passed, %d failed\n' "host $name" "$p" "$f"
-    if [ "$f" != 0 ]; then grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"; fi
+    if [ "$f" != 0 ]; then
+        failures+=("host $name: $(grep -m 1 '^TEST .* FAIL' "$log" || echo "exit status $rc")")
+        grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"
+    fi
 done
 
 nboots=0
@@ -215,6 +219,7 @@ for item in "${items[@]}"; do
         passed=$((passed + p)) failed=$((failed + f))
         printf '%-62s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
         if [ "$f" != 0 ]; then
+            failures+=("$label:$(grep '^TEST .* FAIL' "$log" | sed "s/^TEST / /" | paste -sd ";" -)${why:+ $why}")
             grep '^TEST .* FAIL' "$log" | sed 's/^/    /'
             [ -n "$why" ] && echo "    $why"
             tail_of "$log"
@@ -223,5 +228,10 @@ for item in "${items[@]}"; do
     done
 done
 
+# The failures again at the end, where a CI log's tail shows them.
+if [ ${#failures[@]} != 0 ]; then
+    echo "failed:"
+    printf '    %s\n' "${failures[@]}"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
