@@ -616,6 +616,23 @@ static void gentry(void *arg)
     goexit();
 }
 
+/*
+ * A fresh G id.  Each P takes them from the global counter GOID_BATCH at
+ * a time (Go's goidcache), so spawning cores do not all bump one word.
+ * Ids stay unique, not ordered across Ps.  Interrupts off.
+ */
+#define GOID_BATCH 16
+
+static uint64_t newgoid(struct p *p)
+{
+    if (p->goidnext == p->goidend) {
+        p->goidend = __atomic_add_fetch(&sched.goidgen, GOID_BATCH,
+                                        __ATOMIC_RELAXED) + 1;
+        p->goidnext = p->goidend - GOID_BATCH;
+    }
+    return p->goidnext++;
+}
+
 uint64_t newproc(void (*fn)(void *), void *arg)
 {
     unsigned long f = arch_irq_save();
@@ -627,8 +644,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
         panic("newproc: out of memory for a new goroutine");
     gp->fn = fn;
     gp->arg = arg;
-    gp->goid = goid = __atomic_add_fetch(&sched.goidgen, 1,
-                                         __ATOMIC_RELAXED);
+    gp->goid = goid = newgoid(p);
     gp->reent._errno = 0;
     gp->npreempt = 0;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
@@ -664,12 +680,23 @@ static void steal_pause(void)
         arch_cpu_relax();
 }
 
+/* Zeroed memory on cache lines of its own, never freed: each core writes
+   its M and P all the time, and must not share a line with the next
+   core's.  (newlib here has no aligned_alloc.) */
+static void *zalloc_lines(size_t size)
+{
+    uintptr_t v = (uintptr_t)calloc(1, size + 2 * CACHE_LINE);
+
+    return v ? (void *)((v + CACHE_LINE) & ~(uintptr_t)(CACHE_LINE - 1))
+             : NULL;
+}
+
 /* Boot core, before any core enters the scheduler. */
 static void sched_init(void)
 {
     for (int i = 0; i < ncpu; i++) {
-        struct m *m = calloc(1, sizeof *m);
-        struct p *p = calloc(1, sizeof *p);
+        struct m *m = zalloc_lines(sizeof *m);
+        struct p *p = zalloc_lines(sizeof *p);
 
         if (!m || !p)
             panic("sched_init: out of memory");

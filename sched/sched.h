@@ -91,6 +91,7 @@ struct p {
     int ngfree;
     uint64_t rand;              /* fastrand state; owner only */
     uint64_t nsched;            /* Gs run by this P (stats, tests) */
+    uint64_t goidnext, goidend; /* G ids [next, end) taken from goidgen */
 
     /* Gs readied by timers, run first (wakeq.c); under wakelock: */
     struct spinlock wakelock;

@@ -9,20 +9,32 @@
 #include "sched.h"
 #include "spinlock.h"
 
+/*
+ * Laid out by who writes what, one group per cache line, so that a core
+ * taking the lock does not steal the line every other core reads on each
+ * wakep() (npidle, nmspinning) or steal (allp), nor the one spawns bump.
+ */
+#define CACHE_LINE 64
+
 struct sched {
-    struct spinlock lock;
+    /* Written once by sched_init, then only read. */
+    struct p *allp[MAXCPU];
+    struct m *allm[MAXCPU];
+    bool ready;                 /* allp/allm built; store-release */
+
+    /* Atomics (seq-cst: the spinning protocol in proc.c needs it);
+       written only when a core goes idle, wakes or spins. */
+    _Alignas(CACHE_LINE) int npidle;
+    int nmspinning;
+
+    /* Handed out to the Ps GOID_BATCH at a time (newproc). */
+    _Alignas(CACHE_LINE) uint64_t goidgen;
+
+    _Alignas(CACHE_LINE) struct spinlock lock;
     /* Under lock: the global run queue and the idle P list. */
     struct g *runqhead, *runqtail;
     uint32_t runqsize;          /* also read without the lock, as a hint */
     struct p *pidle;
-    /* Atomics (seq-cst: the spinning protocol in proc.c needs it). */
-    int npidle;
-    int nmspinning;
-    uint64_t goidgen;
-    bool ready;                 /* allp/allm built; store-release */
-    /* Written once by sched_init. */
-    struct p *allp[MAXCPU];
-    struct m *allm[MAXCPU];
 };
 
 extern struct sched sched;

@@ -26,6 +26,8 @@
 #define MSR_TSC_DEADLINE    0x6E0
 #define TIMER_DIV_1         0xB
 #define CALIBRATE_US        2000
+#define CALIBRATE_TRIES     8
+#define CALIBRATE_ERR       1000    /* as tsc.c: brackets within 1/1000 */
 
 #define APIC_BASE_ENABLE (1 << 11)
 #define APIC_BASE_X2APIC (1 << 10)
@@ -55,6 +57,45 @@ static void apic_write(uint32_t reg, uint32_t v)
         xapic[reg / 4] = v;
 }
 
+/*
+ * The timer's rate: it counts down from the top for ~2 ms of TSC.  Start
+ * and end are bracketed by TSC reads and a try the host stalled in is
+ * retried, as tsc.c's PIT measurement is.
+ */
+static uint64_t lapic_measure(void)
+{
+    uint64_t span = arch_cycles_hz() / 1000000 * CALIBRATE_US;
+    uint64_t best_hz = 0, best_err = UINT64_MAX;
+
+    for (int i = 0; i < CALIBRATE_TRIES; i++) {
+        uint64_t a0, b0, a1, b1, cycles, err;
+        uint32_t left;
+
+        a0 = arch_cycles();
+        apic_write(APIC_TIMER_INIT, 0xFFFFFFFF);
+        b0 = arch_cycles();
+        while (arch_cycles() < b0 + span)
+            arch_cpu_relax();
+        a1 = arch_cycles();
+        left = apic_read(APIC_TIMER_CUR);
+        b1 = arch_cycles();
+        apic_write(APIC_TIMER_INIT, 0);
+        cycles = (a1 + b1) / 2 - (a0 + b0) / 2;
+        err = (b0 - a0) + (b1 - a1);
+        if (err < best_err) {
+            best_err = err;
+            best_hz = (__uint128_t)(0xFFFFFFFF - left) * arch_cycles_hz() /
+                      cycles;
+        }
+        if (best_err <= span / CALIBRATE_ERR)
+            break;
+    }
+    if (best_err > span / CALIBRATE_ERR)
+        printk("lapic: timer rate uncertain by %lu ppm (the host kept "
+               "stalling this CPU)\n", best_err * 1000000 / span);
+    return best_hz;
+}
+
 void lapic_init(void)
 {
     uint32_t r[4];
@@ -78,12 +119,8 @@ void lapic_init(void)
     apic_write(APIC_LVT_TIMER, VEC_TIMER);      /* one-shot */
     if (!lapic_hz) {
         /* The boot core measures the rate once; it is the same bus clock
-           on every core.  Count down from the top for 2 ms of TSC. */
-        apic_write(APIC_TIMER_INIT, 0xFFFFFFFF);
-        delay_us(CALIBRATE_US);
-        lapic_hz = (uint64_t)(0xFFFFFFFF - apic_read(APIC_TIMER_CUR)) *
-                   (1000000 / CALIBRATE_US);
-        apic_write(APIC_TIMER_INIT, 0);
+           on every core. */
+        lapic_hz = lapic_measure();
         printk("lapic: timer %lu.%03lu MHz, one-shot mode\n",
                lapic_hz / 1000000, lapic_hz / 1000 % 1000);
     }

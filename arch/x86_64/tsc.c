@@ -5,6 +5,15 @@
  * reports them, else it is measured against PIT channel 2 over 5 ms, the
  * gate-and-OUT2 method that works without interrupts (port 0x61).  QEMU's
  * qemu64 CPU has neither leaf, so the PIT is the usual path here.
+ *
+ * A measurement is only as good as the two instants it brackets: under
+ * QEMU the host may deschedule the vCPU for milliseconds between starting
+ * the PIT and reading the TSC, or between OUT2 going high and the loop
+ * seeing it (one such stall read 4836 MHz off a 2606 MHz TSC).  So each
+ * instant is bracketed by TSC reads, a try whose brackets are wider than
+ * CALIBRATE_ERR of the interval is retried, and the tightest of
+ * CALIBRATE_TRIES wins.  Linux's quick_pit_calibrate checks its reads the
+ * same way.
  */
 #include "arch.h"
 #include "printk.h"
@@ -12,6 +21,8 @@
 
 #define PIT_HZ          1193182
 #define CALIBRATE_MS    5
+#define CALIBRATE_TRIES 8
+#define CALIBRATE_ERR   1000    /* brackets within 1/1000 of the interval */
 
 static uint64_t tsc_hz;
 
@@ -33,22 +44,59 @@ static uint64_t from_cpuid(void)
     return 0;
 }
 
-static uint64_t from_pit(void)
+/*
+ * One PIT measurement: TSC cycles in CALIBRATE_MS, in *cycles, give or
+ * take *err; false if OUT2 never went high.
+ */
+static bool pit_once(uint64_t *cycles, uint64_t *err)
 {
     uint32_t latch = PIT_HZ * CALIBRATE_MS / 1000;
-    uint64_t t0, t1;
+    uint64_t a0, b0, low = 0, t, after;
     long spins = 0;
 
     outb(0x61, (inb(0x61) & ~0x02) | 0x01);    /* gate on, speaker off */
     outb(0x43, 0xB0);                          /* ch 2, lo/hi, mode 0 */
     outb(0x42, latch & 0xFF);
-    outb(0x42, latch >> 8);
-    t0 = arch_cycles();
-    while (!(inb(0x61) & 0x20))                /* OUT2 goes high at 0 */
+    a0 = arch_cycles();
+    outb(0x42, latch >> 8);                    /* counting starts */
+    b0 = arch_cycles();
+    for (;;) {
+        t = arch_cycles();
+        bool high = inb(0x61) & 0x20;          /* OUT2 goes high at 0 */
+
+        after = arch_cycles();
+        if (high)
+            break;
+        low = t;                /* still counting when this read began */
         if (++spins > 100000000)
+            return false;
+    }
+    if (!low)
+        low = b0;
+    /* Start in [a0, b0], end in [low, after]. */
+    *cycles = (low + after) / 2 - (a0 + b0) / 2;
+    *err = (b0 - a0) + (after - low);
+    return true;
+}
+
+static uint64_t from_pit(void)
+{
+    uint64_t best = 0, best_err = UINT64_MAX, c, e;
+
+    for (int i = 0; i < CALIBRATE_TRIES; i++) {
+        if (!pit_once(&c, &e))
             return 0;
-    t1 = arch_cycles();
-    return (t1 - t0) * 1000 / CALIBRATE_MS;
+        if (e < best_err) {
+            best = c;
+            best_err = e;
+        }
+        if (best_err <= best / CALIBRATE_ERR)
+            break;
+    }
+    if (best_err > best / CALIBRATE_ERR)
+        printk("tsc: calibration uncertain by %lu ppm (the host kept "
+               "stalling this CPU)\n", best_err * 1000000 / best);
+    return best * 1000 / CALIBRATE_MS;
 }
 
 void tsc_calibrate(void)

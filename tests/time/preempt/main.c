@@ -149,6 +149,7 @@ struct regions {
     long bad, never, done;
     char why[120];
     uint64_t end;               /* hogs stop */
+    int nlocks;                 /* region_locks handed out */
 };
 
 static struct spinlock region_locks[MAXCPU];      /* one per region G */
@@ -164,7 +165,8 @@ static void in_region(void *arg)
     struct regions *r = arg;
     uint64_t q = quantum_ns();
 
-    struct spinlock *l = &region_locks[sp_goid() % MAXCPU];
+    struct spinlock *l = &region_locks[__atomic_fetch_add(&r->nlocks, 1,
+                                                          __ATOMIC_RELAXED)];
 
     for (int round = 0; round < 5; round++) {
         int me, now_on;
