@@ -30,7 +30,7 @@ uint64_t sp_go(void (*fn)(void *), void *arg)
 
 void sp_yield(void)
 {
-    gosched();
+    goyield();
 }
 
 uint64_t sp_goid(void)

@@ -594,6 +594,27 @@ void gosched(void)
     mcall(gosched_m, NULL, NULL);
 }
 
+/*
+ * Go's goyield: the G goes to the tail of its own P's queue, not the
+ * global one.  What sp_yield and a semaphore handoff do: the other Gs of
+ * this P run first, no lock is taken, and no other core is woken (the
+ * G was running, so there is no more work than before).  Gs waiting in
+ * the global queue still get their turn from the 1-in-61 check, and
+ * idle cores steal.  Go's Gosched goes through the global queue instead
+ * (gosched above, kept for preemption), which on every yield makes all
+ * cores take one lock.
+ */
+static void goyield_m(struct g *gp)
+{
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    runqput(thism()->p, gp, false);
+}
+
+void goyield(void)
+{
+    mcall(goyield_m, NULL, NULL);
+}
+
 static void goexit_m(struct g *gp)
 {
     __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELAXED);

@@ -180,6 +180,8 @@ void goready(struct g *gp);
 
 /* Puts the caller at the back of the global queue and runs something else. */
 void gosched(void);
+/* Yield to this P's other Gs: to the tail of the local queue. */
+void goyield(void);
 
 /* A fast per-P random number (Go's cheaprand); any G or g0. */
 uint32_t fastrand(void);

@@ -199,7 +199,7 @@ static void semrelease(uint32_t *addr, bool handoff)
     gp = w->g;
     goready(gp);
     if (ticket && spin_depth() == 0)
-        gosched();
+        goyield();              /* as Go: the waiter runs next, here */
 }
 
 /* ---- counting semaphore --------------------------------------------- */

@@ -2,7 +2,7 @@
  * spindle/sched.h - goroutines, as an app sees them.
  *
  *   sp_go(worker, arg);   starts worker(arg) as a new G (Go's `go`)
- *   sp_yield();           lets other runnable Gs run (runtime.Gosched)
+ *   sp_yield();           lets this core's other runnable Gs run first
  *
  * Every blocking call in Spindle parks the calling G, never the core.
  * When main() returns, the machine exits with its status, whatever other
@@ -16,7 +16,13 @@
 /* Starts fn(arg) in a new G.  Returns its id (> 1; main is 1). */
 uint64_t sp_go(void (*fn)(void *), void *arg);
 
-/* Puts the caller at the back of the global run queue. */
+/*
+ * Puts the caller at the back of its core's run queue: the Gs queued on
+ * this core run first (Go's goyield; runtime.Gosched, which goes through
+ * the global queue, costs a shared lock on every call).  Gs queued
+ * elsewhere run on their own cores or are stolen, and the global queue is
+ * checked at least every 61 turns.
+ */
 void sp_yield(void);
 
 /* The calling G's id. */
