@@ -5,9 +5,15 @@
  * stack growing down toward it, then struct g.  Only the top page is
  * mapped at first; deeper stack pages are mapped when touched, so 100,000
  * parked Gs cost about 4 KiB each.  Dead Gs keep their slot and go to
- * their P's free list; past 64 the P moves a batch to the global list
- * until it holds 32, and an empty P refills 32 at once, so cores that
- * only spawn and cores that only finish Gs do not starve each other.
+ * their P's free list; past 64 the P moves a batch of 32 to the global
+ * list, and an empty P takes one batch back, so cores that only spawn and
+ * cores that only finish Gs do not starve each other.
+ *
+ * The global list is a stack of batches, each a schedlink chain whose
+ * first G links to the next batch (batchlink): under the lock a batch
+ * moves whole, in O(1).  (Go moves Gs one at a time under sched.gFree's
+ * lock; walking 32 Gs whose lines sit in another core's cache kept the
+ * lock held for microseconds while spawning cores spun on it.)
  *
  * Locks: gfree.lock guards the global free list; allg.lock the list of all
  * Gs.  Both are taken after sched.lock, never before.
@@ -19,12 +25,12 @@
 #include "vm.h"
 
 #define GFREE_MAX   64
-#define GFREE_KEEP  32
+#define GFREE_BATCH 32
 
 static struct {
     struct spinlock lock;
-    struct g *head;
-    long n;
+    struct g *batches;          /* first G of each batch, by batchlink */
+    long n;                     /* Gs in all batches; atomic stores */
 } gfree = { .lock = SPINLOCK_INIT("gfree") };
 
 static struct {
@@ -64,6 +70,7 @@ static struct g *malg(void)
 
 void gfput(struct p *p, struct g *gp)
 {
+    struct g *batch, *last;
     unsigned long f;
 
     gp->schedlink = p->gfree;
@@ -72,17 +79,18 @@ void gfput(struct p *p, struct g *gp)
     __atomic_store_n(&p->ngfree, p->ngfree + 1, __ATOMIC_RELAXED);
     if (p->ngfree < GFREE_MAX)
         return;
+    /* The most recently freed (cache-warm) Gs go; the walk is lock-free. */
+    batch = last = p->gfree;
+    for (int i = 1; i < GFREE_BATCH; i++)
+        last = last->schedlink;
+    p->gfree = last->schedlink;
+    last->schedlink = NULL;
+    __atomic_store_n(&p->ngfree, p->ngfree - GFREE_BATCH, __ATOMIC_RELAXED);
     f = spin_lock(&gfree.lock);
-    while (p->ngfree > GFREE_KEEP) {
-        struct g *g1 = p->gfree;
-
-        p->gfree = g1->schedlink;
-        __atomic_store_n(&p->ngfree, p->ngfree - 1, __ATOMIC_RELAXED);
-        g1->schedlink = gfree.head;
-        gfree.head = g1;
-        /* Atomic: gfget and sched_free_gs peek at it unlocked. */
-        __atomic_store_n(&gfree.n, gfree.n + 1, __ATOMIC_RELAXED);
-    }
+    batch->batchlink = gfree.batches;
+    gfree.batches = batch;
+    /* Atomic: gfget and sched_free_gs peek at it unlocked. */
+    __atomic_store_n(&gfree.n, gfree.n + GFREE_BATCH, __ATOMIC_RELAXED);
     spin_unlock(&gfree.lock, f);
 }
 
@@ -93,16 +101,16 @@ struct g *gfget(struct p *p)
     if (!p->gfree && __atomic_load_n(&gfree.n, __ATOMIC_RELAXED)) {
         unsigned long f = spin_lock(&gfree.lock);
 
-        while (gfree.head && p->ngfree < GFREE_KEEP) {
-            struct g *g1 = gfree.head;
-
-            gfree.head = g1->schedlink;
-            __atomic_store_n(&gfree.n, gfree.n - 1, __ATOMIC_RELAXED);
-            g1->schedlink = p->gfree;
-            p->gfree = g1;
-            __atomic_store_n(&p->ngfree, p->ngfree + 1, __ATOMIC_RELAXED);
+        if ((gp = gfree.batches)) {
+            gfree.batches = gp->batchlink;
+            __atomic_store_n(&gfree.n, gfree.n - GFREE_BATCH,
+                             __ATOMIC_RELAXED);
         }
         spin_unlock(&gfree.lock, f);
+        if (gp) {
+            p->gfree = gp;
+            __atomic_store_n(&p->ngfree, GFREE_BATCH, __ATOMIC_RELAXED);
+        }
     }
     if (!(gp = p->gfree))
         return malg();

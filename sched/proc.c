@@ -64,6 +64,7 @@
 #include "arch.h"
 #include "cpu.h"
 #include "panic.h"
+#include "mem.h"
 #include "netpoll.h"
 #include "printk.h"
 #include "sched.h"
@@ -109,28 +110,94 @@ uint32_t fastrandn(uint32_t n)
 
 /* ---- The global run queue (caller holds sched.lock) ------------------ */
 
-void globrunqput(struct g *gp)
+/*
+ * A FIFO of chunks, each a page holding an array of G pointers: an
+ * overflowing local queue appends its batch with one copy, and a P
+ * refilling copies pointers out of one array.  (Go links the Gs through
+ * g.schedlink; walking 128 Gs whose lines sit in other cores' caches held
+ * sched.lock for microseconds while every spawning core spun on it.)
+ * Chunks come from the page allocator, which any context may call, and
+ * empty ones are kept for reuse; sched_init makes the first, so a queue
+ * that never holds more than a chunk's worth never allocates.
+ */
+#define GCHUNK_SLOTS ((PAGE_SIZE - 2 * sizeof(void *)) / sizeof(struct g *))
+
+struct gchunk {
+    struct gchunk *next;
+    uint32_t head, tail;        /* g[head..tail) are queued */
+    struct g *g[GCHUNK_SLOTS];
+};
+_Static_assert(sizeof(struct gchunk) <= PAGE_SIZE, "a chunk is a page");
+
+static struct gchunk *gchunk_new(void)
 {
-    assert(spin_holding(&sched.lock));
-    gp->schedlink = NULL;
-    if (sched.runqtail)
-        sched.runqtail->schedlink = gp;
-    else
-        sched.runqhead = gp;
-    sched.runqtail = gp;
-    /* Atomic stores: findrunnable reads the size as a hint unlocked. */
-    __atomic_store_n(&sched.runqsize, sched.runqsize + 1, __ATOMIC_RELAXED);
+    struct gchunk *c = sched.chunkfree;
+    uint64_t pa;
+
+    if (c) {
+        sched.chunkfree = c->next;
+    } else {
+        if (!(pa = mem_alloc_pages(1)))
+            panic("globrunqput: out of memory for the global run queue "
+                  "(%u Gs queued)", sched.runqsize);
+        c = phys_to_virt(pa);
+        __atomic_store_n(&sched.nchunks, sched.nchunks + 1,
+                         __ATOMIC_RELAXED);
+    }
+    c->next = NULL;
+    c->head = c->tail = 0;
+    return c;
 }
 
-/* Takes a batch: the first G to run now, the rest into p's local queue. */
-struct g *globrunqget(struct p *p, uint32_t max)
+/* Appends gs[0..n) in order. */
+static void globrunqputn(struct g *const *gs, uint32_t n)
 {
-    uint32_t n;
-    struct g *gp;
+    assert(spin_holding(&sched.lock));
+    __atomic_store_n(&sched.runqsize, sched.runqsize + n, __ATOMIC_RELAXED);
+    while (n) {
+        struct gchunk *c = sched.runqtail;
+        uint32_t k;
+
+        if (!c || c->tail == GCHUNK_SLOTS) {
+            c = gchunk_new();
+            if (sched.runqtail)
+                sched.runqtail->next = c;
+            else
+                sched.runqhead = c;
+            sched.runqtail = c;
+        }
+        k = GCHUNK_SLOTS - c->tail < n ? GCHUNK_SLOTS - c->tail : n;
+        for (uint32_t i = 0; i < k; i++)
+            c->g[c->tail + i] = gs[i];
+        c->tail += k;
+        gs += k;
+        n -= k;
+    }
+}
+
+long sched_runq_pages(void)
+{
+    return __atomic_load_n(&sched.nchunks, __ATOMIC_RELAXED);
+}
+
+void globrunqput(struct g *gp)
+{
+    globrunqputn(&gp, 1);
+}
+
+/*
+ * Takes Go's batch for p, min(size/ncpu + 1, max if given, half a local
+ * queue), into out[] (at most RUNQ_SIZE / 2); returns how many.  The
+ * caller runs out[0] and puts the rest in p's queue once it has dropped
+ * the lock.
+ */
+static uint32_t globrunqget(struct p *p, uint32_t max, struct g **out)
+{
+    uint32_t n, got = 0;
 
     assert(spin_holding(&sched.lock));
     if (!sched.runqsize)
-        return NULL;
+        return 0;
     n = sched.runqsize / (uint32_t)ncpu + 1;
     if (n > sched.runqsize)
         n = sched.runqsize;
@@ -139,17 +206,24 @@ struct g *globrunqget(struct p *p, uint32_t max)
     if (n > RUNQ_SIZE / 2)
         n = RUNQ_SIZE / 2;
     __atomic_store_n(&sched.runqsize, sched.runqsize - n, __ATOMIC_RELAXED);
-    gp = sched.runqhead;
-    sched.runqhead = gp->schedlink;
-    while (--n) {
-        struct g *g1 = sched.runqhead;
+    while (got < n) {
+        struct gchunk *c = sched.runqhead;
+        uint32_t k = c->tail - c->head < n - got ? c->tail - c->head
+                                                 : n - got;
 
-        sched.runqhead = g1->schedlink;
-        runqput(p, g1, false);
+        for (uint32_t i = 0; i < k; i++)
+            out[got + i] = c->g[c->head + i];
+        c->head += k;
+        got += k;
+        if (c->head == c->tail) {
+            sched.runqhead = c->next;
+            if (!sched.runqhead)
+                sched.runqtail = NULL;
+            c->next = sched.chunkfree;
+            sched.chunkfree = c;
+        }
     }
-    if (!sched.runqhead)
-        sched.runqtail = NULL;
-    return gp;
+    return got;
 }
 
 /* Puts gp on p's local queue; on overflow half the queue goes global. */
@@ -162,8 +236,7 @@ void runqput(struct p *p, struct g *gp, bool next)
     if (runq_put(&p->runq, gp, next, batch, &n))
         return;
     f = spin_lock(&sched.lock);
-    for (uint32_t i = 0; i < n; i++)
-        globrunqput(batch[i]);
+    globrunqputn(batch, n);
     spin_unlock(&sched.lock, f);
 }
 
@@ -277,22 +350,28 @@ static bool any_runq_nonempty(void)
 
 static struct g *take_global(struct p *p, uint32_t max)
 {
+    struct g *batch[RUNQ_SIZE / 2];
     unsigned long f;
-    struct g *gp;
+    uint32_t n;
 
     if (!__atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED))
         return NULL;
     f = spin_lock(&sched.lock);
-    gp = globrunqget(p, max);
+    n = globrunqget(p, max, batch);
     spin_unlock(&sched.lock, f);
+    if (!n)
+        return NULL;
+    /* p's queue is empty here, or n is 1 (the 1-in-61 look): no
+       overflow. */
+    for (uint32_t i = 1; i < n; i++)
+        runqput(p, batch[i], false);
     /* Not in Go: the rest of the batch went into our ring, where a core
        that went idle a moment ago cannot have seen it (its last look at
        the rings came before); without a wakeup those Gs would wait for
        our G's whole slice. */
-    if (gp && __atomic_load_n(&sched.npidle, __ATOMIC_RELAXED) &&
-        !runq_empty(&p->runq))
+    if (n > 1 && __atomic_load_n(&sched.npidle, __ATOMIC_RELAXED))
         wakep();
-    return gp;
+    return batch[0];
 }
 
 /* True if p has work of its own: queued Gs or a timer that is due. */
@@ -404,7 +483,14 @@ static void stop_and_halt(struct m *m)
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);  /* store, then loads */
-        if (!timers_next_any_before(m->armed))
+        /* idle again, last, with interrupts off until the halt: a cross-
+           core call above (smp_poll_calls) runs with them on, and may
+           have taken the IPI of a waker that gave this P work since the
+           loop's first look; without this look the core would halt with
+           nobody left to wake it (the waker's nmspinning = 1 stops every
+           later one). */
+        if (!timers_next_any_before(m->armed) &&
+            __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE))
             arch_halt();
         __atomic_store_n(&m->halted, false, __ATOMIC_RELAXED);
     }
@@ -732,6 +818,7 @@ static void sched_init(void)
         sched.allp[i] = p;
         sched.allm[i] = m;
     }
+    sched.chunkfree = gchunk_new();
     steal_init(ncpu);
     schedtrace_init();
     preempt_init();

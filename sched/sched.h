@@ -67,6 +67,7 @@ struct g {
     int status;                 /* enum gstatus; atomic loads/stores */
     enum waitreason waitreason; /* valid while G_WAITING */
     struct g *schedlink;        /* global run queue / free list link */
+    struct g *batchlink;        /* next batch of the global free list */
     void *param;                /* waker -> parked G (e.g. the sudog that
                                    completed a select); cleared by gopark */
     void (*fn)(void *);         /* entry, and its argument */
@@ -207,5 +208,8 @@ long sched_live_gs(void);
 /* Dead Gs on the free lists (per-P and global) and all Gs ever made. */
 long sched_free_gs(void);
 long sched_all_gs(void);
+
+/* Pages the global run queue's chunks take (kept once made). */
+long sched_runq_pages(void);
 
 #endif

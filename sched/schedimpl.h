@@ -31,8 +31,10 @@ struct sched {
     _Alignas(CACHE_LINE) uint64_t goidgen;
 
     _Alignas(CACHE_LINE) struct spinlock lock;
-    /* Under lock: the global run queue and the idle P list. */
-    struct g *runqhead, *runqtail;
+    /* Under lock: the global run queue (chunks of G pointers, proc.c)
+       and the idle P list. */
+    struct gchunk *runqhead, *runqtail, *chunkfree;
+    long nchunks;               /* pages they take; atomic stores */
     uint32_t runqsize;          /* also read without the lock, as a hint */
     struct p *pidle;
 };
@@ -41,7 +43,6 @@ extern struct sched sched;
 
 /* proc.c */
 void globrunqput(struct g *gp);
-struct g *globrunqget(struct p *p, uint32_t max);
 void runqput(struct p *p, struct g *gp, bool next);
 void wakep(void);
 void injectglist(struct g *list);

@@ -21,6 +21,7 @@
 static int want_cores;
 static struct barrier bar;
 static size_t free_at_start, tables_at_start, heap_at_start, gslot_at_start;
+static long runq_at_start;
 
 static void cores_online(void)
 {
@@ -412,16 +413,19 @@ static void pages_all_cores(void)
            (long)(before - mem_free_count()));
 }
 
-/* Every page taken since main started is heap, G stack or page table. */
+/* Every page taken since main started is heap, G stack, page table or
+   global run queue. */
 static void leak_check(void)
 {
     long used = (long)(free_at_start - mem_free_count());
     long grown = (long)(vm_heap_pages() - heap_at_start) +
                  (long)(vm_gslot_pages() - gslot_at_start) +
-                 (long)(arch_page_table_pages() - tables_at_start);
+                 (long)(arch_page_table_pages() - tables_at_start) +
+                 (sched_runq_pages() - runq_at_start);
 
     CHECKF(used == grown, "%ld pages in use since main started, %ld "
-           "accounted for by heap, G stacks and page tables", used, grown);
+           "accounted for by heap, G stacks, page tables and the global "
+           "run queue", used, grown);
 }
 
 static const struct sp_test tests[] = {
@@ -443,6 +447,7 @@ int main(int argc, char **argv)
     tables_at_start = arch_page_table_pages();
     heap_at_start = vm_heap_pages();
     gslot_at_start = vm_gslot_pages();
+    runq_at_start = sched_runq_pages();
     want_cores = expected_cores(argc, argv);
     return SP_TEST_MAIN(tests);
 }

@@ -5,6 +5,7 @@
  * not depend on channels.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <spindle/cpu.h>
@@ -91,6 +92,10 @@ static void stealing(void)
     sp_go(spawner, NULL);
     CHECKF(wait_count(&nstolen, NSTEAL), "%ld of %d Gs ran", nstolen,
            NSTEAL);
+    printf("# stealing: Gs run per core:");
+    for (int i = 0; i < sp_ncpu(); i++)
+        printf(" %ld", per_core[i]);
+    printf("\n");
     for (int i = 0; i < sp_ncpu(); i++)
         CHECKF(per_core[i] > 0, "core %d ran none of the %d Gs (no steal)",
                i, NSTEAL);
