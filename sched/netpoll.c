@@ -27,7 +27,12 @@ static uint64_t lastpoll;           /* arch_cycles() of the last poll */
 
 void netpoll_init(struct g *(*poll)(void))
 {
-    __atomic_store_n(&poller, poll, __ATOMIC_RELEASE);
+    /* Seq-cst store, then load: either a poll that is about to start
+       takes `polling` after this load and then reads the new function,
+       or this load sees it polling and waits. */
+    __atomic_store_n(&poller, poll, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&polling, __ATOMIC_SEQ_CST))
+        arch_cpu_relax();
 }
 
 void netpoll_wait_add(int delta)
@@ -43,19 +48,23 @@ static uint64_t period(void)
 
 struct g *netpoll(void)
 {
-    struct g *(*poll)(void) = __atomic_load_n(&poller, __ATOMIC_ACQUIRE);
+    struct g *(*poll)(void);
     int idle = 0;
-    struct g *list;
+    struct g *list = NULL;
 
     /* Cheap checks first: every findrunnable comes here. */
-    if (!poll || !netpoll_waiters())
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) || !netpoll_waiters())
         return NULL;
     assert(!arch_irqs_enabled());
     if (!__atomic_compare_exchange_n(&polling, &idle, 1, false,
-                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                                     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
         return NULL;
-    list = poll();
-    __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
+    /* Read again while holding `polling`, which netpoll_init waits for:
+       a function it replaced is never called after it returned. */
+    if ((poll = __atomic_load_n(&poller, __ATOMIC_SEQ_CST))) {
+        list = poll();
+        __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
     return list;
 }

@@ -30,6 +30,8 @@ struct g;
  * Installs the driver's poll function (NULL removes it).  It is called
  * with interrupts off, possibly from a timer interrupt on the stack of
  * whatever G ran, so it may take spinlocks but never park or allocate.
+ * Once this returns the old function is not running and is never called
+ * again (a poll in progress on another core is waited out).  From a G.
  */
 void netpoll_init(struct g *(*poll)(void));
 
