@@ -25,7 +25,7 @@ void sp_on_each_cpu(void (*fn)(void *), void *arg)
 
 uint64_t sp_go(void (*fn)(void *), void *arg)
 {
-    return newproc(fn, arg);
+    return go(fn, arg);
 }
 
 void sp_yield(void)

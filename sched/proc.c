@@ -689,11 +689,23 @@ void gosched(void)
  * idle cores steal.  Go's Gosched goes through the global queue instead
  * (gosched above, kept for preemption), which on every yield makes all
  * cores take one lock.
+ *
+ * Not in Go: a G that yields with nothing else on its P first fetches
+ * work from the global queue or another P (steal_once).  Otherwise a G
+ * polling in a yield loop (waiting for a count, say) keeps its core busy
+ * with itself forever - that core is never idle, so it never steals -
+ * while other cores' queues hold hundreds of Gs.
  */
 static void goyield_m(struct g *gp)
 {
+    struct p *p = thism()->p;
+    struct g *other;
+
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
-    runqput(thism()->p, gp, false);
+    if (runq_empty(&p->runq) && wakeq_empty(p) &&
+        ((other = take_global(p, 0)) || (other = steal_once(p))))
+        runqput(p, other, false);
+    runqput(p, gp, false);
 }
 
 void goyield(void)
@@ -760,6 +772,29 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     if (main_started)
         wakep();
     arch_irq_restore(f);
+    return goid;
+}
+
+/*
+ * newproc for a G (sp_go), with back-pressure.  Not in Go: a Go spawner
+ * that fills its P's ring moves half of it to the global queue and goes
+ * on, so a loop of `go` takes sched.lock every 128 Gs, and every core
+ * refilling from the global queue takes it too (spawn_par spent most of
+ * its time there).  Here a G that fills its P's ring yields instead: the
+ * Gs it made run, or are stolen by idle cores, before it makes more.
+ * Spawning then never takes a lock, and a spawner that outruns the
+ * machine holds at most a ring's worth of runnable Gs.  A spawner on an
+ * otherwise idle machine loses nothing: its Gs are its core's next work.
+ */
+uint64_t go(void (*fn)(void *), void *arg)
+{
+    uint64_t goid = newproc(fn, arg);
+    unsigned long f = arch_irq_save();
+    bool full = runq_len(&thism()->p->runq) >= RUNQ_SIZE - 1;
+
+    arch_irq_restore(f);
+    if (full && getg())
+        goyield();
     return goid;
 }
 

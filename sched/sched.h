@@ -195,6 +195,8 @@ uint32_t fastrandn(uint32_t n);
  * G itself may have run, finished and been reused by then).
  */
 uint64_t newproc(void (*fn)(void *), void *arg);
+/* newproc from a G (sp_go): yields when the G has filled its P's queue. */
+uint64_t go(void (*fn)(void *), void *arg);
 
 /*
  * Called on every core once the machine is up: becomes this core's M and

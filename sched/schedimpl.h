@@ -71,6 +71,9 @@ static inline bool wakeq_empty(struct p *p)
 /* steal.c */
 void steal_init(int n);
 struct g *stealwork(struct m *m);
+/* One pass over the other Ps, taking from their wake queues and rings but
+   not their runnext; for a G that yields with nothing else on its P. */
+struct g *steal_once(struct p *p);
 
 /* gfree.c: G allocation, free lists, the list of all Gs. */
 struct g *gfget(struct p *p);

@@ -73,3 +73,19 @@ struct g *stealwork(struct m *m)
     }
     return NULL;
 }
+
+struct g *steal_once(struct p *p)
+{
+    uint32_t n = ncpu, pos = fastrandn(n);
+    uint32_t inc = coprimes[fastrandn(ncoprimes)];
+
+    for (uint32_t k = 0; k < n; k++, pos = (pos + inc) % n) {
+        struct p *victim = sched.allp[pos];
+        struct g *gp;
+
+        if (victim != p && ((gp = wakeq_steal(p, victim)) ||
+                            (gp = runq_steal(&p->runq, &victim->runq, false))))
+            return gp;
+    }
+    return NULL;
+}

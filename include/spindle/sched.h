@@ -13,7 +13,11 @@
 
 #include <stdint.h>
 
-/* Starts fn(arg) in a new G.  Returns its id (> 1; main is 1). */
+/*
+ * Starts fn(arg) in a new G.  Returns its id (> 1; main is 1).  A caller
+ * that has filled its core's run queue (256 Gs) yields first, so the Gs
+ * it made run, here or on other cores, before it makes more.
+ */
 uint64_t sp_go(void (*fn)(void *), void *arg);
 
 /*
@@ -21,7 +25,9 @@ uint64_t sp_go(void (*fn)(void *), void *arg);
  * this core run first (Go's goyield; runtime.Gosched, which goes through
  * the global queue, costs a shared lock on every call).  Gs queued
  * elsewhere run on their own cores or are stolen, and the global queue is
- * checked at least every 61 turns.
+ * checked at least every 61 turns.  A caller alone on its core first
+ * takes work from the global queue or another core, so a G polling in a
+ * yield loop does not keep its core from helping the others.
  */
 void sp_yield(void);
 
