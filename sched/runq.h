@@ -108,4 +108,12 @@ uint32_t runq_len(const struct runq *q);
 /* True if q had neither a G in its ring nor in runnext at one instant. */
 bool runq_empty(const struct runq *q);
 
+/* The owner's cheaper runq_empty: only it adds Gs, so what it sees empty
+   stays empty (thieves only take). */
+static inline bool runq_owner_empty(const struct runq *q)
+{
+    return __atomic_load_n(&q->head, __ATOMIC_RELAXED) == q->tail &&
+           !__atomic_load_n(&q->runnext, __ATOMIC_RELAXED);
+}
+
 #endif

@@ -71,8 +71,9 @@ static inline bool wakeq_empty(struct p *p)
 /* steal.c */
 void steal_init(int n);
 struct g *stealwork(struct m *m);
-/* One pass over the other Ps, taking from their wake queues and rings but
-   not their runnext; for a G that yields with nothing else on its P. */
+/* One pass over the other Ps, taking from their wake queues, and from
+   their rings when they hold two Gs or more (never their runnext); for a
+   G that yields with nothing else on its P. */
 struct g *steal_once(struct p *p);
 
 /* gfree.c: G allocation, free lists, the list of all Gs. */

@@ -83,8 +83,15 @@ struct g *steal_once(struct p *p)
         struct p *victim = sched.allp[pos];
         struct g *gp;
 
-        if (victim != p && ((gp = wakeq_steal(p, victim)) ||
-                            (gp = runq_steal(&p->runq, &victim->runq, false))))
+        if (victim == p)
+            continue;
+        if ((gp = wakeq_steal(p, victim)))
+            return gp;
+        /* A victim with one G queued keeps it: it has a G running too,
+           so taking it would only move the imbalance over here, and two
+           lone yielders would pass one G back and forth. */
+        if (runq_len(&victim->runq) >= 2 &&
+            (gp = runq_steal(&p->runq, &victim->runq, false)))
             return gp;
     }
     return NULL;

@@ -1,8 +1,8 @@
 /*
  * spawn.c - the workloads that exercise the scheduler alone: spawning
  * (from one G and from every core at once) and yielding.  A spawner never
- * yields: as in Go, the timer preempts it after a quantum, so the Gs it
- * made run before too many pile up.
+ * yields by itself: sp_go does once its core's run queue is full, so the
+ * Gs it made run (or are stolen) before too many pile up.
  */
 #include <stdio.h>
 #include <spindle/cpu.h>
