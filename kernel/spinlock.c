@@ -36,7 +36,7 @@ unsigned long spin_lock(struct spinlock *l)
     return flags;
 }
 
-void spin_unlock(struct spinlock *l, unsigned long flags)
+void spin_release(struct spinlock *l)
 {
     struct cpu *c = this_cpu();
 
@@ -46,6 +46,11 @@ void spin_unlock(struct spinlock *l, unsigned long flags)
     c->nlocks--;
     /* Pairs with the acquiring CAS in spin_lock. */
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+void spin_unlock(struct spinlock *l, unsigned long flags)
+{
+    spin_release(l);
     arch_irq_restore(flags);
 }
 

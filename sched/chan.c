@@ -271,6 +271,17 @@ static bool recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
 
 /* ---- send, receive, close -------------------------------------------- */
 
+/* Unlocks l and readies wake (if any) before interrupts come back on:
+   one enable instead of two (spin_release). */
+static void unlock_ready(struct spinlock *l, unsigned long flags,
+                         struct g *wake)
+{
+    spin_release(l);
+    if (wake)
+        goready(wake);
+    arch_irq_restore(flags);
+}
+
 static bool commit_nothing(struct g *gp, void *arg)
 {
     return true;
@@ -300,9 +311,7 @@ static bool chan_send(sp_chan *c, const void *elem, bool block)
         panic("send on closed channel");
     }
     if (send_now(c, elem, &wake)) {
-        spin_unlock(&c->lock, flags);
-        if (wake)
-            goready(wake);
+        unlock_ready(&c->lock, flags, wake);
         return true;
     }
     if (!block) {
@@ -332,9 +341,7 @@ static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
     }
     flags = spin_lock(&c->lock);
     if (recv_now(c, elem, ok, &wake)) {
-        spin_unlock(&c->lock, flags);
-        if (wake)
-            goready(wake);
+        unlock_ready(&c->lock, flags, wake);
         return true;
     }
     if (!block) {
@@ -539,13 +546,17 @@ static void sellock(struct selstate *s)
  * s->locks[i] before releasing it: once the last lock is dropped after a
  * park, the selecting G may run and its frame may change.
  */
+/* Drops every lock of the select; interrupts stay off (spin_release). */
+static void selrelease(struct selstate *s)
+{
+    for (int i = s->nlocks - 1; i >= 0; i--)
+        spin_release(&s->locks[i]->lock);
+}
+
 static void selunlock(struct selstate *s, unsigned long flags)
 {
-    unsigned long off = arch_irq_save();
-
-    for (int i = s->nlocks - 1; i > 0; i--)
-        spin_unlock(&s->locks[i]->lock, off);
-    spin_unlock(&s->locks[0]->lock, flags);
+    selrelease(s);
+    arch_irq_restore(flags);
 }
 
 /* Pass 1: runs the first ready case in poll order and unlocks; or -1. */
@@ -569,9 +580,10 @@ static int selpoll(struct selstate *s)
                 continue;
         }
         k->ok = ok;
-        selunlock(s, s->flags);
+        selrelease(s);
         if (wake)
             goready(wake);
+        arch_irq_restore(s->flags);
         return casi;
     }
     return -1;

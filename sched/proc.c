@@ -634,9 +634,7 @@ void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
 
 static bool unlock_spinlock(struct g *gp, void *l)
 {
-    /* Interrupts stay off: g0 runs with them off, and this is the state
-       to hand back (0 does not mean "off" on every arch). */
-    spin_unlock(l, arch_irq_save());
+    spin_release(l);            /* interrupts stay off, as g0 runs */
     return true;
 }
 

@@ -190,14 +190,19 @@ static void semrelease(uint32_t *addr, bool handoff)
     w = semdequeue(root, addr);
     if (w)
         __atomic_sub_fetch(&root->nwait, 1, __ATOMIC_SEQ_CST);
-    spin_unlock(&root->lock, flags);
-    if (!w)
+    /* Interrupts come back on after goready, not before: one enable
+       instead of two (spin_release). */
+    spin_release(&root->lock);
+    if (!w) {
+        arch_irq_restore(flags);
         return;
+    }
     /* w is ours until goready: only we dequeued it, and it is parked. */
     if (handoff && cansemacquire(addr))
         w->ticket = ticket = true;
     gp = w->g;
     goready(gp);
+    arch_irq_restore(flags);
     if (ticket && spin_depth() == 0)
         goyield();              /* as Go: the waiter runs next, here */
 }

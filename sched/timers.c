@@ -181,7 +181,7 @@ void timer_start(struct timer *t, uint64_t when, uint64_t period)
     heap_push(p, t);
     __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
     update_timer0(p);
-    spin_unlock(&p->timerlock, arch_irq_save());
+    spin_release(&p->timerlock);
     /* A new earliest timer must reach the core timer now, or it would
        wait for the running G's slice to end. */
     core_timer_arm(this_cpu()->m, when);
