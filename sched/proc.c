@@ -72,6 +72,9 @@
 #include "timers.h"
 
 struct sched sched = { .lock = SPINLOCK_INIT("sched") };
+#if defined(__SANITIZE_THREAD__)
+int sched_fence_word;               /* seq_fence under TSan */
+#endif
 
 static bool main_started;
 
@@ -304,7 +307,7 @@ void wakep(void)
      * before the store: a lost wakeup.  The full fence pairs with that
      * decrement in stop_and_halt (step 4).
      */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    seq_fence();
     if (!__atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST) ||
         __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST))
         return;
@@ -449,7 +452,7 @@ static void stop_and_halt(struct m *m)
     /* Step 4's re-check comes after the decrement and the idle P's
        publication (the unlock's release store): full fence, paired with
        the one in wakep. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    seq_fence();
     if (any_runq_nonempty() ||
         __atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED)) {
         f = spin_lock(&sched.lock);
@@ -482,7 +485,7 @@ static void stop_and_halt(struct m *m)
         /* Seq-cst, paired with timer_start's scan: either it sees this
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);  /* store, then loads */
+        seq_fence();  /* store, then loads */
         /* idle again, last, with interrupts off until the halt: a cross-
            core call above (smp_poll_calls) runs with them on, and may
            have taken the IPI of a waker that gave this P work since the

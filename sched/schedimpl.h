@@ -128,6 +128,27 @@ static inline void smp_poll_calls(void)
         smp_run_call(c);
 }
 
+/*
+ * A full barrier between a store and the loads after it (the spinning
+ * protocol's store-fence-load pairs, proc.c).  ThreadSanitizer does not
+ * model fences (gcc refuses them under -fsanitize=thread), so there it is
+ * a seq-cst read-modify-write of one shared word: both sides of a pair
+ * then order through that word, which TSan follows, and the hardware
+ * still gets a full barrier (a locked instruction on x86).
+ */
+#if defined(__SANITIZE_THREAD__)
+extern int sched_fence_word;
+static inline void seq_fence(void)
+{
+    __atomic_fetch_add(&sched_fence_word, 0, __ATOMIC_SEQ_CST);
+}
+#else
+static inline void seq_fence(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+#endif
+
 /* The earlier of two arch_cycles() deadlines, where 0 means none. */
 static inline uint64_t earliest(uint64_t a, uint64_t b)
 {

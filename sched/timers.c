@@ -38,7 +38,7 @@ static void wake_idle_for(uint64_t when)
        must not be satisfied before it is visible (a store-load pair, as
        in wakep), or this and a core about to halt can each miss the
        other.  Pairs with the fence after m->halted's store. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    seq_fence();
     if (!__atomic_load_n(&sched.npidle, __ATOMIC_RELAXED))
         return;
     for (int i = 0; i < ncpu; i++) {

@@ -3,11 +3,13 @@
 # over the core-count matrix, and ends with one line "N passed, M failed".
 #
 #   runtests.sh [--host "BIN..."] [--only NAME] [--smp N]
+#               [--smp-for ARCH "N..."]...
 #               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
 #
 # Each --arch starts a group of images booted with that arch's launcher
 # and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the hosted
-# builds: 1 2 4 8); the total line covers every group.
+# builds: 1 2 4 8; --smp-for replaces one arch's, --smp every arch's);
+# the total line covers every group.
 #
 # A case counts once per boot: each "TEST <name> PASS|FAIL" line of a boot
 # is one result.  A boot that times out, ends without its closing
@@ -30,9 +32,11 @@
 set -u
 arch=x86_64 host= only= smp=
 items=()            # "ARCH IMAGE" pairs, in the order given
+declare -A smp_for  # ARCH -> its core counts (--smp-for)
 while [ $# -gt 0 ]; do
     case $1 in
     --arch) arch=$2; shift 2 ;;
+    --smp-for) smp_for[$2]=$3; shift 3 ;;
     --host) host=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
@@ -45,6 +49,7 @@ panic_status=112
 # matrix_of ARCH: the core counts ARCH boots at.
 matrix_of() {
     if [ -n "$smp" ]; then echo "$smp"; return; fi
+    if [ -n "${smp_for[$1]:-}" ]; then echo "${smp_for[$1]}"; return; fi
     case $1 in
     x86_64) echo "1 2 3 4 8" ;;
     aarch64) echo "1 2 4" ;;

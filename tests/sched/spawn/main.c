@@ -216,12 +216,15 @@ static void many_parked(void)
     CHECKF(wait_count(&nparked, NPARK), "%ld of %d Gs parked", nparked,
            NPARK);
     CHECKF(sched_live_gs() >= NPARK + 1, "%ld Gs alive", sched_live_gs());
-    while (parked_list) {
+    for (;;) {
         unsigned long f = spin_lock(&park_lock);
         struct g *gp = parked_list;
 
-        parked_list = gp->schedlink;
+        if (gp)
+            parked_list = gp->schedlink;
         spin_unlock(&park_lock, f);
+        if (!gp)
+            break;
         goready(gp);
         n++;
     }
