@@ -53,6 +53,27 @@
  *      wakes it.  arch_halt enables interrupts and halts atomically, so an
  *      IPI sent after the last check still wakes it.
  *
+ * Who writes m->spinning, and why the count stays right (the invariant:
+ * nmspinning is the number of Ms whose spinning is true, once every core
+ * is between steps).  The M itself writes it, except in one case: a
+ * waker (step 3) sets it for the M whose P it takes off the idle list.
+ * That P is on the list only while its M is inside stop_and_halt, after
+ * pidleput and before the M leaves, so that is the only window where the
+ * two can race, and:
+ *   - stop_and_halt reads its own flag (was_spinning) before pidleput,
+ *     when no waker can pick it yet;
+ *   - if it was spinning, nmspinning >= 1 until its decrement, so no
+ *     waker's 0 -> 1 CAS can succeed before it; its store of false comes
+ *     before that decrement (a release RMW), and a waker's store of true
+ *     after its CAS reads the decrement - true wins, counted once;
+ *   - if it was not, it never writes the flag there, and the waker's
+ *     true is counted by the waker's CAS;
+ *   - the M reads a waker's true after sched.lock (the re-check, unidle)
+ *     or after p->idle's load-acquire that sees pidleremove's release,
+ *     both ordered after the waker's store.
+ * So an M leaves stop_and_halt spinning exactly when somebody counted it,
+ * and resetspinning or the next stop_and_halt uncounts it.
+ *
  * The network (netpoll.c) is polled after the global queue and before
  * stealing, by an idle core before it halts, and by the timer interrupt
  * when nobody polled for 10 ms.
@@ -320,7 +341,8 @@ void wakep(void)
     if (p) {
         /* m->spinning: relaxed atomics, as wakers set it for an idle M
            while the M may still be on its way to halt; the order comes
-           from the seq-cst nmspinning (steps 3 and 4 above). */
+           from the seq-cst nmspinning and sched.lock (see "Who writes
+           m->spinning" above). */
         __atomic_store_n(&sched.allm[p->id]->spinning, true,
                          __ATOMIC_RELAXED);  /* seen after idle = false */
         pidleremove(p);
