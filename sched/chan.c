@@ -541,12 +541,12 @@ static void sellock(struct selstate *s)
 }
 
 /*
- * Unlocks in reverse order.  Only the first lock's release may restore
- * `flags`; the others were taken with interrupts already off.  Reads
- * s->locks[i] before releasing it: once the last lock is dropped after a
- * park, the selecting G may run and its frame may change.
+ * Drops every lock of the select, in reverse order, and leaves interrupts
+ * off: the caller restores spin_lock's flags (s->flags, or the ones a
+ * park hands back) when it is done (spin_release).  Reads s->locks[i]
+ * before releasing it: once the last lock is dropped after a park, the
+ * selecting G may run and its frame may change.
  */
-/* Drops every lock of the select; interrupts stay off (spin_release). */
 static void selrelease(struct selstate *s)
 {
     for (int i = s->nlocks - 1; i >= 0; i--)
@@ -594,7 +594,7 @@ static bool selparkcommit(struct g *gp, void *arg)
 {
     struct selstate *s = arg;
 
-    selunlock(s, arch_irq_save());  /* interrupts stay off on g0 */
+    selrelease(s);              /* interrupts stay off on g0 */
     return true;
 }
 
