@@ -102,6 +102,7 @@ struct p {
     /* Timers started on this P (timers.c); under timerlock: */
     struct spinlock timerlock;
     struct timerslot *timers;   /* 4-ary min-heap by when */
+    uint32_t *slot_h, *h_slot;  /* handle of each slot, slot of each */
     int ntimers, timercap;
     int ndeleted;               /* stopped but still in the heap */
     uint64_t timer0;            /* earliest when, 0 if none; atomic */

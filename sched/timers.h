@@ -25,7 +25,7 @@ enum timer_status {
     T_WAITING,      /* in pp's heap, will fire at when */
     T_DELETED,      /* in pp's heap but stopped: will be dropped */
     T_RUNNING,      /* a periodic timer's function is running now; pp
-                       stays set (idx -1) so stop/reset lock its P (a
+                       stays set (h -1) so stop/reset lock its P (a
                        one-shot timer is T_IDLE once its function starts) */
 };
 
@@ -36,7 +36,8 @@ struct timer {
     void *arg;
     /* Under pp->timerlock when pp is set: */
     struct p *pp;               /* heap it is in, NULL when T_IDLE */
-    int idx;                    /* index in that heap */
+    int h;                      /* its handle in that heap, -1 if none
+                                   (timers.c) */
     int status;                 /* enum timer_status */
     bool stop_while_running;    /* stopped during f: do not re-arm */
     bool reset_while_running;   /* reset during f: re-arm at when as set */

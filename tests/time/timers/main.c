@@ -250,6 +250,109 @@ static void reset_moves(void)
     sp_timer_free(t);
 }
 
+/* ---- churn: starts, stops, resets and frees in one heap --------------- */
+
+/*
+ * 3,000 after-funcs on this core, then a random mix of stops, resets (to
+ * earlier and later), stops with a free, and resets of stopped ones: the
+ * heap's sifts, removals and sweeps (a quarter of it deleted) all run.
+ * Each timer that ends armed runs once, no earlier than its last
+ * deadline; each that ends stopped never runs.
+ */
+#define NCHURN 3000
+#define CHURN_MAX_US 40000
+
+static long churn_runs[NCHURN];
+static uint64_t churn_at[NCHURN];
+
+static void churn_fire(void *arg)
+{
+    uintptr_t i = (uintptr_t)arg;
+
+    churn_at[i] = sp_nanotime();
+    __atomic_add_fetch(&churn_runs[i], 1, __ATOMIC_RELEASE);
+}
+
+static void heap_churn(void)
+{
+    static sp_timer *t[NCHURN];
+    static uint64_t due[NCHURN];        /* 0: stopped, must not run */
+    uint64_t seed = 0xC4A27ULL;
+    long bad = 0;
+
+    memset(churn_runs, 0, sizeof churn_runs);
+    for (uintptr_t i = 0; i < NCHURN; i++) {
+        uint64_t d = SP_US(1000 + rnd(&seed) % CHURN_MAX_US);
+
+        /* The clock is read before the call: the timer's deadline is at
+           least this late. */
+        due[i] = sp_nanotime() + d;
+        t[i] = sp_after_func(d, churn_fire, (void *)i);
+        CHECK(t[i]);
+    }
+    for (int i = 0; i < NCHURN; i++) {
+        uint64_t d = SP_US(1000 + rnd(&seed) % CHURN_MAX_US);
+        uint64_t now = sp_nanotime();
+
+        switch (rnd(&seed) % 5) {
+        case 0:
+            if (sp_timer_stop(t[i]))
+                due[i] = 0;
+            break;
+        case 1:
+        case 2:
+            /* A reset re-arms a timer that already ran, too. */
+            if (sp_timer_reset(t[i], d) || !churn_runs[i])
+                due[i] = now + d;
+            break;
+        case 3:
+            if (sp_timer_stop(t[i])) {
+                due[i] = 0;
+                sp_timer_free(t[i]);
+                t[i] = NULL;
+            }
+            break;
+        }
+    }
+    /* Stopped ones brought back: their handles are reused. */
+    for (int i = 0; i < NCHURN; i += 7)
+        if (t[i] && !due[i]) {
+            uint64_t d = SP_US(1000 + rnd(&seed) % CHURN_MAX_US);
+            uint64_t now = sp_nanotime();
+
+            CHECK(!sp_timer_reset(t[i], d));
+            due[i] = now + d;
+        }
+    /* Wait for every armed one (an after-func runs in a G of its own,
+       which may queue behind this G when both come due in one batch),
+       then a little longer for any stopped one that would run. */
+    for (uint64_t end = sp_nanotime() + SP_S(10); sp_nanotime() < end; ) {
+        int left = 0;
+
+        for (int i = 0; i < NCHURN; i++)
+            left += due[i] &&
+                    !__atomic_load_n(&churn_runs[i], __ATOMIC_ACQUIRE);
+        if (!left)
+            break;
+        sp_sleep(SP_MS(5));
+    }
+    sp_sleep(SP_MS(20));
+    for (int i = 0; i < NCHURN; i++) {
+        long runs = __atomic_load_n(&churn_runs[i], __ATOMIC_ACQUIRE);
+
+        /* A timer that ran before its stop or reset counts that run. */
+        if (due[i] == 0 && runs != 0 && bad++ < 5)
+            printf("# churn: stopped timer %d ran %ld times\n", i, runs);
+        if (due[i] && (runs < 1 || churn_at[i] < due[i]) && bad++ < 5)
+            printf("# churn: timer %d ran %ld times, %lld us from its "
+                   "deadline\n", i, runs,
+                   (long long)(churn_at[i] - due[i]) / 1000);
+        if (t[i])
+            sp_timer_free(t[i]);
+    }
+    CHECKF(bad == 0, "%ld timers broke the contract", bad);
+}
+
 /* ---- stop racing the firing, from another core ------------------------ */
 
 /*
@@ -455,6 +558,7 @@ static const struct sp_test tests[] = {
     { "stop_pending", stop_pending },
     { "stop_fired", stop_fired },
     { "reset_moves", reset_moves },
+    { "heap_churn", heap_churn },
     { "stop_races", stop_races },
     { "many_timers", many_timers },
     { "reset_after_fire", reset_after_fire },
