@@ -265,11 +265,18 @@ static void reset_moves(void)
 static long churn_runs[NCHURN];
 static uint64_t churn_at[NCHURN];
 
+/* A timer reset after it ran can run again while the first run's G is
+   still going: keep the later time, atomically. */
 static void churn_fire(void *arg)
 {
     uintptr_t i = (uintptr_t)arg;
+    uint64_t now = sp_nanotime();
+    uint64_t old = __atomic_load_n(&churn_at[i], __ATOMIC_RELAXED);
 
-    churn_at[i] = sp_nanotime();
+    while (old < now &&
+           !__atomic_compare_exchange_n(&churn_at[i], &old, now, false,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
     __atomic_add_fetch(&churn_runs[i], 1, __ATOMIC_RELEASE);
 }
 
@@ -281,6 +288,7 @@ static void heap_churn(void)
     long bad = 0;
 
     memset(churn_runs, 0, sizeof churn_runs);
+    memset(churn_at, 0, sizeof churn_at);
     for (uintptr_t i = 0; i < NCHURN; i++) {
         uint64_t d = SP_US(1000 + rnd(&seed) % CHURN_MAX_US);
 
@@ -302,7 +310,8 @@ static void heap_churn(void)
         case 1:
         case 2:
             /* A reset re-arms a timer that already ran, too. */
-            if (sp_timer_reset(t[i], d) || !churn_runs[i])
+            if (sp_timer_reset(t[i], d) ||
+                !__atomic_load_n(&churn_runs[i], __ATOMIC_ACQUIRE))
                 due[i] = now + d;
             break;
         case 3:
@@ -339,14 +348,14 @@ static void heap_churn(void)
     sp_sleep(SP_MS(20));
     for (int i = 0; i < NCHURN; i++) {
         long runs = __atomic_load_n(&churn_runs[i], __ATOMIC_ACQUIRE);
+        uint64_t at = __atomic_load_n(&churn_at[i], __ATOMIC_RELAXED);
 
         /* A timer that ran before its stop or reset counts that run. */
         if (due[i] == 0 && runs != 0 && bad++ < 5)
             printf("# churn: stopped timer %d ran %ld times\n", i, runs);
-        if (due[i] && (runs < 1 || churn_at[i] < due[i]) && bad++ < 5)
+        if (due[i] && (runs < 1 || at < due[i]) && bad++ < 5)
             printf("# churn: timer %d ran %ld times, %lld us from its "
-                   "deadline\n", i, runs,
-                   (long long)(churn_at[i] - due[i]) / 1000);
+                   "deadline\n", i, runs, (long long)(at - due[i]) / 1000);
         if (t[i])
             sp_timer_free(t[i]);
     }
