@@ -39,42 +39,13 @@ void steal_init(int n)
             coprimes[ncoprimes++] = i;
 }
 
-struct g *stealwork(struct m *m)
-{
-    struct p *p = m->p;
-    uint32_t n = ncpu;
-
-    for (int i = 0; i < STEAL_TRIES; i++) {
-        bool last = i == STEAL_TRIES - 1;
-        uint32_t pos = fastrandn(n);
-        uint32_t inc = coprimes[fastrandn(ncoprimes)];
-
-        for (uint32_t k = 0; k < n; k++, pos = (pos + inc) % n) {
-            struct p *victim = sched.allp[pos];
-            struct g *gp;
-
-            if (victim == p)
-                continue;
-            /* A busy victim's due timers would wait for its G's slice
-               to end: run them here; what they ready lands on our P. */
-            if (last && timers_next(victim) &&
-                timers_next(victim) <= arch_cycles()) {
-                bool inherit;
-
-                timers_run(victim, arch_cycles());
-                if ((gp = wakeq_get(p)) || (gp = runq_get(&p->runq, &inherit)))
-                    return gp;
-            }
-            /* Gs woken by timers first: they are already late. */
-            if ((gp = wakeq_steal(p, victim)) ||
-                (gp = runq_steal(&p->runq, &victim->runq, last)))
-                return gp;
-        }
-    }
-    return NULL;
-}
-
-struct g *steal_once(struct p *p)
+/*
+ * One round over the other Ps in a random order; the first G taken, or
+ * NULL.  `last` is stealwork's last round: it also runs a busy victim's
+ * due timers and takes runnext.  A victim's ring is taken from only when
+ * it holds at least `min` Gs.
+ */
+static struct g *steal_round(struct p *p, bool last, uint32_t min)
 {
     uint32_t n = ncpu, pos = fastrandn(n);
     uint32_t inc = coprimes[fastrandn(ncoprimes)];
@@ -85,14 +56,41 @@ struct g *steal_once(struct p *p)
 
         if (victim == p)
             continue;
+        /* A busy victim's due timers would wait for its G's slice to
+           end: run them here; what they ready lands on our P. */
+        if (last && timers_next(victim) &&
+            timers_next(victim) <= arch_cycles()) {
+            bool inherit;
+
+            timers_run(victim, arch_cycles());
+            if ((gp = wakeq_get(p)) || (gp = runq_get(&p->runq, &inherit)))
+                return gp;
+        }
+        /* Gs woken by timers first: they are already late. */
         if ((gp = wakeq_steal(p, victim)))
             return gp;
-        /* A victim with one G queued keeps it: it has a G running too,
-           so taking it would only move the imbalance over here, and two
-           lone yielders would pass one G back and forth. */
-        if (runq_len(&victim->runq) >= 2 &&
-            (gp = runq_steal(&p->runq, &victim->runq, false)))
+        if ((min <= 1 || runq_len(&victim->runq) >= min) &&
+            (gp = runq_steal(&p->runq, &victim->runq, last)))
             return gp;
     }
     return NULL;
+}
+
+struct g *stealwork(struct m *m)
+{
+    for (int i = 0; i < STEAL_TRIES; i++) {
+        struct g *gp = steal_round(m->p, i == STEAL_TRIES - 1, 1);
+
+        if (gp)
+            return gp;
+    }
+    return NULL;
+}
+
+struct g *steal_once(struct p *p)
+{
+    /* A victim with one G queued keeps it: it has a G running too, so
+       taking it would only move the imbalance over here, and two lone
+       yielders would pass one G back and forth. */
+    return steal_round(p, false, 2);
 }

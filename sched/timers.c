@@ -160,21 +160,18 @@ static void heap_push(struct p *p, struct timer *t)
 static void heap_remove(struct p *p, int i)
 {
     struct timer *t = p->timers[i].t;
-    uint32_t h = p->slot_h[i];
+    uint32_t h = p->slot_h[i], lh;
     int last = --p->ntimers;
 
     __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
     t->h = -1;
     if (i == last)
         return;                         /* h stays at last, free */
-    {
-        uint32_t lh = p->slot_h[last];
-
-        set(p, i, p->timers[last], lh);
-        p->slot_h[last] = h;            /* h is free again */
-        siftup(p, i);
-        siftdown(p, p->h_slot[lh]);
-    }
+    lh = p->slot_h[last];
+    set(p, i, p->timers[last], lh);
+    p->slot_h[last] = h;                /* h is free again */
+    siftup(p, i);
+    siftdown(p, p->h_slot[lh]);
 }
 
 /* Exchanges the slots (and handles) at i and j. */
@@ -324,7 +321,7 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     t->period = period;
     p->timers[p->h_slot[t->h]].when = when;
     siftup(p, p->h_slot[t->h]);
-    siftdown(p, p->h_slot[t->h]);
+    siftdown(p, p->h_slot[t->h]);   /* wherever siftup left it */
     update_timer0(p);
     spin_unlock(&p->timerlock, f);
     return was;

@@ -31,7 +31,12 @@ check() {
     need make make
     need procps pgrep          # the test runner finds QEMU to measure it
     need binutils objcopy nm objdump
-    [ "$arch" = hosted ] && return 0
+    if [ "$arch" = hosted ]; then
+        # make test builds the hosted kernel under TSan and ASan+UBSan.
+        need libgcc-12-dev '/usr/lib/gcc/*/*/libtsan.so' '/usr/lib/gcc/*/*/libasan.so' \
+            '/usr/lib/gcc/*/*/libubsan.so'
+        return 0
+    fi
     need qemu-system-x86 qemu-system-x86_64
     # qboot.rom is in qemu-system-data; qemu-system-x86 depends on it, but name it so a
     # --no-install-recommends install is checked for the firmware we boot with.

@@ -44,7 +44,8 @@ LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
 LIBS    := -lm -lrt
 
 # No newlib to build first, but the host packages are still checked
-# (tools/deps.sh hosted: gcc, make, binutils, procps).
+# (tools/deps.sh hosted: gcc, make, binutils, procps, and the sanitizer
+# runtimes of libgcc-12-dev).
 LIBC_DEP   := deps
 IMAGE_RULE := HOSTED_IMAGE
 # No newlib (glibc stands in), and no firmware tables to parse.
