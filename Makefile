@@ -83,6 +83,8 @@ IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
 LIBC_DEP   := $(NEWLIB)/lib/libc.a
 IMAGE_RULE := IMAGE
 RUN_ARCH   := $(ARCH)
+# `make` builds the images, whatever target an included file names first.
+.DEFAULT_GOAL := all
 ifeq ($(ARCH),hosted)
 include arch/hosted/hosted.mk
 endif

@@ -8,10 +8,14 @@
  * plus FPCR (rounding mode, like x86's MXCSR control bits) and FPSR (the
  * sticky exception flags) on the current stack, stores sp through
  * *save_sp, and resumes the context saved at new_sp.  Everything else is
- * dead across a call.
+ * dead across a call.  FPCR and FPSR are written only when the resumed
+ * context's differ from the saved ones (rarely), since each write is a
+ * synchronizing system-register write on hardware and a helper call
+ * under TCG.
  * The saved frame, from new_sp up (struct switch_frame in cpu.c builds
  * the same): x19..x28, x29, x30, d8..d15, fpcr, fpsr; 176 bytes.
- * Register map: x0 = save_sp, x1 = new_sp, x9-x10 scratch.
+ * Register map: x0 = save_sp, x1 = new_sp, x9-x10 the saved FPCR and
+ * FPSR, x11-x12 the resumed ones.
  */
 #define SWITCH_SIZE 176
 
@@ -32,13 +36,15 @@ arch_switch:
     mrs x9, fpcr
     mrs x10, fpsr
     stp x9, x10, [sp, #160]
-    mov x9, sp
-    str x9, [x0]
+    mov x11, sp
+    str x11, [x0]
     mov sp, x1
-    ldp x9, x10, [sp, #160]
-    msr fpcr, x9
-    msr fpsr, x10
-    ldp d14, d15, [sp, #144]
+    ldp x11, x12, [sp, #160]
+    cmp x9, x11
+    b.ne 2f
+1:  cmp x10, x12
+    b.ne 3f
+4:  ldp d14, d15, [sp, #144]
     ldp d12, d13, [sp, #128]
     ldp d10, d11, [sp, #112]
     ldp d8, d9, [sp, #96]
@@ -50,6 +56,10 @@ arch_switch:
     ldp x19, x20, [sp, #0]
     add sp, sp, #SWITCH_SIZE
     ret
+2:  msr fpcr, x11
+    b 1b
+3:  msr fpsr, x12
+    b 4b
 
 /*
  *   void arch_call_on_stack(uintptr_t top, void (*fn)(void *), void *arg);

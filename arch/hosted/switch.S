@@ -8,9 +8,12 @@
  * switching context's record for the sanitizers (context.c), which the
  * next switch to this context reads at *new_sp before it resumes it.
  * Saved frame, from the saved stack pointer up: me (8 bytes), mxcsr
- * (4 bytes), x87 control word (2 bytes, 2 padding), r15, r14, r13, r12,
- * rbx, rbp, return address (context.c's struct switch_frame).
- * Register map: %rdi = save_sp, %rsi = new_sp, %rdx = me.
+ * (4 bytes), x87 control word (2 bytes, 2 padding), r15, r14, r13,
+ * r12, rbx, rbp, return address (context.c's struct switch_frame).  As
+ * on bare metal, the control words are loaded only when they differ.
+ * Register map: %rdi = save_sp, %rsi = new_sp, %rdx = me, %eax and %cx =
+ * the saved control words (each read back as stored: one 8-byte load of
+ * the two smaller stores would miss store forwarding).
  *
  * Under a signal handler the same switch is preemption: the interrupted
  * registers are in the ucontext on this stack, below the handler's frame,
@@ -26,15 +29,19 @@ hosted_swap:
     push %r13
     push %r14
     push %r15
-    sub $16, %rsp
-    stmxcsr 8(%rsp)
-    fnstcw 12(%rsp)
-    mov %rdx, (%rsp)
+    sub $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    mov (%rsp), %eax
+    movzwl 4(%rsp), %ecx
+    push %rdx
     mov %rsp, (%rdi)
     mov %rsi, %rsp
-    ldmxcsr 8(%rsp)
-    fldcw 12(%rsp)
-    add $16, %rsp
+    cmp 8(%rsp), %eax
+    jne 2f
+    cmp 12(%rsp), %cx
+    jne 2f
+1:  add $16, %rsp
     pop %r15
     pop %r14
     pop %r13
@@ -42,6 +49,9 @@ hosted_swap:
     pop %rbx
     pop %rbp
     ret
+2:  ldmxcsr 8(%rsp)
+    fldcw 12(%rsp)
+    jmp 1b
     .size hosted_swap, . - hosted_swap
 
 /*

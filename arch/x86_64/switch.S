@@ -8,11 +8,16 @@
  * the context whose saved stack pointer is `to`.  Caller-saved registers,
  * including all SSE state, are dead across a call by the ABI, so a
  * voluntary switch needs none of them; MXCSR and the x87 control word are
- * callee-saved and kept too.
+ * callee-saved and kept too.  Both are loaded only when the resumed
+ * context's differ from the saved ones (rarely: they hold rounding modes
+ * and sticky flags that few Gs touch), since each load is a serializing
+ * instruction on hardware and a helper call under TCG.
  * The saved frame, from new_sp up: mxcsr (4 bytes), x87 control word
  * (2 bytes, 2 padding), r15, r14, r13, r12, rbx, rbp, return address
  * (arch_context_init in cpu.c builds the same layout).
- * Register map: %rdi = save_sp, %rsi = new_sp.
+ * Register map: %rdi = save_sp, %rsi = new_sp, %eax and %cx = the
+ * saved control words (each read back as stored: one 8-byte load of
+ * the two smaller stores would miss store forwarding).
  */
     .text
     .globl arch_switch
@@ -26,11 +31,15 @@ arch_switch:
     sub $8, %rsp
     stmxcsr (%rsp)
     fnstcw 4(%rsp)
+    mov (%rsp), %eax
+    movzwl 4(%rsp), %ecx
     mov %rsp, (%rdi)
     mov %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    add $8, %rsp
+    cmp (%rsp), %eax
+    jne 2f
+    cmp 4(%rsp), %cx
+    jne 2f
+1:  add $8, %rsp
     pop %r15
     pop %r14
     pop %r13
@@ -38,6 +47,9 @@ arch_switch:
     pop %rbx
     pop %rbp
     ret
+2:  ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    jmp 1b
 
 /*
  *   void arch_call_on_stack(uintptr_t top, void (*fn)(void *), void *arg);
