@@ -1,35 +1,67 @@
 /*
  * chan.c - channels and select (Go's runtime/chan.go and select.go).
  *
- * A channel is one malloc'd block: the header below and, after it, a ring
- * buffer of cap slots.  Everything in it changes under c->lock.  A G that
- * cannot complete an operation waits on one of two queues (recvq, sendq)
- * as a sudog: a record on the waiting G's own stack naming the G, the
- * buffer its value comes from or goes to, and, once it is woken, whether
- * a value moved (success) or the channel was closed.
+ * A channel is one malloc'd block: the header below and, for a buffered
+ * channel, a ring of cap cells.  A G that cannot complete an operation
+ * waits on one of two queues (recvq, sendq) as a sudog: a record on the
+ * waiting G's own stack naming the G and, for an unbuffered channel, the
+ * buffer its value comes from or goes to.
  *
- * The protocol (sched.h's parking rule):
+ * Unbuffered channels (cap 0) are Go's: everything happens under c->lock.
  *   waiter: lock c; nothing to do at once -> enqueue its sudog;
  *           gopark_unlock(&c->lock).  The lock is dropped only once the G
  *           is off its stack, so the sudog stays valid and no waker can
  *           ready the G before it has stopped running.
  *   waker:  lock c; dequeue a sudog; move the value straight between the
- *           two Gs' buffers (no trip through the ring); set success;
- *           unlock; goready(sg->g).  After goready the sudog's stack frame
- *           may be gone: nothing touches it again.
- * A value therefore never waits in the buffer while a receiver waits, and
- * a blocked sender's value enters the ring only when a receiver frees a
- * slot, which keeps the ring FIFO across blocked senders.  gopark returns
- * with interrupts as they were when it was called (off: the lock was
- * held), so every park is followed by arch_irq_restore(flags) with the
- * state spin_lock saved.
+ *           two Gs' buffers; set success; unlock; goready(sg->g).  After
+ *           goready the sudog's stack frame may be gone: nothing touches
+ *           it again.
+ *
+ * Buffered channels are not Go's: their ring is a lock-free bounded queue
+ * (Vyukov's), so senders and receivers on different cores meet only on
+ * the ring's cells, never on a lock.  Each cell has a sequence number:
+ * cell i is free for the sender at position pos (pos % cap == i) when
+ * seq == 2 pos, and holds the value for the receiver at pos when
+ * seq == 2 pos + 1 (doubled, so that with cap 1 "full at pos" and "free
+ * at pos + 1" differ).  A sender claims pos by a CAS on enq, writes the
+ * value and publishes it with a store-release of seq = 2 pos + 1; a
+ * receiver claims by a CAS on deq, reads, and frees the cell for the next
+ * lap with seq = 2 (pos + cap).  close sets ENQ_CLOSED in enq, so every send either
+ * claimed its cell before the close or fails; a receiver that finds the
+ * ring empty, closed, and deq == enq knows no value can come any more.
+ *   The queues only hold Gs that found the ring full (senders) or empty
+ * (receivers).  Waking them is a notice, not a hand-off: the woken G
+ * tries again.  The rule that no wakeup is lost is a Dekker handshake
+ * between the claim and c->waiting, which says which queues may hold a
+ * sudog, all of it in seq-cst atomics:
+ *   waiter:  lock; enqueue; set its bit in waiting; read enq and deq: a
+ *            cell claimed for it (or closed) -> unlink and try again,
+ *            else park (as above).
+ *   ringer:  claim a cell (the CAS); read waiting: the other side's bit
+ *            set -> lock, dequeue one, unlock; publish (or free) the
+ *            cell; goready the one dequeued.  After the publish the
+ *            ringer no longer touches the channel: the G that takes the
+ *            last value may free it at once.
+ * Either the waiter's reads see the ringer's claim or the ringer's read
+ * sees the bit.  A waiter that saw a claim whose cell is not yet
+ * published (or freed) yields before it tries again: the claimer may be
+ * a G preempted between the two steps.  x86 pays nothing for this: the
+ * CAS is a locked instruction, and seq-cst loads are plain loads.
+ *   A blocking operation that finds the ring full or empty first tries
+ * again a few times (CHAN_SPIN) when there are other cores: a producer
+ * and a consumer on two cores then rarely park at all.
  *
  * select puts one sudog per case on every channel's queue at once; all of
  * them point at one `done` word in the select's frame.  A waker that
  * dequeues such a sudog must first CAS done from NULL to that sudog; if
  * another case already won, it drops the sudog and looks at the next one
  * (Go's selectDone).  When the selecting G runs again it locks all its
- * channels, reads done to learn which case ran, and unlinks the others.
+ * channels, reads done to learn which case ran, and unlinks the others;
+ * a buffered case's win is a notice, and the select polls again.
+ *
+ * gopark returns with interrupts as they were when it was called (off:
+ * the lock was held), so every park is followed by arch_irq_restore(flags)
+ * with the state spin_lock saved.
  *
  * Lock order (kernel/spinlock.h keeps the kernel's list):
  *   1. channel locks; the channels of one select in address order, so two
@@ -46,14 +78,16 @@
 #include "arch.h"
 #include "panic.h"
 #include "sched.h"
+#include "schedimpl.h"
 #include "spinlock.h"
 #include "spindle/chan.h"
 
 struct sudog {
     struct g *g;
-    void *elem;                 /* value to send / where to receive (NULL:
-                                   discard); owned by g, used by the waker
-                                   under the channel lock */
+    void *elem;                 /* unbuffered: value to send / where to
+                                   receive (NULL: discard); owned by g,
+                                   used by the waker under the channel
+                                   lock.  Buffered: NULL */
     struct sudog *next, *prev;  /* the channel's wait queue; under its lock */
     struct sudog **done;        /* select only, else NULL: the select's
                                    winner, CAS NULL -> sudog by a waker */
@@ -66,17 +100,39 @@ struct waitq {
     struct sudog *first, *last;
 };
 
+/* c->waiting: which queues may hold a sudog. */
+#define WAITING_RECV 1
+#define WAITING_SEND 2
+
+/* In c->enq once the channel is closed; positions (and twice them, in
+   cells) never get near it. */
+#define ENQ_CLOSED (1ULL << 62)
+
+/* A ring cell: the sequence number, then the value. */
+struct cell {
+    uint64_t seq;
+    unsigned char val[];
+};
+
+enum ring { RING_OK, RING_WAIT, RING_CLOSED };
+
 struct sp_chan {
     struct spinlock lock;
     /* Under lock. */
-    size_t qcount;              /* values in the ring; also read without
-                                   the lock by sp_chan_len (relaxed) */
-    size_t sendx, recvx;        /* next slot to fill / to empty */
     bool closed;
     struct waitq recvq, sendq;
-    /* Fixed by sp_chan_make. */
-    size_t elemsize, cap;
-    unsigned char *buf;
+    /* Buffered: written under lock, read by everyone (atomic). */
+    int waiting;
+    /* Fixed by sp_chan_make; the line is read-only from then on. */
+    _Alignas(CACHE_LINE) size_t elemsize, cap;
+    size_t cellsize;            /* bytes per ring cell */
+    uint64_t mask;              /* cap - 1 when cap is a power of two */
+    bool pow2;
+    unsigned char *cells;
+    void *mem;                  /* what malloc returned */
+    /* The ring's positions, each on a line of its own (atomic). */
+    _Alignas(CACHE_LINE) uint64_t enq;  /* next to claim by senders */
+    _Alignas(CACHE_LINE) uint64_t deq;  /* next to claim by receivers */
 };
 
 /* ---- wait queues (caller holds the channel lock) -------------------- */
@@ -120,6 +176,18 @@ static struct sudog *waitq_dequeue(struct waitq *q)
     return NULL;
 }
 
+/* A woken buffered waiter that lost the ring again goes first in line. */
+static void waitq_push_front(struct waitq *q, struct sudog *sg)
+{
+    sg->prev = NULL;
+    sg->next = q->first;
+    if (q->first)
+        q->first->prev = sg;
+    else
+        q->last = sg;
+    q->first = sg;
+}
+
 /* Unlinks sg if it is still queued on q (a losing case of a select). */
 static void waitq_remove(struct waitq *q, struct sudog *sg)
 {
@@ -147,12 +215,7 @@ static void sudog_init(struct sudog *sg, void *elem, struct sudog **done)
     sg->success = false;
 }
 
-/* ---- moving values (caller holds the channel lock) ------------------ */
-
-static void *slot(sp_chan *c, size_t i)
-{
-    return c->buf + i * c->elemsize;
-}
+/* ---- moving values --------------------------------------------------- */
 
 /* A NULL source sends the zero value; a NULL destination discards. */
 static void copyelem(sp_chan *c, void *dst, const void *src)
@@ -177,21 +240,162 @@ static void copyelem(sp_chan *c, void *dst, const void *src)
     }
 }
 
-static void buf_put(sp_chan *c, const void *elem)
+/* ---- the buffered ring (lock-free; see the top of the file) ---------- */
+
+static struct cell *cellat(sp_chan *c, uint64_t pos)
 {
-    copyelem(c, slot(c, c->sendx), elem);
-    if (++c->sendx == c->cap)
-        c->sendx = 0;
-    __atomic_store_n(&c->qcount, c->qcount + 1, __ATOMIC_RELAXED);
+    uint64_t i = c->pow2 ? pos & c->mask : pos % c->cap;
+
+    return (struct cell *)(c->cells + i * c->cellsize);
 }
 
-static void buf_take(sp_chan *c, void *elem)
+/* Caller holds the lock, after a change to a queue of a buffered c. */
+static void set_waiting(sp_chan *c)
 {
-    copyelem(c, elem, slot(c, c->recvx));
-    if (++c->recvx == c->cap)
-        c->recvx = 0;
-    __atomic_store_n(&c->qcount, c->qcount - 1, __ATOMIC_RELAXED);
+    /* Seq-cst: a select's ring_claimable follows it (the handshake). */
+    if (c->cap)
+        __atomic_store_n(&c->waiting,
+                         (c->recvq.first ? WAITING_RECV : 0) |
+                         (c->sendq.first ? WAITING_SEND : 0),
+                         __ATOMIC_SEQ_CST);
 }
+
+/* Caller holds the lock: takes a waiter of q (buffered c) to wake after
+   unlocking, or NULL.  It will try the ring again. */
+static struct g *notify(sp_chan *c, struct waitq *q)
+{
+    struct sudog *sg = waitq_dequeue(q);
+
+    set_waiting(c);
+    if (!sg)
+        return NULL;
+    sg->success = true;
+    sg->g->param = sg;
+    return sg->g;
+}
+
+/*
+ * The ringer's half of the handshake, right after the seq-cst CAS that
+ * claimed a cell for a push (q = recvq) or a pop (q = sendq): takes one
+ * waiter of q to wake, if its bit says there may be one.  The read is
+ * seq-cst, so either it sees the waiter's bit or the waiter's
+ * ring_claimable sees the claim.  Done before the cell is published (or
+ * freed): after that this G must not touch c, which the G that takes the
+ * last value may free at once.  `locked`: the caller holds c->lock.
+ */
+static struct g *ring_ringer(sp_chan *c, struct waitq *q, int bit,
+                             bool locked)
+{
+    unsigned long flags;
+    struct g *wake;
+
+    if (!(__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) & bit))
+        return NULL;
+    if (locked)
+        return notify(c, q);
+    flags = spin_lock(&c->lock);
+    wake = notify(c, q);
+    spin_unlock(&c->lock, flags);
+    return wake;
+}
+
+/*
+ * One send attempt: RING_OK, RING_WAIT (full) or RING_CLOSED.  *wake: a
+ * receiver to ready after RING_OK (ring_ringer), or NULL.
+ */
+static enum ring ring_push(sp_chan *c, const void *elem, bool locked,
+                           struct g **wake)
+{
+    /* Relaxed: the CAS below checks the position; the cell's seq,
+       acquired, says whether its last receiver is done with it. */
+    uint64_t pos = __atomic_load_n(&c->enq, __ATOMIC_RELAXED);
+
+    for (;;) {
+        struct cell *cl;
+        uint64_t seq;
+
+        if (pos & ENQ_CLOSED)
+            return RING_CLOSED;
+        cl = cellat(c, pos);
+        seq = __atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE);
+        if (seq == 2 * pos) {
+            /* Seq-cst: the claim is what a waiter's handshake reads
+               (ring_claimable); see the top of the file. */
+            if (__atomic_compare_exchange_n(&c->enq, &pos, pos + 1, false,
+                                            __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED)) {
+                *wake = ring_ringer(c, &c->recvq, WAITING_RECV, locked);
+                copyelem(c, cl->val, elem);
+                /* Release: the value before the receiver's acquire. */
+                __atomic_store_n(&cl->seq, 2 * pos + 1, __ATOMIC_RELEASE);
+                return RING_OK;
+            }
+        } else if ((int64_t)(seq - 2 * pos) < 0) {
+            return RING_WAIT;   /* last lap's value is still in it */
+        } else {
+            pos = __atomic_load_n(&c->enq, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/* One receive attempt: RING_OK, RING_WAIT (empty) or RING_CLOSED (closed
+   and drained, elem zeroed).  *wake: a sender to ready after RING_OK. */
+static enum ring ring_pop(sp_chan *c, void *elem, bool locked,
+                          struct g **wake)
+{
+    uint64_t pos = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
+    uint64_t enq;
+
+    for (;;) {
+        struct cell *cl = cellat(c, pos);
+        uint64_t seq = __atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE);
+
+        if (seq == 2 * pos + 1) {
+            if (__atomic_compare_exchange_n(&c->deq, &pos, pos + 1, false,
+                                            __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED)) {
+                *wake = ring_ringer(c, &c->sendq, WAITING_SEND, locked);
+                copyelem(c, elem, cl->val);
+                /* Release: our read before the next sender's write. */
+                __atomic_store_n(&cl->seq, 2 * (pos + c->cap),
+                                 __ATOMIC_RELEASE);
+                return RING_OK;
+            }
+        } else if ((int64_t)(seq - (2 * pos + 1)) < 0) {
+            break;              /* empty, or its sender has not published */
+        } else {
+            pos = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
+        }
+    }
+    /* Closed, and every claimed cell taken: nothing can come any more.
+       Acquire: a close seen here comes after the sends it ended. */
+    enq = __atomic_load_n(&c->enq, __ATOMIC_ACQUIRE);
+    if ((enq & ENQ_CLOSED) &&
+        __atomic_load_n(&c->deq, __ATOMIC_RELAXED) == (enq & ~ENQ_CLOSED)) {
+        copyelem(c, elem, NULL);
+        return RING_CLOSED;
+    }
+    return RING_WAIT;
+}
+
+/*
+ * The waiter's half of the handshake, after it set its bit in waiting:
+ * is a cell claimed for receivers (recv), or free to claim (send), or the
+ * channel closed?  Claims, not publications: a claim is the seq-cst CAS
+ * that the ringer's read of waiting follows.  deq first, so that enq
+ * (read later, no smaller) never trails it.
+ */
+static bool ring_claimable(sp_chan *c, bool send)
+{
+    uint64_t deq = __atomic_load_n(&c->deq, __ATOMIC_SEQ_CST);
+    uint64_t enq = __atomic_load_n(&c->enq, __ATOMIC_SEQ_CST);
+
+    if (enq & ENQ_CLOSED)
+        return true;
+    return send ? enq - deq < c->cap : deq < enq;
+}
+
+/* ---- unbuffered hand-offs (caller holds the channel lock) ------------ */
 
 /* Hands elem to a waiting receiver; returns its G to ready after unlock. */
 static struct g *send_direct(sp_chan *c, struct sudog *sg, const void *elem)
@@ -202,50 +406,34 @@ static struct g *send_direct(sp_chan *c, struct sudog *sg, const void *elem)
     return sg->g;
 }
 
-/*
- * Takes a waiting sender's value.  If the channel is buffered, the ring is
- * full (or the sender would not wait): the receiver takes the oldest value
- * and the sender's goes into the slot that frees, the new tail.
- */
+/* Takes a waiting sender's value. */
 static struct g *recv_direct(sp_chan *c, struct sudog *sg, void *elem)
 {
-    if (c->cap == 0) {
-        copyelem(c, elem, sg->elem);
-    } else {
-        copyelem(c, elem, slot(c, c->recvx));
-        copyelem(c, slot(c, c->recvx), sg->elem);
-        if (++c->recvx == c->cap)
-            c->recvx = 0;
-        c->sendx = c->recvx;
-    }
+    copyelem(c, elem, sg->elem);
     sg->success = true;
     sg->g->param = sg;
     return sg->g;
 }
 
 /*
- * A send that needs no waiting, on an open channel.  Returns false if it
- * would block; *wake is a G to ready once the lock is dropped, or NULL.
+ * An unbuffered send that needs no waiting, on an open channel.  Returns
+ * false if it would block; *wake is a G to ready once the lock is
+ * dropped, or NULL.
  */
 static bool send_now(sp_chan *c, const void *elem, struct g **wake)
 {
     struct sudog *sg = waitq_dequeue(&c->recvq);
 
     *wake = NULL;
-    if (sg) {
-        *wake = send_direct(c, sg, elem);
-        return true;
-    }
-    if (c->qcount < c->cap) {
-        buf_put(c, elem);
-        return true;
-    }
-    return false;
+    if (!sg)
+        return false;
+    *wake = send_direct(c, sg, elem);
+    return true;
 }
 
 /*
- * A receive that needs no waiting: a waiting sender, a buffered value, or
- * the close (*ok false, elem zeroed) once the buffer is drained.
+ * An unbuffered receive that needs no waiting: a waiting sender, or the
+ * close (*ok false, elem zeroed).
  */
 static bool recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
 {
@@ -255,10 +443,6 @@ static bool recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
     *ok = true;
     if (sg) {
         *wake = recv_direct(c, sg, elem);
-        return true;
-    }
-    if (c->qcount > 0) {
-        buf_take(c, elem);
         return true;
     }
     if (c->closed) {
@@ -294,6 +478,89 @@ static __attribute__((noreturn)) void park_forever(enum waitreason why)
     panic("chan: a G parked forever was woken (%s)", waitreason_string(why));
 }
 
+/*
+ * The waiter's half, for a send (q = sendq) or a receive (q = recvq) on
+ * buffered c that found the ring full or empty: queue, set the bit, look
+ * at the claims, and park unless the ring moved.  Returns whether it
+ * parked (and was woken since).  Either way the caller tries again.
+ * `again`: the G was woken before and lost the ring to another; it
+ * waits first in line.
+ */
+static bool ring_wait(sp_chan *c, struct waitq *q, int bit,
+                      enum waitreason why, bool again)
+{
+    unsigned long flags = spin_lock(&c->lock);
+    struct sudog me;
+
+    sudog_init(&me, NULL, NULL);
+    if (again)
+        waitq_push_front(q, &me);
+    else
+        waitq_enqueue(q, &me);
+    __atomic_fetch_or(&c->waiting, bit, __ATOMIC_SEQ_CST);
+    if (ring_claimable(c, bit == WAITING_SEND)) {
+        waitq_remove(q, &me);
+        set_waiting(c);
+        spin_unlock(&c->lock, flags);
+        return false;
+    }
+    gopark_unlock(&c->lock, why);
+    arch_irq_restore(flags);
+    return true;
+}
+
+/*
+ * How many times a blocking send (receive) on a buffered channel tries
+ * the ring again before it queues, when there is another core whose G
+ * may be about to free (fill) a cell: a producer and a consumer on two
+ * cores then meet only on the ring.
+ */
+#ifndef CHAN_SPIN
+#define CHAN_SPIN 64
+#endif
+
+/* Inlined so that each caller's constant send picks one side at compile
+   time: the buffered fast path is a few nanoseconds long. */
+#define RING_INLINE static inline __attribute__((always_inline))
+
+RING_INLINE enum ring ring_op(sp_chan *c, void *elem, bool send, bool locked,
+                              struct g **wake)
+{
+    *wake = NULL;
+    return send ? ring_push(c, elem, locked, wake)
+                : ring_pop(c, elem, locked, wake);
+}
+
+/*
+ * One send or receive on a buffered channel: spin, then wait in line.
+ * Returns RING_WAIT only when !block and the ring is full (empty).
+ */
+RING_INLINE enum ring bop(sp_chan *c, void *elem, bool send, bool block)
+{
+    struct waitq *q = send ? &c->sendq : &c->recvq;
+    struct g *wake;
+    enum ring r = ring_op(c, elem, send, false, &wake);
+    bool again = false;
+
+    for (int i = 0; r == RING_WAIT && block && ncpu > 1 && i < CHAN_SPIN;
+         i++) {
+        arch_cpu_relax();
+        r = ring_op(c, elem, send, false, &wake);
+    }
+    while (r == RING_WAIT && block) {
+        if (ring_wait(c, q, send ? WAITING_SEND : WAITING_RECV,
+                      send ? WAIT_CHAN_SEND : WAIT_CHAN_RECV, again))
+            again = true;
+        else
+            goyield();          /* the other side is between claim and
+                                   publish (free) */
+        r = ring_op(c, elem, send, false, &wake);
+    }
+    if (r != RING_WAIT && wake)
+        goready(wake);
+    return r;
+}
+
 static bool chan_send(sp_chan *c, const void *elem, bool block)
 {
     unsigned long flags;
@@ -304,6 +571,13 @@ static bool chan_send(sp_chan *c, const void *elem, bool block)
         if (!block)
             return false;
         park_forever(WAIT_CHAN_SEND_NIL);
+    }
+    if (c->cap) {
+        enum ring r = bop(c, (void *)elem, true, block);
+
+        if (r == RING_CLOSED)
+            panic("send on closed channel");
+        return r != RING_WAIT;
     }
     flags = spin_lock(&c->lock);
     if (c->closed) {
@@ -338,6 +612,12 @@ static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
         if (!block)
             return false;
         park_forever(WAIT_CHAN_RECV_NIL);
+    }
+    if (c->cap) {
+        enum ring r = bop(c, elem, false, block);
+
+        *ok = r == RING_OK;
+        return r != RING_WAIT;
     }
     flags = spin_lock(&c->lock);
     if (recv_now(c, elem, ok, &wake)) {
@@ -387,7 +667,8 @@ int sp_chan_tryrecv(sp_chan *c, void *elem, bool *ok)
 
 /*
  * Moves every sudog of q, marked unsuccessful, to the tail of a list of
- * Gs to ready; receivers get the zero value.
+ * Gs to ready; unbuffered receivers get the zero value (a buffered
+ * waiter's elem is NULL: it tries the ring again and finds the close).
  */
 static void wake_all(sp_chan *c, struct waitq *q, bool zero,
                      struct sudog ***tail)
@@ -418,8 +699,11 @@ void sp_chan_close(sp_chan *c)
         panic("close of closed channel");
     }
     c->closed = true;
+    /* Release: pairs with ring_pop's acquire of enq. */
+    __atomic_fetch_or(&c->enq, ENQ_CLOSED, __ATOMIC_RELEASE);
     wake_all(c, &c->recvq, true, &tail);    /* they return ok == false */
     wake_all(c, &c->sendq, false, &tail);   /* they panic */
+    set_waiting(c);
     spin_unlock(&c->lock, flags);
     while (list) {
         struct sudog *sg = list;
@@ -435,18 +719,30 @@ void sp_chan_close(sp_chan *c)
 
 sp_chan *sp_chan_make(size_t elemsize, size_t cap)
 {
+    size_t cellsize = (sizeof(struct cell) + elemsize + 7) & ~(size_t)7;
+    void *mem;
     sp_chan *c;
 
-    if (elemsize && cap > (SIZE_MAX - sizeof *c) / elemsize)
+    if (elemsize > SIZE_MAX / 2 ||
+        (cap && cellsize > (SIZE_MAX - sizeof *c - CACHE_LINE) / cap))
         return NULL;
-    c = malloc(sizeof *c + elemsize * cap);
-    if (!c)
+    /* The header's lines are aligned: over-allocate by one. */
+    mem = malloc(sizeof *c + CACHE_LINE + (cap ? cellsize * cap : 0));
+    if (!mem)
         return NULL;
+    c = (sp_chan *)(((uintptr_t)mem + CACHE_LINE - 1) &
+                    ~(uintptr_t)(CACHE_LINE - 1));
     memset(c, 0, sizeof *c);
     c->lock = (struct spinlock)SPINLOCK_INIT("chan");
     c->elemsize = elemsize;
     c->cap = cap;
-    c->buf = (unsigned char *)(c + 1);
+    c->cellsize = cellsize;
+    c->mask = cap - 1;
+    c->pow2 = cap && !(cap & (cap - 1));
+    c->cells = (unsigned char *)(c + 1);
+    c->mem = mem;
+    for (size_t i = 0; i < cap; i++)
+        ((struct cell *)(c->cells + i * cellsize))->seq = 2 * i;
     return c;
 }
 
@@ -462,14 +758,21 @@ void sp_chan_free(sp_chan *c)
     spin_unlock(&c->lock, flags);
     if (waiters)
         panic("sp_chan_free: Gs are still waiting on the channel");
-    free(c);
+    free(c->mem);
 }
 
 size_t sp_chan_len(sp_chan *c)
 {
-    /* A snapshot, as Go's len(c): relaxed pairs with the stores in
-       buf_put and buf_take, which happen under the lock. */
-    return c ? __atomic_load_n(&c->qcount, __ATOMIC_RELAXED) : 0;
+    uint64_t deq, enq;
+
+    if (!c || !c->cap)
+        return 0;
+    /* A snapshot, as Go's len(c).  deq first: enq read later is no
+       smaller than it was then, so the difference is never negative;
+       it can exceed cap by the values taken in between. */
+    deq = __atomic_load_n(&c->deq, __ATOMIC_ACQUIRE);
+    enq = __atomic_load_n(&c->enq, __ATOMIC_ACQUIRE) & ~ENQ_CLOSED;
+    return enq - deq < c->cap ? enq - deq : c->cap;
 }
 
 size_t sp_chan_cap(sp_chan *c)
@@ -559,27 +862,53 @@ static void selunlock(struct selstate *s, unsigned long flags)
     arch_irq_restore(flags);
 }
 
+/*
+ * Case k, with every lock held: runs it if it can run now.  *wake is a G
+ * to ready after unlocking: the unbuffered partner, or a buffered
+ * channel's waiter on the other side.
+ */
+static bool selcase_now(struct selstate *s, struct sp_case *k,
+                        struct g **wake)
+{
+    sp_chan *c = k->ch;
+    bool ok = true;
+    enum ring r;
+
+    if (!c->cap) {
+        if (k->dir == SP_RECV) {
+            if (!recv_now(c, k->elem, &ok, wake))
+                return false;
+        } else {
+            if (c->closed) {
+                selunlock(s, s->flags);
+                panic("send on closed channel");
+            }
+            if (!send_now(c, k->elem, wake))
+                return false;
+        }
+        k->ok = ok;
+        return true;
+    }
+    r = ring_op(c, k->elem, k->dir == SP_SEND, true, wake);
+    if (r == RING_WAIT)
+        return false;
+    if (r == RING_CLOSED && k->dir == SP_SEND) {
+        selunlock(s, s->flags);
+        panic("send on closed channel");
+    }
+    k->ok = r == RING_OK;
+    return true;
+}
+
 /* Pass 1: runs the first ready case in poll order and unlocks; or -1. */
 static int selpoll(struct selstate *s)
 {
     for (int i = 0; i < s->npoll; i++) {
         int casi = s->poll[i];
-        struct sp_case *k = &s->cases[casi];
         struct g *wake;
-        bool ok = true;
 
-        if (k->dir == SP_RECV) {
-            if (!recv_now(k->ch, k->elem, &ok, &wake))
-                continue;
-        } else {
-            if (k->ch->closed) {
-                selunlock(s, s->flags);
-                panic("send on closed channel");
-            }
-            if (!send_now(k->ch, k->elem, &wake))
-                continue;
-        }
-        k->ok = ok;
+        if (!selcase_now(s, &s->cases[casi], &wake))
+            continue;
         selrelease(s);
         if (wake)
             goready(wake);
@@ -603,37 +932,69 @@ static struct waitq *case_queue(struct sp_case *k)
     return k->dir == SP_SEND ? &k->ch->sendq : &k->ch->recvq;
 }
 
+/* Unlinks every case's sudog but win (locks held). */
+static void selunlink(struct selstate *s, struct sudog *win)
+{
+    for (int i = 0; i < s->npoll; i++) {
+        struct sp_case *k = &s->cases[s->poll[i]];
+
+        if (&s->sgs[s->poll[i]] != win)
+            waitq_remove(case_queue(k), &s->sgs[s->poll[i]]);
+        set_waiting(k->ch);
+    }
+}
+
 /*
  * Passes 2 and 3, with every lock held: queue a sudog on each case, park
  * until a waker completes one, then relock, unlink the rest and report
- * the winner.  Returns unlocked.
+ * the winner, unlocked.  Returns -1, locked, when a buffered case may be
+ * ready: one was before the park (the waiter's half of the handshake,
+ * see the top of the file), or its waker's notice woke the select.
  */
 static int selwait(struct selstate *s)
 {
     struct sudog *win;
     struct sp_case *k;
+    bool buffered = false;
     int casi;
 
     s->done = NULL;
     for (int i = 0; i < s->npoll; i++) {
         k = &s->cases[s->poll[i]];
-        sudog_init(&s->sgs[s->poll[i]], k->elem, &s->done);
+        sudog_init(&s->sgs[s->poll[i]], k->ch->cap ? NULL : k->elem,
+                   &s->done);
         waitq_enqueue(case_queue(k), &s->sgs[s->poll[i]]);
+        set_waiting(k->ch);
+        buffered |= k->ch->cap != 0;
+    }
+    if (buffered) {
+        /* The waiter's half of the handshake: set_waiting was seq-cst. */
+        for (int i = 0; i < s->npoll; i++) {
+            k = &s->cases[s->poll[i]];
+            if (k->ch->cap && ring_claimable(k->ch, k->dir == SP_SEND)) {
+                /* Poll again; but if a claim is not yet published (its
+                   G may have been preempted here), let it run first. */
+                selunlink(s, NULL);
+                selunlock(s, s->flags);
+                goyield();
+                sellock(s);
+                return -1;
+            }
+        }
     }
     gopark(selparkcommit, s, WAIT_SELECT);
     arch_irq_restore(s->flags);
     sellock(s);
     /* Pairs with the winning CAS in waitq_dequeue. */
     win = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < s->npoll; i++)
-        if (&s->sgs[s->poll[i]] != win)
-            waitq_remove(case_queue(&s->cases[s->poll[i]]),
-                         &s->sgs[s->poll[i]]);
-    selunlock(s, s->flags);
+    selunlink(s, win);
     if (!win)
         panic("sp_select: woken with no case done");
     casi = win - s->sgs;
     k = &s->cases[casi];
+    if (k->ch->cap)
+        return -1;              /* a notice: poll again */
+    selunlock(s, s->flags);
     if (k->dir == SP_SEND && !win->success)
         panic("send on closed channel");
     k->ok = win->success;
@@ -667,11 +1028,18 @@ int sp_select(struct sp_case *cases, int n, bool block)
         park_forever(n ? WAIT_SELECT : WAIT_SELECT_NO_CASES);
     }
     sellock(&s);
-    casi = selpoll(&s);
-    if (casi < 0 && block)
+    for (;;) {
+        casi = selpoll(&s);
+        if (casi >= 0)
+            break;
+        if (!block) {
+            selunlock(&s, s.flags);
+            break;
+        }
         casi = selwait(&s);
-    else if (casi < 0)
-        selunlock(&s, s.flags);
+        if (casi >= 0)
+            break;
+    }
     free(mem);
     return casi;
 }
