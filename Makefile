@@ -56,17 +56,21 @@ CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 OBJDUMP := $(CROSS)objdump
-GCC_INC := $(shell $(CC) -print-file-name=include 2>/dev/null)
-LIBGCC  := $(shell $(CC) -print-libgcc-file-name 2>/dev/null)
+# Asked of the compiler on first use, not when the Makefile is read: on a
+# fresh machine `deps` installs the cross compiler during this very run
+# (before it, GCC_INC would be empty and <stddef.h> not found).
+GCC_INC  = $(eval GCC_INC := $(shell $(CC) -print-file-name=include 2>/dev/null))$(GCC_INC)
+LIBGCC   = $(eval LIBGCC := $(shell $(CC) -print-libgcc-file-name 2>/dev/null))$(LIBGCC)
 
-CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+# Recursive (=), so that GCC_INC and LIBGCC are expanded only in recipes.
+CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
            -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
            -fno-omit-frame-pointer -fno-common $(ARCH_CFLAGS) \
            -nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
            -Iarch -Iarch/$(ARCH) -Ikernel -Isched -Idrivers -Iinclude -MMD -MP
 LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
            -T linker/$(ARCH).ld
-LIBS    := --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
+LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
            $(LIBGCC) --end-group
 
 # The kernel: generic folders plus this arch's folder.
@@ -120,10 +124,10 @@ define IMAGE
 $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
                linker/$(ARCH).ld tools/ksyms.sh
 	$$(call msg,LD,$$@)
-	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LIBS)
+	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $$(LIBS)
 	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -c -o $$@.ksyms.o $$@.ksyms.S
-	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LIBS)
+	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $$(LIBS)
 	$(Q)$(OBJDUMP) -d $$@ > $(B)/$(1).asm
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
 	$(Q)$$(call IMAGE_BIN,$$@)
