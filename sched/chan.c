@@ -794,6 +794,8 @@ struct selstate {
     int nlocks;
     struct sudog *sgs;          /* one per case while waiting */
     struct sudog *done;         /* the winner; see waitq_dequeue */
+    int notice;                 /* the buffered case whose waker woke the
+                                   select and that it has not run, or -1 */
     unsigned long flags;        /* interrupt state before the first lock */
 };
 
@@ -900,18 +902,47 @@ static bool selcase_now(struct selstate *s, struct sp_case *k,
     return true;
 }
 
-/* Pass 1: runs the first ready case in poll order and unlocks; or -1. */
+static struct waitq *case_queue(struct sp_case *k)
+{
+    return k->dir == SP_SEND ? &k->ch->sendq : &k->ch->recvq;
+}
+
+/*
+ * The select was woken by a notice on case k's buffered channel, and runs
+ * another case: the notice goes to the next waiter there if the ring can
+ * still serve one (locks held).  Otherwise that waiter could stay parked
+ * beside a value (or a free cell) that no later claim announces.
+ */
+static struct g *pass_notice(struct sp_case *k)
+{
+    if (!ring_claimable(k->ch, k->dir == SP_SEND))
+        return NULL;
+    return notify(k->ch, case_queue(k));
+}
+
+/*
+ * Pass 1: runs the first ready case and unlocks; or -1.  The order is
+ * the random poll order, except that a case whose waker woke the select
+ * (s->notice) goes first: in Go that waker would have completed it.
+ */
 static int selpoll(struct selstate *s)
 {
-    for (int i = 0; i < s->npoll; i++) {
-        int casi = s->poll[i];
-        struct g *wake;
+    for (int i = -1; i < s->npoll; i++) {
+        int casi = i < 0 ? s->notice : s->poll[i];
+        struct g *wake, *passed = NULL;
 
+        if (casi < 0 || (i >= 0 && casi == s->notice))
+            continue;
         if (!selcase_now(s, &s->cases[casi], &wake))
             continue;
+        if (s->notice >= 0 && casi != s->notice)
+            passed = pass_notice(&s->cases[s->notice]);
+        s->notice = -1;
         selrelease(s);
         if (wake)
             goready(wake);
+        if (passed)
+            goready(passed);
         arch_irq_restore(s->flags);
         return casi;
     }
@@ -925,11 +956,6 @@ static bool selparkcommit(struct g *gp, void *arg)
 
     selrelease(s);              /* interrupts stay off on g0 */
     return true;
-}
-
-static struct waitq *case_queue(struct sp_case *k)
-{
-    return k->dir == SP_SEND ? &k->ch->sendq : &k->ch->recvq;
 }
 
 /* Unlinks every case's sudog but win (locks held). */
@@ -982,6 +1008,8 @@ static int selwait(struct selstate *s)
             }
         }
     }
+    /* Parking: no claim this select was told of is left to serve it. */
+    s->notice = -1;
     gopark(selparkcommit, s, WAIT_SELECT);
     arch_irq_restore(s->flags);
     sellock(s);
@@ -992,8 +1020,10 @@ static int selwait(struct selstate *s)
         panic("sp_select: woken with no case done");
     casi = win - s->sgs;
     k = &s->cases[casi];
-    if (k->ch->cap)
-        return -1;              /* a notice: poll again */
+    if (k->ch->cap) {
+        s->notice = casi;       /* poll again, this case first */
+        return -1;
+    }
     selunlock(s, s->flags);
     if (k->dir == SP_SEND && !win->success)
         panic("send on closed channel");
@@ -1006,7 +1036,7 @@ int sp_select(struct sp_case *cases, int n, bool block)
     struct sudog sgs[SELECT_STACK_CASES];
     sp_chan *locks[SELECT_STACK_CASES];
     int poll[SELECT_STACK_CASES];
-    struct selstate s = { cases, n, poll, 0, locks, 0, sgs, NULL, 0 };
+    struct selstate s = { cases, n, poll, 0, locks, 0, sgs, NULL, -1, 0 };
     void *mem = NULL;
     int casi;
 

@@ -9,6 +9,7 @@
 #include <spindle/cpu.h>
 #include <spindle/sched.h>
 #include <spindle/test.h>
+#include <spindle/time.h>
 #include "sched.h"
 
 #define WAIT_NS 20000000000ULL      /* a waiting loop gives up after 20 s */
@@ -662,6 +663,121 @@ static void select_stress(void)
     sp_chan_free(s.sums);
 }
 
+/* ---- a buffered channel's wake-up is not lost on a select ------------
+ *
+ * Go's invariant: no G stays parked on a buffered channel that could
+ * serve it.  Here a select parked on buffered channels a and b is woken
+ * by a value arriving in a; a plain G waits behind it on a.  Before the
+ * select runs, b becomes ready too.  Whichever case the select takes, the
+ * other G must not stay parked while a can serve it: if the select takes
+ * b, the plain G gets a's value (or a's free cell, for sends).
+ */
+
+#define NOTICE_ROUNDS 300
+#define NOTICE_WAIT_NS 5000000000ULL
+
+struct notice {
+    sp_chan *a, *b, *out;
+    bool send;                  /* the Gs send to full channels */
+    struct g *sel, *plain;      /* for waiting until each has parked */
+};
+
+static void notice_select(void *arg)
+{
+    struct notice *n = arg;
+    int v = 7, w[2];
+    int dir = n->send ? SP_SEND : SP_RECV;
+    struct sp_case cs[2] = {
+        { n->a, dir, n->send ? (void *)&v : &w[0], false },
+        { n->b, dir, n->send ? (void *)&v : &w[1], false },
+    };
+    int k;
+
+    __atomic_store_n(&n->sel, getg(), __ATOMIC_RELEASE);
+    k = sp_select(cs, 2, true);
+    sp_chan_send(n->out, &k);
+}
+
+static void notice_plain(void *arg)
+{
+    struct notice *n = arg;
+    int v = 9, two = 2;
+
+    __atomic_store_n(&n->plain, getg(), __ATOMIC_RELEASE);
+    if (n->send)
+        sp_chan_send(n->a, &v);
+    else
+        sp_chan_recv(n->a, &v);
+    sp_chan_send(n->out, &two);
+}
+
+/* Yields until gp (once set) is parked for reason r. */
+static bool wait_parked(struct g **gpp, enum waitreason r)
+{
+    uint64_t end = sp_nanotime() + WAIT_NS;
+
+    for (;;) {
+        struct g *gp = __atomic_load_n(gpp, __ATOMIC_ACQUIRE);
+
+        if (gp && __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE) ==
+                      G_WAITING && gp->waitreason == r)
+            return true;
+        if (sp_nanotime() > end)
+            return false;
+        sp_yield();
+    }
+}
+
+/* One round; a failure stops the case (sp_test_failed). */
+static void notice_round(bool send)
+{
+    struct notice n = { sp_chan_make(sizeof(int), 1),
+                        sp_chan_make(sizeof(int), 1),
+                        sp_chan_make(sizeof(int), 2), send, NULL, NULL };
+    int v = 1, k = -1, done;
+
+    CHECK(n.a && n.b && n.out);
+    if (send)                   /* full, so both sides wait to send */
+        CHECK(sp_chan_trysend(n.a, &v) && sp_chan_trysend(n.b, &v));
+    sp_go(notice_select, &n);
+    CHECK(wait_parked(&n.sel, WAIT_SELECT));
+    sp_go(notice_plain, &n);
+    CHECK(wait_parked(&n.plain, send ? WAIT_CHAN_SEND : WAIT_CHAN_RECV));
+    /* Ready a (the select is first in its queue), then b. */
+    if (send) {
+        CHECK(sp_chan_tryrecv(n.a, &v, NULL) &&
+              sp_chan_tryrecv(n.b, &v, NULL));
+    } else {
+        CHECK(sp_chan_trysend(n.a, &v) && sp_chan_trysend(n.b, &v));
+    }
+    CHECK(sp_chan_recv_timeout(n.out, &k, NOTICE_WAIT_NS, NULL));
+    CHECK(k == 0 || k == 1);
+    if (k == 1) {
+        /* a could serve the plain G all along: it must not stay parked. */
+        CHECKF(sp_chan_recv_timeout(n.out, &done, NOTICE_WAIT_NS, NULL) &&
+                   done == 2,
+               "%s: the select took b and the G waiting on a stayed "
+               "parked", send ? "send" : "recv");
+    } else {
+        /* The select took a; the plain G waits for the next turn. */
+        if (send)
+            sp_chan_recv(n.a, &v);
+        else
+            sp_chan_send(n.a, &v);
+        CHECK(sp_chan_recv_timeout(n.out, &done, NOTICE_WAIT_NS, NULL) &&
+              done == 2);
+    }
+    sp_chan_free(n.a);
+    sp_chan_free(n.b);
+    sp_chan_free(n.out);
+}
+
+static void select_notice_passed_on(void)
+{
+    for (int r = 0; r < NOTICE_ROUNDS && !sp_test_failed(); r++)
+        notice_round(r % 2);
+}
+
 /* ---- every G started by this app has finished ------------------------- */
 
 static void leak_check(void)
@@ -689,6 +805,7 @@ static const struct sp_test tests[] = {
     { "select_many_cases", select_many_cases },
     { "mpmc", mpmc },
     { "select_stress", select_stress },
+    { "select_notice_passed_on", select_notice_passed_on },
     { "leak_check", leak_check },
 };
 
