@@ -312,23 +312,22 @@ static void pidleremove(struct p *p)
     __atomic_store_n(&p->idle, false, __ATOMIC_RELEASE);
 }
 
-void wakep(void)
+/*
+ * wakep for a caller whose only publication of work was a seq-cst
+ * read-modify-write (goready's CAS of an empty runnext): in the seq-cst
+ * order the loads below come after it, which is all wakep's fence is
+ * for.  The spinner's side is unchanged: after its decrement of
+ * nmspinning it either finds runnext set (or already taken by a thief,
+ * which then runs all the work there was), or the loads here see it
+ * still spinning.  A runnext that displaced a G also stored the ring's
+ * tail, with a release store only: that needs wakep.
+ */
+static void wakep_after_rmw(void)
 {
     int zero = 0;
     struct p *p;
     unsigned long f;
 
-    /*
-     * Step 3's first half.  The caller has just published work with a
-     * release store (a run queue's tail or runnext, or sched.lock's
-     * unlock); a release store followed by a load may be reordered (the
-     * load satisfied first, x86's store buffer, or any weakly ordered
-     * core), and then this waker reads a stale "somebody spins" while the
-     * last spinner, after its seq-cst decrement, reads the queues from
-     * before the store: a lost wakeup.  The full fence pairs with that
-     * decrement in stop_and_halt (step 4).
-     */
-    seq_fence();
     if (!__atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST) ||
         __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST))
         return;
@@ -353,6 +352,22 @@ void wakep(void)
         return;
     }
     arch_send_ipi(sched.allm[p->id]->cpu);
+}
+
+void wakep(void)
+{
+    /*
+     * Step 3's first half.  The caller has just published work with a
+     * release store (a run queue's tail, or sched.lock's unlock); a
+     * release store followed by a load may be reordered (the load
+     * satisfied first, x86's store buffer, or any weakly ordered core),
+     * and then this waker reads a stale "somebody spins" while the last
+     * spinner, after its seq-cst decrement, reads the queues from before
+     * the store: a lost wakeup.  The full fence pairs with that decrement
+     * in stop_and_halt (step 4).
+     */
+    seq_fence();
+    wakep_after_rmw();
 }
 
 /* Step 2: a spinner found work. */
@@ -680,11 +695,22 @@ void goready(struct g *gp)
         panic("goready: goroutine %lu has status %d, not waiting",
               (unsigned long)gp->goid, st);
     gp->status = G_RUNNABLE;
-    if (thism()->intimer)
+    if (thism()->intimer) {
         wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
-    else
-        runqput(thism()->p, gp, true);
-    wakep();
+        wakep();
+    } else {
+        struct p *p = thism()->p;
+        /* Only this P makes runnext non-NULL: NULL now stays NULL until
+           the CAS below, which then displaces nothing. */
+        bool displaces = __atomic_load_n(&p->runq.runnext,
+                                         __ATOMIC_RELAXED) != NULL;
+
+        runqput(p, gp, true);
+        if (displaces)
+            wakep();
+        else
+            wakep_after_rmw();
+    }
     arch_irq_restore(f);
 }
 

@@ -105,9 +105,11 @@ bool runq_put(struct runq *q, struct g *gp, bool next, struct g **overflow,
          * ours or a thief's NULL, and the CAS below settles which. */
         struct g *old = __atomic_load_n(&q->runnext, __ATOMIC_RELAXED);
 
-        /* acq_rel (R3): release publishes gp to a thief's CAS. */
+        /* Seq-cst, stronger than R3 asks (release publishes gp to a
+         * thief's CAS): goready's wakep relies on it as the full fence
+         * between publishing gp and reading nmspinning. */
         while (!__atomic_compare_exchange_n(&q->runnext, &old, gp, false,
-                                            __ATOMIC_ACQ_REL,
+                                            __ATOMIC_SEQ_CST,
                                             __ATOMIC_RELAXED))
             ;   /* a thief took old; old is now NULL and the CAS succeeds */
         if (old == NULL)

@@ -49,7 +49,9 @@ static inline struct cpu *arch_this_cpu(void)
 {
     struct cpu *c;
 
-    __asm__("movq %%gs:0, %0" : "=r"(c));
+    /* volatile: a G can move to another core between two calls, and the
+       compiler must not reuse one core's answer across a switch. */
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(c));
     return c;
 }
 
