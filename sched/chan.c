@@ -1,5 +1,5 @@
 /*
- * chan.c - channels and select (Go's runtime/chan.go and select.go).
+ * chan.c - channels (Go's runtime/chan.go); select is in select.c.
  *
  * A channel is one malloc'd block: the header below and, for a buffered
  * channel, a ring of cap cells.  A G that cannot complete an operation
@@ -51,93 +51,32 @@
  * again a few times (CHAN_SPIN) when there are other cores: a producer
  * and a consumer on two cores then rarely park at all.
  *
- * select puts one sudog per case on every channel's queue at once; all of
- * them point at one `done` word in the select's frame.  A waker that
- * dequeues such a sudog must first CAS done from NULL to that sudog; if
- * another case already won, it drops the sudog and looks at the next one
- * (Go's selectDone).  When the selecting G runs again it locks all its
- * channels, reads done to learn which case ran, and unlinks the others;
- * a buffered case's win is a notice, and the select polls again.
- *
  * gopark returns with interrupts as they were when it was called (off:
  * the lock was held), so every park is followed by arch_irq_restore(flags)
  * with the state spin_lock saved.
  *
  * Lock order (kernel/spinlock.h keeps the kernel's list):
- *   1. channel locks; the channels of one select in address order, so two
- *      selects over the same channels cannot deadlock (Go's sellock)
+ *   1. channel locks; a select takes those of its channels in address
+ *      order (select.c)
  *   2. scheduler locks (goready may take them; here it is called only
  *      after the channel locks are dropped, as sched.h asks)
- * No newlib lock is taken under a channel lock: a big select allocates
- * its records before locking.  A channel lock is held with interrupts
- * off, so a G is never preempted while holding one.
+ * No newlib lock is taken under a channel lock.  A channel lock is held
+ * with interrupts off, so a G is never preempted while holding one.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "arch.h"
+#include "chanimpl.h"
 #include "panic.h"
 #include "sched.h"
 #include "schedimpl.h"
 #include "spinlock.h"
 #include "spindle/chan.h"
 
-struct sudog {
-    struct g *g;
-    void *elem;                 /* unbuffered: value to send / where to
-                                   receive (NULL: discard); owned by g,
-                                   used by the waker under the channel
-                                   lock.  Buffered: NULL */
-    struct sudog *next, *prev;  /* the channel's wait queue; under its lock */
-    struct sudog **done;        /* select only, else NULL: the select's
-                                   winner, CAS NULL -> sudog by a waker */
-    struct sudog *readylink;    /* close's list of Gs to ready */
-    bool success;               /* written by the waker under the lock
-                                   before goready; read by g afterwards */
-};
-
-struct waitq {
-    struct sudog *first, *last;
-};
-
-/* c->waiting: which queues may hold a sudog. */
-#define WAITING_RECV 1
-#define WAITING_SEND 2
-
-/* In c->enq once the channel is closed; positions (and twice them, in
-   cells) never get near it. */
-#define ENQ_CLOSED (1ULL << 62)
-
-/* A ring cell: the sequence number, then the value. */
-struct cell {
-    uint64_t seq;
-    unsigned char val[];
-};
-
-enum ring { RING_OK, RING_WAIT, RING_CLOSED };
-
-struct sp_chan {
-    struct spinlock lock;
-    /* Under lock. */
-    bool closed;
-    struct waitq recvq, sendq;
-    /* Buffered: written under lock, read by everyone (atomic). */
-    int waiting;
-    /* Fixed by sp_chan_make; the line is read-only from then on. */
-    _Alignas(CACHE_LINE) size_t elemsize, cap;
-    size_t cellsize;            /* bytes per ring cell */
-    uint64_t mask;              /* cap - 1 when cap is a power of two */
-    bool pow2;
-    unsigned char *cells;
-    void *mem;                  /* what malloc returned */
-    /* The ring's positions, each on a line of its own (atomic). */
-    _Alignas(CACHE_LINE) uint64_t enq;  /* next to claim by senders */
-    _Alignas(CACHE_LINE) uint64_t deq;  /* next to claim by receivers */
-};
-
 /* ---- wait queues (caller holds the channel lock) -------------------- */
 
-static void waitq_enqueue(struct waitq *q, struct sudog *sg)
+void waitq_enqueue(struct waitq *q, struct sudog *sg)
 {
     sg->next = NULL;
     sg->prev = q->last;
@@ -188,8 +127,7 @@ static void waitq_push_front(struct waitq *q, struct sudog *sg)
     q->first = sg;
 }
 
-/* Unlinks sg if it is still queued on q (a losing case of a select). */
-static void waitq_remove(struct waitq *q, struct sudog *sg)
+void waitq_remove(struct waitq *q, struct sudog *sg)
 {
     if (sg->prev)
         sg->prev->next = sg->next;
@@ -204,7 +142,7 @@ static void waitq_remove(struct waitq *q, struct sudog *sg)
     sg->next = sg->prev = NULL;
 }
 
-static void sudog_init(struct sudog *sg, void *elem, struct sudog **done)
+void sudog_init(struct sudog *sg, void *elem, struct sudog **done)
 {
     sg->g = getg();
     if (!sg->g)
@@ -250,7 +188,7 @@ static struct cell *cellat(sp_chan *c, uint64_t pos)
 }
 
 /* Caller holds the lock, after a change to a queue of a buffered c. */
-static void set_waiting(sp_chan *c)
+void chan_set_waiting(sp_chan *c)
 {
     /* Seq-cst: a select's ring_claimable follows it (the handshake). */
     if (c->cap)
@@ -262,11 +200,11 @@ static void set_waiting(sp_chan *c)
 
 /* Caller holds the lock: takes a waiter of q (buffered c) to wake after
    unlocking, or NULL.  It will try the ring again. */
-static struct g *notify(sp_chan *c, struct waitq *q)
+struct g *chan_notify(sp_chan *c, struct waitq *q)
 {
     struct sudog *sg = waitq_dequeue(q);
 
-    set_waiting(c);
+    chan_set_waiting(c);
     if (!sg)
         return NULL;
     sg->success = true;
@@ -292,9 +230,9 @@ static struct g *ring_ringer(sp_chan *c, struct waitq *q, int bit,
     if (!(__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) & bit))
         return NULL;
     if (locked)
-        return notify(c, q);
+        return chan_notify(c, q);
     flags = spin_lock(&c->lock);
-    wake = notify(c, q);
+    wake = chan_notify(c, q);
     spin_unlock(&c->lock, flags);
     return wake;
 }
@@ -385,7 +323,7 @@ static enum ring ring_pop(sp_chan *c, void *elem, bool locked,
  * that the ringer's read of waiting follows.  deq first, so that enq
  * (read later, no smaller) never trails it.
  */
-static bool ring_claimable(sp_chan *c, bool send)
+bool ring_claimable(sp_chan *c, bool send)
 {
     uint64_t deq = __atomic_load_n(&c->deq, __ATOMIC_SEQ_CST);
     uint64_t enq = __atomic_load_n(&c->enq, __ATOMIC_SEQ_CST);
@@ -420,7 +358,7 @@ static struct g *recv_direct(sp_chan *c, struct sudog *sg, void *elem)
  * false if it would block; *wake is a G to ready once the lock is
  * dropped, or NULL.
  */
-static bool send_now(sp_chan *c, const void *elem, struct g **wake)
+bool chan_send_now(sp_chan *c, const void *elem, struct g **wake)
 {
     struct sudog *sg = waitq_dequeue(&c->recvq);
 
@@ -435,7 +373,7 @@ static bool send_now(sp_chan *c, const void *elem, struct g **wake)
  * An unbuffered receive that needs no waiting: a waiting sender, or the
  * close (*ok false, elem zeroed).
  */
-static bool recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
+bool chan_recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
 {
     struct sudog *sg = waitq_dequeue(&c->sendq);
 
@@ -471,8 +409,7 @@ static bool commit_nothing(struct g *gp, void *arg)
     return true;
 }
 
-/* A nil channel, or a select with nothing to wait for: park for good. */
-static __attribute__((noreturn)) void park_forever(enum waitreason why)
+void chan_park_forever(enum waitreason why)
 {
     gopark(commit_nothing, NULL, why);
     panic("chan: a G parked forever was woken (%s)", waitreason_string(why));
@@ -500,7 +437,7 @@ static bool ring_wait(sp_chan *c, struct waitq *q, int bit,
     __atomic_fetch_or(&c->waiting, bit, __ATOMIC_SEQ_CST);
     if (ring_claimable(c, bit == WAITING_SEND)) {
         waitq_remove(q, &me);
-        set_waiting(c);
+        chan_set_waiting(c);
         spin_unlock(&c->lock, flags);
         return false;
     }
@@ -529,6 +466,12 @@ RING_INLINE enum ring ring_op(sp_chan *c, void *elem, bool send, bool locked,
     *wake = NULL;
     return send ? ring_push(c, elem, locked, wake)
                 : ring_pop(c, elem, locked, wake);
+}
+
+enum ring chan_ring_op(sp_chan *c, void *elem, bool send, bool locked,
+                       struct g **wake)
+{
+    return ring_op(c, elem, send, locked, wake);
 }
 
 /*
@@ -570,7 +513,7 @@ static bool chan_send(sp_chan *c, const void *elem, bool block)
     if (!c) {
         if (!block)
             return false;
-        park_forever(WAIT_CHAN_SEND_NIL);
+        chan_park_forever(WAIT_CHAN_SEND_NIL);
     }
     if (c->cap) {
         enum ring r = bop(c, (void *)elem, true, block);
@@ -584,7 +527,7 @@ static bool chan_send(sp_chan *c, const void *elem, bool block)
         spin_unlock(&c->lock, flags);
         panic("send on closed channel");
     }
-    if (send_now(c, elem, &wake)) {
+    if (chan_send_now(c, elem, &wake)) {
         unlock_ready(&c->lock, flags, wake);
         return true;
     }
@@ -611,7 +554,7 @@ static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
     if (!c) {
         if (!block)
             return false;
-        park_forever(WAIT_CHAN_RECV_NIL);
+        chan_park_forever(WAIT_CHAN_RECV_NIL);
     }
     if (c->cap) {
         enum ring r = bop(c, elem, false, block);
@@ -620,7 +563,7 @@ static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
         return r != RING_WAIT;
     }
     flags = spin_lock(&c->lock);
-    if (recv_now(c, elem, ok, &wake)) {
+    if (chan_recv_now(c, elem, ok, &wake)) {
         unlock_ready(&c->lock, flags, wake);
         return true;
     }
@@ -703,7 +646,7 @@ void sp_chan_close(sp_chan *c)
     __atomic_fetch_or(&c->enq, ENQ_CLOSED, __ATOMIC_RELEASE);
     wake_all(c, &c->recvq, true, &tail);    /* they return ok == false */
     wake_all(c, &c->sendq, false, &tail);   /* they panic */
-    set_waiting(c);
+    chan_set_waiting(c);
     spin_unlock(&c->lock, flags);
     while (list) {
         struct sudog *sg = list;
@@ -778,298 +721,4 @@ size_t sp_chan_len(sp_chan *c)
 size_t sp_chan_cap(sp_chan *c)
 {
     return c ? c->cap : 0;
-}
-
-/* ---- select ----------------------------------------------------------- */
-
-/* Cases up to this many need no allocation. */
-#define SELECT_STACK_CASES 8
-
-struct selstate {
-    struct sp_case *cases;
-    int n;
-    int *poll;                  /* non-NULL cases in a random order */
-    int npoll;
-    sp_chan **locks;            /* their channels, by address, no repeats */
-    int nlocks;
-    struct sudog *sgs;          /* one per case while waiting */
-    struct sudog *done;         /* the winner; see waitq_dequeue */
-    int notice;                 /* the buffered case whose waker woke the
-                                   select and that it has not run, or -1 */
-    unsigned long flags;        /* interrupt state before the first lock */
-};
-
-static int chan_addr_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)*(sp_chan *const *)a;
-    uintptr_t y = (uintptr_t)*(sp_chan *const *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/*
- * Builds the poll order (a uniformly random permutation of the live
- * cases, so that no ready case is favoured: Go's pollorder) and the lock
- * order (their channels by address: Go's lockorder).
- */
-static void selorder(struct selstate *s)
-{
-    int np = 0, nl = 0;
-
-    for (int i = 0; i < s->n; i++) {
-        struct sp_case *k = &s->cases[i];
-        int j;
-
-        if (k->dir != SP_SEND && k->dir != SP_RECV)
-            panic("sp_select: case %d has bad direction %d", i, k->dir);
-        if (!k->ch)
-            continue;           /* a nil channel never fires */
-        /* Inside-out Fisher-Yates shuffle. */
-        j = fastrandn(np + 1);
-        s->poll[np] = s->poll[j];
-        s->poll[j] = i;
-        s->locks[np++] = k->ch;
-    }
-    qsort(s->locks, np, sizeof *s->locks, chan_addr_cmp);
-    for (int i = 0; i < np; i++)
-        if (i == 0 || s->locks[i] != s->locks[i - 1])
-            s->locks[nl++] = s->locks[i];
-    s->npoll = np;
-    s->nlocks = nl;
-}
-
-static void sellock(struct selstate *s)
-{
-    s->flags = spin_lock(&s->locks[0]->lock);
-    for (int i = 1; i < s->nlocks; i++)
-        spin_lock(&s->locks[i]->lock);
-}
-
-/*
- * Drops every lock of the select, in reverse order, and leaves interrupts
- * off: the caller restores spin_lock's flags (s->flags, or the ones a
- * park hands back) when it is done (spin_release).  Reads s->locks[i]
- * before releasing it: once the last lock is dropped after a park, the
- * selecting G may run and its frame may change.
- */
-static void selrelease(struct selstate *s)
-{
-    for (int i = s->nlocks - 1; i >= 0; i--)
-        spin_release(&s->locks[i]->lock);
-}
-
-static void selunlock(struct selstate *s, unsigned long flags)
-{
-    selrelease(s);
-    arch_irq_restore(flags);
-}
-
-/*
- * Case k, with every lock held: runs it if it can run now.  *wake is a G
- * to ready after unlocking: the unbuffered partner, or a buffered
- * channel's waiter on the other side.
- */
-static bool selcase_now(struct selstate *s, struct sp_case *k,
-                        struct g **wake)
-{
-    sp_chan *c = k->ch;
-    bool ok = true;
-    enum ring r;
-
-    if (!c->cap) {
-        if (k->dir == SP_RECV) {
-            if (!recv_now(c, k->elem, &ok, wake))
-                return false;
-        } else {
-            if (c->closed) {
-                selunlock(s, s->flags);
-                panic("send on closed channel");
-            }
-            if (!send_now(c, k->elem, wake))
-                return false;
-        }
-        k->ok = ok;
-        return true;
-    }
-    r = ring_op(c, k->elem, k->dir == SP_SEND, true, wake);
-    if (r == RING_WAIT)
-        return false;
-    if (r == RING_CLOSED && k->dir == SP_SEND) {
-        selunlock(s, s->flags);
-        panic("send on closed channel");
-    }
-    k->ok = r == RING_OK;
-    return true;
-}
-
-static struct waitq *case_queue(struct sp_case *k)
-{
-    return k->dir == SP_SEND ? &k->ch->sendq : &k->ch->recvq;
-}
-
-/*
- * The select was woken by a notice on case k's buffered channel, and runs
- * another case: the notice goes to the next waiter there if the ring can
- * still serve one (locks held).  Otherwise that waiter could stay parked
- * beside a value (or a free cell) that no later claim announces.
- */
-static struct g *pass_notice(struct sp_case *k)
-{
-    if (!ring_claimable(k->ch, k->dir == SP_SEND))
-        return NULL;
-    return notify(k->ch, case_queue(k));
-}
-
-/*
- * Pass 1: runs the first ready case and unlocks; or -1.  The order is
- * the random poll order, except that a case whose waker woke the select
- * (s->notice) goes first: in Go that waker would have completed it.
- */
-static int selpoll(struct selstate *s)
-{
-    for (int i = -1; i < s->npoll; i++) {
-        int casi = i < 0 ? s->notice : s->poll[i];
-        struct g *wake, *passed = NULL;
-
-        if (casi < 0 || (i >= 0 && casi == s->notice))
-            continue;
-        if (!selcase_now(s, &s->cases[casi], &wake))
-            continue;
-        if (s->notice >= 0 && casi != s->notice)
-            passed = pass_notice(&s->cases[s->notice]);
-        s->notice = -1;
-        selrelease(s);
-        if (wake)
-            goready(wake);
-        if (passed)
-            goready(passed);
-        arch_irq_restore(s->flags);
-        return casi;
-    }
-    return -1;
-}
-
-/* Runs on g0 once the selecting G is off its stack. */
-static bool selparkcommit(struct g *gp, void *arg)
-{
-    struct selstate *s = arg;
-
-    selrelease(s);              /* interrupts stay off on g0 */
-    return true;
-}
-
-/* Unlinks every case's sudog but win (locks held). */
-static void selunlink(struct selstate *s, struct sudog *win)
-{
-    for (int i = 0; i < s->npoll; i++) {
-        struct sp_case *k = &s->cases[s->poll[i]];
-
-        if (&s->sgs[s->poll[i]] != win)
-            waitq_remove(case_queue(k), &s->sgs[s->poll[i]]);
-        set_waiting(k->ch);
-    }
-}
-
-/*
- * Passes 2 and 3, with every lock held: queue a sudog on each case, park
- * until a waker completes one, then relock, unlink the rest and report
- * the winner, unlocked.  Returns -1, locked, when a buffered case may be
- * ready: one was before the park (the waiter's half of the handshake,
- * see the top of the file), or its waker's notice woke the select.
- */
-static int selwait(struct selstate *s)
-{
-    struct sudog *win;
-    struct sp_case *k;
-    bool buffered = false;
-    int casi;
-
-    s->done = NULL;
-    for (int i = 0; i < s->npoll; i++) {
-        k = &s->cases[s->poll[i]];
-        sudog_init(&s->sgs[s->poll[i]], k->ch->cap ? NULL : k->elem,
-                   &s->done);
-        waitq_enqueue(case_queue(k), &s->sgs[s->poll[i]]);
-        set_waiting(k->ch);
-        buffered |= k->ch->cap != 0;
-    }
-    if (buffered) {
-        /* The waiter's half of the handshake: set_waiting was seq-cst. */
-        for (int i = 0; i < s->npoll; i++) {
-            k = &s->cases[s->poll[i]];
-            if (k->ch->cap && ring_claimable(k->ch, k->dir == SP_SEND)) {
-                /* Poll again; but if a claim is not yet published (its
-                   G may have been preempted here), let it run first. */
-                selunlink(s, NULL);
-                selunlock(s, s->flags);
-                goyield();
-                sellock(s);
-                return -1;
-            }
-        }
-    }
-    /* Parking: no claim this select was told of is left to serve it. */
-    s->notice = -1;
-    gopark(selparkcommit, s, WAIT_SELECT);
-    arch_irq_restore(s->flags);
-    sellock(s);
-    /* Pairs with the winning CAS in waitq_dequeue. */
-    win = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
-    selunlink(s, win);
-    if (!win)
-        panic("sp_select: woken with no case done");
-    casi = win - s->sgs;
-    k = &s->cases[casi];
-    if (k->ch->cap) {
-        s->notice = casi;       /* poll again, this case first */
-        return -1;
-    }
-    selunlock(s, s->flags);
-    if (k->dir == SP_SEND && !win->success)
-        panic("send on closed channel");
-    k->ok = win->success;
-    return casi;
-}
-
-int sp_select(struct sp_case *cases, int n, bool block)
-{
-    struct sudog sgs[SELECT_STACK_CASES];
-    sp_chan *locks[SELECT_STACK_CASES];
-    int poll[SELECT_STACK_CASES];
-    struct selstate s = { cases, n, poll, 0, locks, 0, sgs, NULL, -1, 0 };
-    void *mem = NULL;
-    int casi;
-
-    if (n < 0)
-        panic("sp_select: %d cases", n);
-    if (n > SELECT_STACK_CASES) {
-        mem = malloc(n * (sizeof *sgs + sizeof *locks + sizeof *poll));
-        if (!mem)
-            panic("sp_select: out of memory for %d cases", n);
-        s.sgs = mem;
-        s.locks = (sp_chan **)(s.sgs + n);
-        s.poll = (int *)(s.locks + n);
-    }
-    selorder(&s);
-    if (s.npoll == 0) {
-        free(mem);
-        if (!block)
-            return -1;
-        park_forever(n ? WAIT_SELECT : WAIT_SELECT_NO_CASES);
-    }
-    sellock(&s);
-    for (;;) {
-        casi = selpoll(&s);
-        if (casi >= 0)
-            break;
-        if (!block) {
-            selunlock(&s, s.flags);
-            break;
-        }
-        casi = selwait(&s);
-        if (casi >= 0)
-            break;
-    }
-    free(mem);
-    return casi;
 }
