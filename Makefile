@@ -221,9 +221,14 @@ TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH),$(TEST_CO
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for hosted-tsan 4)
 config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,ARCH=$(1)))
 
+# The images build in parallel, one job per host core, unless make was
+# given -j already (then its jobserver shares the jobs out; MAKEFLAGS
+# names the jobserver only in recipes, hence =).
+TEST_JOBS     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+
 test: test-host
 	$(Q)set -e; $(foreach c,$(TEST_RUN),\
-	    $(MAKE) --no-print-directory $(call config_args,$(c)) test-images;)
+	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_SMP_FOR) \

@@ -28,7 +28,8 @@
 # a `mem` file (MiB) boots with that much guest memory, one with a
 # `cpu.ARCH` file with that CPU model (tools/qemu.sh's CPU=).
 # Any sanitizer report in the console (hosted builds) is one more failure.
-# TIMEOUT (seconds per boot, default 120) and MEM pass through.
+# TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
+# builds) and MEM pass through.
 set -u
 arch=x86_64 host= only= smp=
 items=()            # "ARCH IMAGE" pairs, in the order given
@@ -43,8 +44,16 @@ while [ $# -gt 0 ]; do
     *) items+=("$arch $1"); shift ;;
     esac
 done
-timeout_s=${TIMEOUT:-120}
 panic_status=112
+
+# timeout_of ARCH: seconds a boot may take; TIMEOUT, if given, for all.
+# A sanitizer build runs several times slower than the others.
+timeout_of() {
+    case $1 in
+    *-tsan|*-asan) echo "${TIMEOUT:-600}" ;;
+    *) echo "${TIMEOUT:-120}" ;;
+    esac
+}
 
 # matrix_of ARCH: the core counts ARCH boots at.
 matrix_of() {
@@ -165,6 +174,7 @@ for item in "${items[@]}"; do
     [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
     qcpu=${CPU:-}
     [ -f "$dir/cpu.$arch" ] && qcpu=$(cat "$dir/cpu.$arch")
+    timeout_s=$(timeout_of "$arch")
     for n in $(matrix_of "$arch"); do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}

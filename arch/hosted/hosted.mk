@@ -25,13 +25,6 @@ $(error SANITIZE=$(SANITIZE): use thread or address)
 endif
 RUN_ARCH  := $(notdir $(B))
 
-# A sanitizer run is several times slower (1,000,000 spawns under TSan
-# take a minute or two): a longer timeout per run unless one is given.
-ifneq ($(SANITIZE),)
-TIMEOUT ?= 600
-export TIMEOUT
-endif
-
 # -iquote for Spindle's folders: glibc's <pthread.h> includes <sched.h>,
 # which must not find sched/sched.h.  arch/hosted/include has <reent.h>.
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \

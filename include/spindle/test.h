@@ -30,6 +30,17 @@ void sp_test_fail(const char *file, int line, const char *fmt, ...);
 bool sp_test_failed(void);
 int sp_test_main(const struct sp_test *tests, int n);
 
+/*
+ * 1 in an image built with ThreadSanitizer (make ARCH=hosted
+ * SANITIZE=thread), else 0.  For stress counts whose cost under TSan
+ * grows with the count itself: the count shrinks, the case still runs.
+ */
+#ifdef __SANITIZE_THREAD__
+#define SP_TSAN 1
+#else
+#define SP_TSAN 0
+#endif
+
 #define SP_TEST_MAIN(t) sp_test_main((t), (int)(sizeof(t) / sizeof((t)[0])))
 
 #define CHECK(e)                                                    \
