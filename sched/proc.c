@@ -17,12 +17,15 @@
  *
  * Contexts.  A G runs on its own stack with interrupts enabled.  Each M
  * also has a scheduler context ("g0"), running schedule_loop on the core's
- * boot stack with interrupts disabled.  Every switch goes through g0:
- * a G that blocks, yields or exits calls mcall(), which saves the G and
- * resumes g0; g0 finishes the G's transition (park_m, gosched_m,
- * goexit_m) on its own stack, then picks the next G.  Finishing on g0 is
- * what makes parking race-free: the lock that guards a wait queue is
- * released only once the G is no longer running (see sched.h).
+ * boot stack with interrupts disabled.  A G that blocks, yields or exits
+ * calls mcall(), which saves the G and resumes g0; g0 finishes the G's
+ * transition (park_m, gosched_m, goexit_m) on its own stack, then picks
+ * the next G.  Finishing after the switch is what makes parking
+ * race-free: the lock that guards a wait queue is released only once the
+ * G is no longer running (see sched.h).  One switch skips g0 (not in
+ * Go): a G that parks while runnext holds the G findrunnable would pick
+ * switches straight to it, and that G finishes the park when it resumes
+ * (handoff_next).
  *
  * Order of findrunnable: this P's due timers, the Gs they readied (the
  * wake queue, wakeq.c: not in Go), runnext, every 61st tick one G of the
@@ -590,12 +593,16 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 
 /* ---- Switching -------------------------------------------------------- */
 
-static void execute(struct m *m, struct g *gp, bool inherit)
+/* gp becomes m's running G: execute without the switch.  Inline in both
+   callers: it is on the path of every schedule. */
+static inline __attribute__((always_inline)) void
+setcurg(struct m *m, struct g *gp, bool inherit)
 {
     m->curg = gp;
     m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
-    gp->lastcpu = m->cpu->id;
+    /* Atomic: handoff_next may look at a G a thief took and runs. */
+    __atomic_store_n(&gp->lastcpu, m->cpu->id, __ATOMIC_RELAXED);
     /* A G from runnext shares the slice of the G that readied it (Go's
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
@@ -607,6 +614,11 @@ static void execute(struct m *m, struct g *gp, bool inherit)
     core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
                                netpoll_deadline()));
     m->p->nsched++;
+}
+
+static void execute(struct m *m, struct g *gp, bool inherit)
+{
+    setcurg(m, gp, inherit);
     arch_switch(&m->g0sp, gp->sp);
 }
 
@@ -629,9 +641,76 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
     }
 }
 
+static void park_m(struct g *gp);
+
 /*
- * Switches from the running G to g0, which calls fn(gp).  Returns when the
- * G runs again, possibly on another core, with its interrupt state back.
+ * The direct hand-off (not in Go).  A G that parks has usually just
+ * readied its partner into runnext (a channel or semaphore hand-off),
+ * and findrunnable would pick that G first.  Going through g0 to learn
+ * it costs a second context switch and a turn of the scheduler loop, so
+ * the parking G switches straight to it instead, and the park's second
+ * half (park_m: the status, then unlockf) runs as soon as the new G
+ * resumes (finish_handoff), as Linux's finish_task_switch runs for the
+ * task switched to.  The choice stays findrunnable's: only cross-core
+ * calls, due timers and the wake queue come before runnext there, and
+ * any of them sends the G the long way.  Only a G in runnext that has
+ * run before is taken: it was parked (by mcall), and resumes in mcall,
+ * where finish_handoff waits.  A G that never ran (newproc) goes the
+ * long way too, so that gentry, on the path of every spawn, has nothing
+ * to finish.  Interrupts off.
+ */
+static struct g *handoff_next(struct m *m)
+{
+    struct p *p = m->p;
+    uint64_t t = timers_next(p);
+    struct g *next;
+
+    schedtrace_tick();
+    if (smp_calls_pending() || (t && t <= arch_cycles()) || !wakeq_empty(p))
+        return NULL;
+    /* Only this P sets runnext to a G: the one seen here is still there
+       or has been stolen, and the CAS in runq_get_next tells which. */
+    next = __atomic_load_n(&p->runq.runnext, __ATOMIC_RELAXED);
+    if (!next || __atomic_load_n(&next->lastcpu, __ATOMIC_RELAXED) < 0)
+        return NULL;
+    return runq_get_next(&p->runq);
+}
+
+/* A parked G that resumes: finishes the park of the G that switched
+   straight to it, if one did. */
+static inline void finish_handoff(void)
+{
+    struct m *m = thism();
+    struct g *prev = m->handoff;
+
+    if (prev) {
+        m->handoff = NULL;
+        park_m(prev);
+    }
+}
+
+/* mcall's switch for a park: to the next G directly, or to g0.  Apart,
+   so that the other mcalls (yield, exit) stay as short as they were. */
+static __attribute__((noinline)) void park_switch(struct m *m, struct g *gp)
+{
+    struct g *next = handoff_next(m);
+
+    if (next) {
+        m->handoff = gp;
+        setcurg(m, next, true);
+        arch_switch(&gp->sp, next->sp);
+    } else {
+        arch_switch(&gp->sp, m->g0sp);
+    }
+    finish_handoff();
+}
+
+/*
+ * Switches from the running G to g0, which calls fn(gp); a park may go
+ * straight to the next G instead (handoff_next).  Returns when the G runs
+ * again, possibly on another core, with its interrupt state back.  Only a
+ * parked G is resumed by a hand-off: a G that yields, is preempted or
+ * exits never waits in runnext.
  */
 static void mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *),
                   void *arg)
@@ -645,7 +724,10 @@ static void mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *),
     m->mcall_fn = fn;
     m->park_unlock = unlockf;
     m->park_arg = arg;
-    arch_switch(&gp->sp, m->g0sp);
+    if (fn == park_m)
+        park_switch(m, gp);
+    else
+        arch_switch(&gp->sp, m->g0sp);
     arch_irq_restore(f);
 }
 
@@ -821,6 +903,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     gp->goid = goid = newgoid(p);
     gp->reent._errno = 0;
     gp->npreempt = 0;
+    gp->lastcpu = -1;           /* never ran: no hand-off target */
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     runqput(p, gp, true);

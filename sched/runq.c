@@ -151,19 +151,11 @@ uint32_t runq_put_batch(struct runq *q, struct g *const *gs, uint32_t n)
 
 struct g *runq_get(struct runq *q, bool *inherit_time)
 {
-    /* Relaxed: only we set runnext to a G; the CAS decides against a
-     * thief clearing it at the same time. */
-    struct g *next = __atomic_load_n(&q->runnext, __ATOMIC_RELAXED);
+    struct g *next = runq_get_next(q);
 
-    /* acq_rel (R3): release orders our earlier tail stores before the
-     * clear, for runq_empty. */
-    if (next != NULL &&
-        __atomic_compare_exchange_n(&q->runnext, &next, NULL, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-        *inherit_time = true;
+    *inherit_time = next != NULL;
+    if (next)
         return next;
-    }
-    *inherit_time = false;
     for (;;) {
         /* load-acquire: pairs with thieves' CAS-release of head (R2). */
         uint32_t h = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);

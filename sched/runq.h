@@ -23,6 +23,7 @@
 #define SCHED_RUNQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RUNQ_SIZE 256
@@ -71,6 +72,25 @@ bool runq_put(struct runq *q, struct g *gp, bool next, struct g **overflow,
  * for, and returns how many it put (the rest stay with the caller).
  */
 uint32_t runq_put_batch(struct runq *q, struct g *const *gs, uint32_t n);
+
+/*
+ * Owner: takes the G in runnext, or NULL if there is none (a thief may
+ * just have taken it).
+ */
+static inline struct g *runq_get_next(struct runq *q)
+{
+    /* Relaxed: only we set runnext to a G; the CAS decides against a
+     * thief clearing it at the same time. */
+    struct g *next = __atomic_load_n(&q->runnext, __ATOMIC_RELAXED);
+
+    /* acq_rel (R3): release orders our earlier tail stores before the
+     * clear, for runq_empty. */
+    if (next != NULL &&
+        __atomic_compare_exchange_n(&q->runnext, &next, NULL, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return next;
+    return NULL;
+}
 
 /*
  * Owner: the next G to run, or NULL.  runnext comes first; *inherit_time

@@ -75,7 +75,8 @@ struct g {
     uintptr_t stack_lo;         /* lowest mapped byte; guard page below */
     uintptr_t stack_hi;
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
-    int lastcpu;                /* core that last ran it */
+    int lastcpu;                /* core that last ran it, -1 before;
+                                   atomic (proc.c, handoff_next) */
     bool inherit;               /* came from runnext: shares the slice */
     int preemptoff;             /* > 0: the timer must not preempt it */
     uint64_t npreempt;          /* times the timer preempted it */
@@ -124,6 +125,8 @@ struct m {
     void (*mcall_fn)(struct g *);   /* what g0 does after a G switches out */
     bool (*park_unlock)(struct g *, void *);
     void *park_arg;
+    struct g *handoff;          /* a G that switched straight to curg and
+                                   whose park curg finishes (proc.c) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */
@@ -158,7 +161,8 @@ struct g *running_g(void);
 
 /*
  * Parks the calling G with the given wait reason.  After the G is off its
- * stack, the M calls unlockf(gp, arg) on g0; if it returns false the G is
+ * stack, the M calls unlockf(gp, arg), on g0 or on the stack of the G it
+ * switched to directly, with interrupts off; if it returns false the G is
  * made runnable again at once (Go's gopark semantics).  Returns when a
  * goready() has run the G again.  Caller: a G, interrupts in any state.
  */

@@ -119,6 +119,14 @@ static inline void schedtrace_tick(void)
    check is inline: every schedule makes it. */
 void smp_run_call(struct cpu *c);
 
+/* True if a smp_call_all request waits for this core. */
+static inline bool smp_calls_pending(void)
+{
+    struct cpu *c = this_cpu();
+
+    return __atomic_load_n(&c->call_seq, __ATOMIC_RELAXED) != c->call_done;
+}
+
 static inline void smp_poll_calls(void)
 {
     struct cpu *c = this_cpu();
