@@ -159,6 +159,9 @@ static inline struct g *getg(void)
    stale at once. */
 struct g *running_g(void);
 
+/* Prints one line per P and per M (Go's scheddetail; trace.c). */
+void sched_detail(void);
+
 /*
  * Parks the calling G with the given wait reason.  After the G is off its
  * stack, the M calls unlockf(gp, arg), on g0 or on the stack of the G it

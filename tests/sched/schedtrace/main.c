@@ -1,7 +1,8 @@
 /*
  * schedtrace - schedtrace=N prints Go's scheduler trace line every N ms
- * while cores schedule (booted once per line of `cmdlines`); a bad period
- * prints a message and no lines.
+ * while cores schedule (booted once per line of `cmdlines`), with
+ * scheddetail=1 followed by a line per P and per M; a bad period prints
+ * a message and no lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +49,34 @@ static const char *check_line(const char *l, long *ms)
     return n == procs ? NULL : "not one local queue length per P";
 }
 
+/* With scheddetail=1: after the line at l, one "  P<i>:" line per P,
+   then one "  M<i>:" line per M; returns why not, or NULL.  The tap may
+   end inside the last block, which a core was still printing. */
+static const char *check_detail(const char *l)
+{
+    char want[16];
+
+    for (int k = 0; k < 2 * sp_ncpu(); k++) {
+        l = strchr(l, '\n');
+        if (!l || !*++l)
+            return NULL;
+        snprintf(want, sizeof want, "  %c%d: ", k < sp_ncpu() ? 'P' : 'M',
+                 k % sp_ncpu());
+        if (strncmp(l, want, strlen(want)) != 0)
+            return "detail lines not one per P, then one per M";
+    }
+    return NULL;
+}
+
 static void trace_lines(void)
 {
-    const char *period, *l;
+    const char *period, *arg, *l;
     long lines = 0, ms, last = -1;
     size_t len;
-    bool on;
+    bool on, detail;
 
     on = cmdline_get("schedtrace", &period) && atoi(period) > 0;
+    detail = cmdline_get("scheddetail", &arg) && strcmp(arg, "1") == 0;
     console_tap(tap, TAP_SIZE - 1);
     nbusy = sp_ncpu();
     for (int i = 0; i < sp_ncpu(); i++)
@@ -68,6 +89,8 @@ static void trace_lines(void)
         const char *why = check_line(l, &ms);
 
         CHECKF(!why, "%s: %.120s", why, l);
+        why = detail ? check_detail(l) : NULL;
+        CHECKF(!why, "%s: %.300s", why, l);
         CHECKF(ms > last, "times go backwards: %ld after %ld", ms, last);
         last = ms;
         lines++;

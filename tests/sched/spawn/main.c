@@ -96,9 +96,12 @@ static void stealing(void)
     for (int i = 0; i < sp_ncpu(); i++)
         printf(" %ld", per_core[i]);
     printf("\n");
-    for (int i = 0; i < sp_ncpu(); i++)
+    for (int i = 0; i < sp_ncpu(); i++) {
+        if (per_core[i] == 0)
+            sched_detail();     /* who spins, who halts, who holds what */
         CHECKF(per_core[i] > 0, "core %d ran none of the %d Gs (no steal)",
                i, NSTEAL);
+    }
 }
 
 /* ---- wakeups reach halted cores -------------------------------------- */
