@@ -598,7 +598,9 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 static inline __attribute__((always_inline)) void
 setcurg(struct m *m, struct g *gp, bool inherit)
 {
-    m->curg = gp;
+    /* curg, schedtick, goid: relaxed atomics, as sched_detail (trace.c)
+       reads them from any core. */
+    __atomic_store_n(&m->curg, gp, __ATOMIC_RELAXED);
     m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
     /* Atomic: handoff_next may look at a G a thief took and runs. */
@@ -608,7 +610,8 @@ setcurg(struct m *m, struct g *gp, bool inherit)
        the others waiting forever.  After the core idled there is no
        slice to share (slice_end is 0): start one. */
     if (!inherit || !m->slice_end) {
-        m->p->schedtick++;
+        __atomic_store_n(&m->p->schedtick, m->p->schedtick + 1,
+                         __ATOMIC_RELAXED);
         m->slice_end = arch_cycles() + quantum;
     }
     core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
@@ -636,7 +639,7 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
         execute(m, gp, inherit);
         /* Back on g0: the G called mcall(). */
         gp = m->curg;
-        m->curg = NULL;
+        __atomic_store_n(&m->curg, NULL, __ATOMIC_RELAXED);
         m->mcall_fn(gp);
     }
 }
@@ -900,7 +903,8 @@ uint64_t newproc(void (*fn)(void *), void *arg)
         panic("newproc: out of memory for a new goroutine");
     gp->fn = fn;
     gp->arg = arg;
-    gp->goid = goid = newgoid(p);
+    goid = newgoid(p);
+    __atomic_store_n(&gp->goid, goid, __ATOMIC_RELAXED);  /* sched_detail */
     gp->reent._errno = 0;
     gp->npreempt = 0;
     gp->lastcpu = -1;           /* never ran: no hand-off target */

@@ -20,6 +20,7 @@
 
 uint64_t schedtrace_period;     /* in cycles; 0 = off */
 static uint64_t next;           /* cycles of the next line; CAS to claim */
+static int printing;            /* a core prints a line (and its detail) */
 static uint64_t start;
 static bool detail;             /* scheddetail=1 */
 
@@ -75,22 +76,31 @@ static void print_line(uint64_t now)
 
 /*
  * One line per P and per M, as Go's scheddetail prints them, from racy
- * reads: a picture of the moment for a person, not for the scheduler.
+ * reads of fields their owners write with atomics: a picture of the
+ * moment for a person, not for the scheduler.  nexttimer is in µs from
+ * now (negative: due), or "-" for none.
  */
 void sched_detail(void)
 {
+    uint64_t now = arch_cycles(), hz = arch_cycles_hz();
+
     for (int i = 0; i < ncpu; i++) {
         struct p *p = sched.allp[i];
+        uint64_t t = timers_next(p);
+        char tb[24];
 
+        if (t)
+            fmt_snprintf(tb, sizeof tb, "%ldus",
+                         (long)((int64_t)(t - now) * 1000000 / (int64_t)hz));
+        else
+            fmt_snprintf(tb, sizeof tb, "-");
         printk("  P%d: idle=%d schedtick=%u runqsize=%u runnext=%d "
-               "wakeq=%u timers=%d gfreecnt=%d\n", i,
+               "wakeq=%u nexttimer=%s\n", i,
                __atomic_load_n(&p->idle, __ATOMIC_RELAXED),
                __atomic_load_n(&p->schedtick, __ATOMIC_RELAXED),
                runq_len(&p->runq),
                __atomic_load_n(&p->runq.runnext, __ATOMIC_RELAXED) != NULL,
-               __atomic_load_n(&p->nwake, __ATOMIC_RELAXED),
-               __atomic_load_n(&p->ntimers, __ATOMIC_RELAXED),
-               __atomic_load_n(&p->ngfree, __ATOMIC_RELAXED));
+               __atomic_load_n(&p->nwake, __ATOMIC_RELAXED), tb);
     }
     for (int i = 0; i < ncpu; i++) {
         struct m *m = sched.allm[i];
@@ -116,9 +126,14 @@ void schedtrace_due(void)
     due = __atomic_load_n(&next, __ATOMIC_RELAXED);
     if (now < due)
         return;
-    /* One core prints each line; the others see the new deadline. */
+    /* One core prints each line; the others see the new deadline.  A
+       line (with its detail) is not begun while the last one is still
+       being printed: that one's turn is skipped instead. */
+    if (__atomic_exchange_n(&printing, 1, __ATOMIC_ACQUIRE))
+        return;
     if (__atomic_compare_exchange_n(&next, &due, now + schedtrace_period,
                                     false, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED))
         print_line(now);
+    __atomic_store_n(&printing, 0, __ATOMIC_RELEASE);
 }
