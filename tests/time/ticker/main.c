@@ -19,30 +19,60 @@
  * -delta/period)), and a late or slow tick is dropped, not queued.
  *
  * So the k-th tick received comes no sooner than start + k periods.  The
- * period itself shows in the median gap between two ticks received: a
- * tick the host delays or drops stretches one or two gaps, and under TCG
- * it does that to a few ticks in a hundred (a correct ticker was seen
+ * period itself shows in the median gap between two ticks received, a gap
+ * over dropped ticks counted per period: a tick the host delays stretches
+ * one gap and shortens the next, and under TCG a correct ticker was seen
  * losing 20 ms worth of ticks in one boot in five at smp 3 and 4 on an
- * idle host, and 550 ms worth on a loaded one), not to half of them.
- * A ticker with a wrong period moves every gap.  Drift shows in the
+ * idle host, 550 ms worth on a loaded one, and a third of its ticks on a
+ * slow one.
+ * A ticker with a wrong period moves every gap, and so does one that
+ * re-arms at "now + period": each gap then grows by the tick's lateness
+ * (over 150 boots under TCG a keeping ticker's median gap was 998-1004 us
+ * for 1 ms, a re-arming one's 1124-1149 us).  Drift shows in the
  * phase: after a late tick, a ticker that keeps its phase comes back to
  * start + k periods (plus its usual lateness); one that re-arms at
  * "now + period" stays shifted by the late tick's lateness, for good.
  * Halfway through, the test holds one tick back 1.5 periods, by keeping
  * the ticker's core from taking interrupts for 2.5 periods (unless
  * another core runs it on time).
+ *
+ * The phase of a run of ticks is where most of them bunch up (grid_phase),
+ * not their median: lateness is one-sided, and under TCG many of the
+ * first hundred ticks of a boot can come up to 0.7 ms late while code is
+ * still being translated.  That moved the median by half a period in 3
+ * boots of 150, while the on-time ticks kept to one narrow arc.
  */
 #define TICKS 1000
 #define PERIOD SP_MS(1)
 #define DELAY_AT 500
 #define DELAY (5 * PERIOD / 2)
 #define PHASE_SAMPLE 100
+#define PHASE_BIN (PERIOD / 20)     /* grid_phase's histogram: 50 us */
 
 static struct spinlock tick_lock = SPINLOCK_INIT("ticker test");
 
 static uint64_t median(uint64_t *v, int n)
 {
     return percentile(v, n, 50);
+}
+
+/*
+ * Where in the period ticks when[0..n) bunch up: the start of the arc of
+ * two histogram bins, measured from t0 around the circle of one period,
+ * that holds the most of them.
+ */
+static uint64_t grid_phase(const uint64_t *when, int n, uint64_t t0)
+{
+    enum { NBIN = PERIOD / PHASE_BIN };
+    int count[NBIN] = { 0 }, best = 0;
+
+    for (int i = 0; i < n; i++)
+        count[(when[i] - t0) % PERIOD / PHASE_BIN]++;
+    for (int b = 1; b < NBIN; b++)
+        if (count[b] + count[(b + 1) % NBIN] >
+            count[best] + count[(best + 1) % NBIN])
+            best = b;
+    return best * PHASE_BIN;
 }
 
 /* Distance between two phases on the circle of one period. */
@@ -57,7 +87,7 @@ static void ticker_no_drift(void)
 {
     static uint64_t when[TICKS + 1];
     static uint64_t gap[TICKS];
-    uint64_t start = sp_nanotime(), t0, p0[PHASE_SAMPLE], p1[PHASE_SAMPLE];
+    uint64_t start = sp_nanotime(), t0;
     uint64_t first, last, held = 0, median_gap;
     sp_ticker *k = sp_ticker_new(PERIOD);
     int cpu = sp_cpu_id();
@@ -83,16 +113,19 @@ static void ticker_no_drift(void)
         }
     }
     sp_timer_free(k);
-    for (int i = 0; i < PHASE_SAMPLE; i++) {
-        p0[i] = (when[1 + i] - t0) % PERIOD;
-        p1[i] = (when[TICKS - PHASE_SAMPLE + 1 + i] - t0) % PERIOD;
+    first = grid_phase(&when[1], PHASE_SAMPLE, t0);
+    last = grid_phase(&when[TICKS - PHASE_SAMPLE + 1], PHASE_SAMPLE, t0);
+    /* A gap over ticks the channel dropped counts as that many periods:
+       a slow host drops a third of them at times, and whole-period gaps
+       would pull the median up. */
+    for (int i = 1; i < TICKS; i++) {
+        uint64_t g = when[i + 1] - when[i];
+        uint64_t n = (g + PERIOD / 2) / PERIOD;
+
+        gap[i - 1] = g / (n ? n : 1);
     }
-    first = median(p0, PHASE_SAMPLE);
-    last = median(p1, PHASE_SAMPLE);
-    for (int i = 1; i < TICKS; i++)
-        gap[i - 1] = when[i + 1] - when[i];
     median_gap = median(gap, TICKS - 1);
-    printf("# ticker, %d ticks of %llu us: median phase %llu us at the "
+    printf("# ticker, %d ticks of %llu us: phase %llu us at the "
            "start, %llu us at the end; tick %d came %llu us after start + "
            "%d periods%s; median gap %llu us\n", TICKS,
            (unsigned long long)PERIOD / 1000,
@@ -105,9 +138,11 @@ static void ticker_no_drift(void)
            "shifted every later one", (unsigned long long)first / 1000,
            (unsigned long long)last / 1000,
            (unsigned long long)PERIOD / 1000);
-    CHECKF(median_gap >= PERIOD * 3 / 4 && median_gap <= PERIOD * 5 / 4,
+    CHECKF(median_gap >= PERIOD - PERIOD / 40 &&
+               median_gap <= PERIOD + PERIOD / 40,
            "the median gap between ticks was %llu us, for a period of "
-           "%llu us", (unsigned long long)median_gap / 1000,
+           "%llu us: each tick re-armed from when it ran drifts by its "
+           "lateness", (unsigned long long)median_gap / 1000,
            (unsigned long long)PERIOD / 1000);
 }
 
