@@ -58,7 +58,8 @@ __attribute__((noreturn)) void spin_release_unheld(struct spinlock *l);
  * hand-off takes two (under TCG each call and return is a translated
  * block of its own).
  */
-static inline unsigned long spin_lock(struct spinlock *l)
+static inline __attribute__((always_inline)) unsigned long
+spin_lock(struct spinlock *l)
 {
     unsigned long flags = arch_irq_save();
     struct cpu *c = this_cpu();
@@ -84,7 +85,8 @@ static inline unsigned long spin_lock(struct spinlock *l)
  * interrupt enable ends a translated block, so a hand-off that enables
  * them once instead of twice is measurably cheaper.
  */
-static inline void spin_release(struct spinlock *l)
+static inline __attribute__((always_inline)) void
+spin_release(struct spinlock *l)
 {
     struct cpu *c = this_cpu();
 
@@ -96,7 +98,8 @@ static inline void spin_release(struct spinlock *l)
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
-static inline void spin_unlock(struct spinlock *l, unsigned long flags)
+static inline __attribute__((always_inline)) void
+spin_unlock(struct spinlock *l, unsigned long flags)
 {
     spin_release(l);
     arch_irq_restore(flags);

@@ -156,7 +156,8 @@ void sudog_init(struct sudog *sg, void *elem, struct sudog **done)
 /* ---- moving values --------------------------------------------------- */
 
 /* A NULL source sends the zero value; a NULL destination discards. */
-static void copyelem(sp_chan *c, void *dst, const void *src)
+static inline __attribute__((always_inline)) void
+copyelem(sp_chan *c, void *dst, const void *src)
 {
     if (!dst || !c->elemsize)
         return;
@@ -356,9 +357,10 @@ static struct g *recv_direct(sp_chan *c, struct sudog *sg, void *elem)
 /*
  * An unbuffered send that needs no waiting, on an open channel.  Returns
  * false if it would block; *wake is a G to ready once the lock is
- * dropped, or NULL.
+ * dropped, or NULL.  Inline in this file's hot paths; select.c calls
+ * chan_send_now.
  */
-bool chan_send_now(sp_chan *c, const void *elem, struct g **wake)
+static inline bool send_now(sp_chan *c, const void *elem, struct g **wake)
 {
     struct sudog *sg = waitq_dequeue(&c->recvq);
 
@@ -373,7 +375,8 @@ bool chan_send_now(sp_chan *c, const void *elem, struct g **wake)
  * An unbuffered receive that needs no waiting: a waiting sender, or the
  * close (*ok false, elem zeroed).
  */
-bool chan_recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
+static inline bool recv_now(sp_chan *c, void *elem, bool *ok,
+                            struct g **wake)
 {
     struct sudog *sg = waitq_dequeue(&c->sendq);
 
@@ -391,12 +394,22 @@ bool chan_recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
     return false;
 }
 
+bool chan_send_now(sp_chan *c, const void *elem, struct g **wake)
+{
+    return send_now(c, elem, wake);
+}
+
+bool chan_recv_now(sp_chan *c, void *elem, bool *ok, struct g **wake)
+{
+    return recv_now(c, elem, ok, wake);
+}
+
 /* ---- send, receive, close -------------------------------------------- */
 
 /* Unlocks l and readies wake (if any) before interrupts come back on:
    one enable instead of two (spin_release). */
-static void unlock_ready(struct spinlock *l, unsigned long flags,
-                         struct g *wake)
+static inline __attribute__((always_inline)) void
+unlock_ready(struct spinlock *l, unsigned long flags, struct g *wake)
 {
     spin_release(l);
     if (wake)
@@ -527,7 +540,7 @@ static bool chan_send(sp_chan *c, const void *elem, bool block)
         spin_unlock(&c->lock, flags);
         panic("send on closed channel");
     }
-    if (chan_send_now(c, elem, &wake)) {
+    if (send_now(c, elem, &wake)) {
         unlock_ready(&c->lock, flags, wake);
         return true;
     }
@@ -563,7 +576,7 @@ static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
         return r != RING_WAIT;
     }
     flags = spin_lock(&c->lock);
-    if (chan_recv_now(c, elem, ok, &wake)) {
+    if (recv_now(c, elem, ok, &wake)) {
         unlock_ready(&c->lock, flags, wake);
         return true;
     }
