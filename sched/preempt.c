@@ -101,7 +101,8 @@ void timer_interrupt(struct trapframe *tf)
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
         /* The next G's execute() arms the timer for its own slice. */
         arch_switch(&gp->sp, m->g0sp);
-        return;                 /* resumed, maybe on another core */
+        finish_handoff();       /* resumed, maybe on another core */
+        return;
     }
     deadline = m->woken ? min_run_end(m) : m->slice_end;
     /* A preemption deferred (spinlock, preemptoff) is retried a little

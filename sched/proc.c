@@ -22,9 +22,10 @@
  * transition (park_m, gosched_m, goexit_m) on its own stack, then picks
  * the next G.  Finishing after the switch is what makes parking
  * race-free: the lock that guards a wait queue is released only once the
- * G is no longer running (see sched.h).  One switch skips g0 (not in
- * Go): a G that parks while runnext holds the G findrunnable would pick
- * switches straight to it, and that G finishes the park when it resumes
+ * G is no longer running (see sched.h).  Parks and yields usually skip
+ * g0 (not in Go): when the G findrunnable would pick is plain to see
+ * (runnext, or the ring's head for a yield), the G switches straight to
+ * it, and that G finishes the park or yield when it resumes
  * (handoff_next).
  *
  * Order of findrunnable: this P's due timers, the Gs they readied (the
@@ -603,8 +604,6 @@ setcurg(struct m *m, struct g *gp, bool inherit)
     __atomic_store_n(&m->curg, gp, __ATOMIC_RELAXED);
     m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
-    /* Atomic: handoff_next may look at a G a thief took and runs. */
-    __atomic_store_n(&gp->lastcpu, m->cpu->id, __ATOMIC_RELAXED);
     /* A G from runnext shares the slice of the G that readied it (Go's
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
@@ -645,24 +644,30 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
 }
 
 static void park_m(struct g *gp);
+static void goyield_m(struct g *gp);
 
 /*
  * The direct hand-off (not in Go).  A G that parks has usually just
- * readied its partner into runnext (a channel or semaphore hand-off),
- * and findrunnable would pick that G first.  Going through g0 to learn
- * it costs a second context switch and a turn of the scheduler loop, so
- * the parking G switches straight to it instead, and the park's second
- * half (park_m: the status, then unlockf) runs as soon as the new G
- * resumes (finish_handoff), as Linux's finish_task_switch runs for the
- * task switched to.  The choice stays findrunnable's: only cross-core
- * calls, due timers and the wake queue come before runnext there, and
- * any of them sends the G the long way.  Only a G in runnext that has
- * run before is taken: it was parked (by mcall), and resumes in mcall,
- * where finish_handoff waits.  A G that never ran (newproc) goes the
- * long way too, so that gentry, on the path of every spawn, has nothing
- * to finish.  Interrupts off.
+ * readied its partner into runnext (a channel or semaphore hand-off), and
+ * a G that yields has the head of its P's ring behind it; findrunnable
+ * would pick that G next.  Going through g0 to learn it costs a second
+ * context switch and a turn of the scheduler loop, so the G switches
+ * straight to it instead, and the second half of the park or yield (the
+ * status, then unlockf or the requeue) runs as soon as the new G resumes
+ * (finish_handoff), as Linux's finish_task_switch runs for the task
+ * switched to.  Every place a G resumes calls finish_handoff: mcall, the
+ * timer interrupt that preempted it, and gentry for a G that never ran.
+ *
+ * The choice stays findrunnable's: cross-core calls, due timers and the
+ * wake queue come first there, and any of them sends the G the long way;
+ * so does the 1-in-61 tick that looks at the global queue.  A park takes
+ * only runnext (its ring head may be a G that findrunnable's global look
+ * would put behind); a yield takes runnext or else the ring's head, and
+ * goes the long way when both are empty, where goyield_m may fetch work.
+ * Interrupts off.
  */
-static struct g *handoff_next(struct m *m)
+static inline __attribute__((always_inline)) struct g *
+handoff_next(struct m *m, bool yield, bool *inherit)
 {
     struct p *p = m->p;
     uint64_t t = timers_next(p);
@@ -671,52 +676,81 @@ static struct g *handoff_next(struct m *m)
     schedtrace_tick();
     if (smp_calls_pending() || (t && t <= arch_cycles()) || !wakeq_empty(p))
         return NULL;
-    /* Only this P sets runnext to a G: the one seen here is still there
-       or has been stolen, and the CAS in runq_get_next tells which. */
-    next = __atomic_load_n(&p->runq.runnext, __ATOMIC_RELAXED);
-    if (!next || __atomic_load_n(&next->lastcpu, __ATOMIC_RELAXED) < 0)
+    *inherit = true;
+    if ((next = runq_get_next(&p->runq)) || !yield)
+        return next;
+    if (p->schedtick % 61 == 0)
         return NULL;
-    return runq_get_next(&p->runq);
+    return runq_get(&p->runq, inherit);
 }
 
-/* A parked G that resumes: finishes the park of the G that switched
-   straight to it, if one did. */
-static inline void finish_handoff(void)
+/* The second half of a yield that handed off: as goyield_m, minus the
+   look for work (the ring was not empty). */
+static void requeue_m(struct g *gp)
+{
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    runqput(thism()->p, gp, false);
+}
+
+/* A G that resumes: finishes the park or yield of the G that switched
+   straight to it, if one did.  Inline in mcall, the usual place. */
+static inline __attribute__((always_inline)) void finish_handoff_here(void)
 {
     struct m *m = thism();
     struct g *prev = m->handoff;
 
     if (prev) {
         m->handoff = NULL;
-        park_m(prev);
+        if (m->mcall_fn == park_m)
+            park_m(prev);
+        else
+            requeue_m(prev);
     }
 }
 
-/* mcall's switch for a park: to the next G directly, or to g0.  Apart,
-   so that the other mcalls (yield, exit) stay as short as they were. */
-static __attribute__((noinline)) void park_switch(struct m *m, struct g *gp)
+void finish_handoff(void)
 {
-    struct g *next = handoff_next(m);
+    finish_handoff_here();
+}
+
+/* mcall's switch for a park or a yield: to the next G directly, or to
+   g0.  Out of line once for each (park_switch, yield_switch), so that
+   mcall stays short where it is inlined. */
+static inline __attribute__((always_inline)) void
+switch_next(struct m *m, struct g *gp, bool yield)
+{
+    bool inherit;
+    struct g *next = handoff_next(m, yield, &inherit);
 
     if (next) {
         m->handoff = gp;
-        setcurg(m, next, true);
+        if (yield)
+            m->mcall_fn = requeue_m;
+        setcurg(m, next, inherit);
         arch_switch(&gp->sp, next->sp);
     } else {
         arch_switch(&gp->sp, m->g0sp);
     }
-    finish_handoff();
+}
+
+static __attribute__((noinline)) void park_switch(struct m *m, struct g *gp)
+{
+    switch_next(m, gp, false);
+}
+
+static __attribute__((noinline)) void yield_switch(struct m *m, struct g *gp)
+{
+    switch_next(m, gp, true);
 }
 
 /*
- * Switches from the running G to g0, which calls fn(gp); a park may go
- * straight to the next G instead (handoff_next).  Returns when the G runs
- * again, possibly on another core, with its interrupt state back.  Only a
- * parked G is resumed by a hand-off: a G that yields, is preempted or
- * exits never waits in runnext.
+ * Switches from the running G to g0, which calls fn(gp); a park or a
+ * yield may go straight to the next G instead (handoff_next).  Returns
+ * when the G runs again, possibly on another core, with its interrupt
+ * state back.
  */
-static void mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *),
-                  void *arg)
+static inline __attribute__((always_inline)) void
+mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *), void *arg)
 {
     unsigned long f = arch_irq_save();
     struct m *m = thism();
@@ -729,8 +763,11 @@ static void mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *),
     m->park_arg = arg;
     if (fn == park_m)
         park_switch(m, gp);
+    else if (fn == goyield_m)
+        yield_switch(m, gp);
     else
         arch_switch(&gp->sp, m->g0sp);
+    finish_handoff_here();
     arch_irq_restore(f);
 }
 
@@ -870,6 +907,7 @@ static void gentry(void *arg)
 {
     struct g *gp = arg;
 
+    finish_handoff();
     arch_irq_enable();
     gp->fn(gp->arg);
     goexit();
@@ -907,7 +945,6 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     __atomic_store_n(&gp->goid, goid, __ATOMIC_RELAXED);  /* sched_detail */
     gp->reent._errno = 0;
     gp->npreempt = 0;
-    gp->lastcpu = -1;           /* never ran: no hand-off target */
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     runqput(p, gp, true);

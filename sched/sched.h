@@ -75,8 +75,6 @@ struct g {
     uintptr_t stack_lo;         /* lowest mapped byte; guard page below */
     uintptr_t stack_hi;
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
-    int lastcpu;                /* core that last ran it, -1 before;
-                                   atomic (proc.c, handoff_next) */
     bool inherit;               /* came from runnext: shares the slice */
     int preemptoff;             /* > 0: the timer must not preempt it */
     uint64_t npreempt;          /* times the timer preempted it */
@@ -126,7 +124,8 @@ struct m {
     bool (*park_unlock)(struct g *, void *);
     void *park_arg;
     struct g *handoff;          /* a G that switched straight to curg and
-                                   whose park curg finishes (proc.c) */
+                                   whose park or yield curg finishes by
+                                   calling mcall_fn (proc.c) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */

@@ -49,6 +49,9 @@ void injectglist(struct g *list);
 /* On g0: gp, just switched out, goes to the global queue (a yield or a
    preemption, as Go's goschedImpl) and an idle core may take it. */
 void gosched_m(struct g *gp);
+/* Called by a G that resumes, interrupts off: finishes the park or yield
+   of the G that switched straight to it (the direct hand-off), if any. */
+void finish_handoff(void);
 __attribute__((noreturn)) void goexit(void);
 
 /* timers.c: the earliest `when` in p's timer heap, 0 if empty; a hint

@@ -259,6 +259,51 @@ static void all_freed(void)
     CHECK_ALL_FREED();
 }
 
+/* ---- a yield that hands its core to a preempted G --------------------- */
+
+/*
+ * A G that yields may switch straight to the G at the head of its P's
+ * ring (the direct hand-off, sched/proc.c), which then finishes the yield
+ * (puts the yielder back in the ring) when it resumes.  A G that was
+ * preempted resumes inside the timer interrupt, so that is one of the
+ * places that must finish it.  Gs that each spin past their slice
+ * (preempted into the global queue, then refilled into the rings in
+ * batches) and then yield make yielders switch to preempted Gs over and
+ * over; a yield left unfinished loses its G, and the count never
+ * completes.
+ */
+#define SPIN_YIELD_ROUNDS 20
+
+static void spin_yield_g(void *arg)
+{
+    long *done = arg;
+    uint64_t spin = quantum_ns() * 3 / 2;
+
+    for (int i = 0; i < SPIN_YIELD_ROUNDS; i++) {
+        uint64_t end = sp_nanotime() + spin;
+
+        while (sp_nanotime() < end)
+            ;
+        sp_yield();
+    }
+    __atomic_add_fetch(done, 1, __ATOMIC_RELEASE);
+}
+
+static void yield_to_preempted(void)
+{
+    int n = 3 * sp_ncpu();
+    uint64_t np = npreempt_all();
+    long done = 0;
+
+    for (int i = 0; i < n; i++)
+        sp_go(spin_yield_g, &done);
+    CHECKF(wait_count(&done, n, SP_S(30)), "%ld of %d spinning and "
+           "yielding Gs finished (a G lost in a yield?)", done, n);
+    CHECKF(npreempt_all() - np >= (uint64_t)n, "only %llu preemptions "
+           "for %d Gs spinning 1.5 quanta at a time",
+           (unsigned long long)(npreempt_all() - np), n);
+}
+
 /* ---- the FP control word across voluntary switches -------------------- */
 
 /*
@@ -328,6 +373,7 @@ static const struct sp_test tests[] = {
     { "quantum_is_1ms", quantum_is_1ms },
     { "fp_survives_preemption", fp_survives_preemption },
     { "fp_csr_survives_yield", fp_csr_survives_yield },
+    { "yield_to_preempted", yield_to_preempted },
     { "preemptoff_region", preemptoff_region },
     { "spinlock_region", spinlock_region },
     { "all_freed", all_freed },
