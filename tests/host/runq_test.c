@@ -275,6 +275,19 @@ static void owner_takes_runnext(void)
     CHECK(runq_get(&qa, &inh) == &small[7] && inh);
 }
 
+/* Plays the owner handing off during the pause: it runs its runnext G,
+   which readies the same G again (two Gs ping-ponging on one core). */
+static void owner_runs_and_readies_again(void)
+{
+    struct g *ov[RUNQ_SIZE / 2 + 1];
+    uint32_t nov;
+    bool inh;
+
+    npause++;
+    CHECK(runq_get(&qa, &inh) == &small[7] && inh);
+    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+}
+
 static void steal_runnext(void)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
@@ -306,6 +319,20 @@ static void steal_runnext(void)
     CHECK(runq_steal(&qb, &qa, true) == NULL);
     CHECK(npause == 2);
     CHECK(runq_empty(&qa) && runq_empty(&qb));
+
+    /* The owner took from runnext during the pause and the same G is
+       back: it is running its runnext Gs, so the thief leaves it. */
+    qa.pause = owner_runs_and_readies_again;
+    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_steal(&qb, &qa, true) == NULL);
+    CHECK(npause == 3);
+    CHECK(runq_empty(&qb) && runq_get(&qa, &inh) == &small[7] && inh);
+
+    /* Nothing happened during the pause: the thief takes it. */
+    qa.pause = count_pause;
+    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_steal(&qb, &qa, true) == &small[7]);
+    CHECK(npause == 4);
 
     /* NULL hook: no pause, still steals. */
     qa.pause = NULL;
