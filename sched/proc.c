@@ -615,7 +615,8 @@ setcurg(struct m *m, struct g *gp, bool inherit)
     }
     core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
                                netpoll_deadline()));
-    m->p->nsched++;
+    /* Atomic: a thief's steal_pause reads it to see that we switched. */
+    __atomic_store_n(&m->p->nsched, m->p->nsched + 1, __ATOMIC_RELAXED);
 }
 
 static void execute(struct m *m, struct g *gp, bool inherit)
@@ -993,12 +994,15 @@ static int nstarted;
  */
 #define STEAL_PAUSE_US 20
 
-static void steal_pause(void)
+static bool steal_pause(struct runq *q)
 {
+    struct p *p = (struct p *)((char *)q - offsetof(struct p, runq));
+    uint64_t nsched = __atomic_load_n(&p->nsched, __ATOMIC_RELAXED);
     uint64_t end = arch_cycles() + arch_cycles_hz() / 1000000 * STEAL_PAUSE_US;
 
     while (arch_cycles() < end)
         arch_cpu_relax();
+    return __atomic_load_n(&p->nsched, __ATOMIC_RELAXED) == nsched;
 }
 
 /* Zeroed memory on cache lines of its own, never freed: each core writes

@@ -72,7 +72,6 @@ void runq_init(struct runq *q)
     for (int i = 0; i < RUNQ_SIZE; i++)
         q->ring[i] = NULL;
     q->runnext = NULL;
-    q->nextgets = 0;
     q->pause = NULL;
 }
 
@@ -178,7 +177,6 @@ static uint32_t grab_runnext(struct runq *q, struct g **batch,
     /* load-acquire: pairs with the owner's acq_rel CAS that set it (R3);
      * the CAS below re-validates it anyway. */
     struct g *next = __atomic_load_n(&q->runnext, __ATOMIC_ACQUIRE);
-    uint32_t gets = __atomic_load_n(&q->nextgets, __ATOMIC_RELAXED);
 
     *retry = false;
     if (next == NULL)
@@ -186,12 +184,9 @@ static uint32_t grab_runnext(struct runq *q, struct g **batch,
     /* The owner readied next a moment ago and is likely to run it as soon
      * as its current G blocks; give it that moment, or we pay for moving
      * a G between cores only for the owner to go idle and steal back.  An
-     * owner that took from runnext meanwhile keeps what it holds now. */
-    if (q->pause != NULL) {
-        q->pause();
-        if (__atomic_load_n(&q->nextgets, __ATOMIC_RELAXED) != gets)
-            return 0;
-    }
+     * owner that switched Gs meanwhile keeps what runnext holds now. */
+    if (q->pause != NULL && !q->pause(q))
+        return 0;
     /* acq_rel (R3): acquire pairs with the owner's CAS that set runnext,
      * so the G's contents are visible to us. */
     if (!__atomic_compare_exchange_n(&q->runnext, &next, NULL, false,

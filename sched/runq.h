@@ -39,25 +39,22 @@ struct runq {
                                    atomics: thieves may read a slot
                                    speculatively while it is rewritten) */
     struct g *runnext;          /* set by the owner; CAS to NULL by anyone */
-    uint32_t nextgets;          /* Gs the owner took from runnext (wraps);
-                                   written only by the owner, read by a
-                                   pausing thief: relaxed atomics */
 
     /*
      * Called by a thief just before it takes this queue's runnext, so that
      * a G the owner readied and is about to run is not snatched from it
-     * (Go sleeps ~3 us there).  If the owner took a G from runnext during
-     * the pause, it is running what it readies as it readies it, and the
-     * thief leaves runnext alone, whatever it holds now (Go retries, and
-     * two Gs handing work back and forth on one core are split across two
-     * sooner or later, as the same G is back in runnext at the end of a
-     * pause often enough).  NULL means no pause.  Set once, after
-     * runq_init and before any other core can see the queue; read as a
-     * plain field.  Go pauses only if the victim P is running; here a P
-     * sets runnext only while its core runs, so the kernel can point
-     * this at a plain short delay (proc.c, steal_pause).
+     * (Go sleeps ~3 us there).  Returns false if the owner switched Gs
+     * during the pause: it is running what it readies as it readies it,
+     * and the thief leaves runnext alone, whatever it holds now.  (Go
+     * retries instead, and two Gs handing work back and forth on one core
+     * get split across two sooner or later, as the same G is back in
+     * runnext at the end of a pause often enough.)  NULL means no pause.
+     * Set once, after runq_init and before any other core can see the
+     * queue; read as a plain field.  Go pauses only if the victim P is
+     * running; here a P sets runnext only while its core runs, so the
+     * kernel can point this at a plain short delay (proc.c, steal_pause).
      */
-    void (*pause)(void);
+    bool (*pause)(struct runq *q);
 };
 
 /* Empties q and clears its pause hook; q must not be shared yet. */
@@ -95,10 +92,8 @@ static inline struct g *runq_get_next(struct runq *q)
      * clear, for runq_empty. */
     if (next != NULL &&
         __atomic_compare_exchange_n(&q->runnext, &next, NULL, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-        __atomic_store_n(&q->nextgets, q->nextgets + 1, __ATOMIC_RELAXED);
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return next;
-    }
     return NULL;
 }
 

@@ -90,7 +90,8 @@ struct p {
     struct g *gfree;            /* dead Gs kept for reuse; owner only */
     int ngfree;
     uint64_t rand;              /* fastrand state; owner only */
-    uint64_t nsched;            /* Gs run by this P (stats, tests) */
+    uint64_t nsched;            /* Gs run by this P (stats, tests,
+                                   steal_pause); atomic stores */
     uint64_t goidnext, goidend; /* G ids [next, end) taken from goidgen */
 
     /* Gs readied by timers, run first (wakeq.c); under wakelock: */

@@ -261,31 +261,38 @@ static void grab_into_ring_batch(void)
 }
 
 static int npause;
-static void count_pause(void)
+
+/* A pause during which the owner did nothing. */
+static bool count_pause(struct runq *q)
 {
+    CHECK(q == &qa);
     npause++;
+    return true;
 }
 
-/* Plays the owner running its runnext G during the thief's pause. */
-static void owner_takes_runnext(void)
+/* Plays the owner taking its runnext G just as the thief's pause ends
+   (after the pause looked): the thief's CAS loses. */
+static bool owner_takes_runnext(struct runq *q)
 {
     bool inh;
 
     npause++;
-    CHECK(runq_get(&qa, &inh) == &small[7] && inh);
+    CHECK(runq_get(q, &inh) == &small[7] && inh);
+    return true;
 }
 
 /* Plays the owner handing off during the pause: it runs its runnext G,
    which readies the same G again (two Gs ping-ponging on one core). */
-static void owner_runs_and_readies_again(void)
+static bool owner_runs_and_readies_again(struct runq *q)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov;
     bool inh;
 
     npause++;
-    CHECK(runq_get(&qa, &inh) == &small[7] && inh);
-    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_get(q, &inh) == &small[7] && inh);
+    CHECK(runq_put(q, &small[7], true, ov, &nov));
+    return false;
 }
 
 static void steal_runnext(void)
@@ -320,8 +327,8 @@ static void steal_runnext(void)
     CHECK(npause == 2);
     CHECK(runq_empty(&qa) && runq_empty(&qb));
 
-    /* The owner took from runnext during the pause and the same G is
-       back: it is running its runnext Gs, so the thief leaves it. */
+    /* The owner switched during the pause and the same G is back in
+       runnext: it is running its runnext Gs, so the thief leaves it. */
     qa.pause = owner_runs_and_readies_again;
     CHECK(runq_put(&qa, &small[7], true, ov, &nov));
     CHECK(runq_steal(&qb, &qa, true) == NULL);
@@ -700,13 +707,18 @@ static void run(struct g *gp, int who)
 }
 
 /* The owner's pause hook: sometimes give up the core, so that the owner
- * really does get to run runnext while a thief waits. */
+ * really does get to run runnext while a thief waits, and sometimes say
+ * that it switched, so that the thief gives up. */
 static __thread uint64_t pause_seed = 0x9e3779b97f4a7c15ull;
-static void stress_pause(void)
+static bool stress_pause(struct runq *q)
 {
+    uint64_t r = rnd(&pause_seed);
+
+    (void)q;
     st_add(&st_pause);
-    if (kn.pause_yields && (rnd(&pause_seed) & 3) == 0)
+    if (kn.pause_yields && (r & 3) == 0)
         sched_yield();
+    return (r & 0x30) != 0;
 }
 
 /* Refill from the global queue; partial batches go back to its front. */
