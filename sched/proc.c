@@ -682,7 +682,8 @@ handoff_next(struct m *m, bool yield, bool *inherit)
         return next;
     if (p->schedtick % 61 == 0)
         return NULL;
-    return runq_get(&p->runq, inherit);
+    *inherit = false;
+    return runq_get_ring(&p->runq);
 }
 
 /* The second half of a yield that handed off: as goyield_m, minus the
@@ -694,7 +695,8 @@ static void requeue_m(struct g *gp)
 }
 
 /* A G that resumes: finishes the park or yield of the G that switched
-   straight to it, if one did.  Inline in mcall, the usual place. */
+   straight to it, if one did (prev's mcall_fn says which: park_m, or
+   goyield_m for a yield).  Inline in mcall and gentry. */
 static inline __attribute__((always_inline)) void finish_handoff_here(void)
 {
     struct m *m = thism();
@@ -725,8 +727,6 @@ switch_next(struct m *m, struct g *gp, bool yield)
 
     if (next) {
         m->handoff = gp;
-        if (yield)
-            m->mcall_fn = requeue_m;
         setcurg(m, next, inherit);
         arch_switch(&gp->sp, next->sp);
     } else {
@@ -908,7 +908,7 @@ static void gentry(void *arg)
 {
     struct g *gp = arg;
 
-    finish_handoff();
+    finish_handoff_here();
     arch_irq_enable();
     gp->fn(gp->arg);
     goexit();

@@ -154,8 +154,11 @@ struct g *runq_get(struct runq *q, bool *inherit_time)
     struct g *next = runq_get_next(q);
 
     *inherit_time = next != NULL;
-    if (next)
-        return next;
+    return next ? next : runq_get_ring(q);
+}
+
+struct g *runq_get_ring(struct runq *q)
+{
     for (;;) {
         /* load-acquire: pairs with thieves' CAS-release of head (R2). */
         uint32_t h = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);

@@ -4,13 +4,15 @@
  *
  * Ownership:
  *   - tail and the ring slots are written only by the owner P.
- *   - head is advanced by CAS, by the owner (runq_get, and the overflow
- *     in runq_put) and by thieves (runq_grab / runq_steal).
+ *   - head is advanced by CAS, by the owner (runq_get, runq_get_ring,
+ *     and the overflow in runq_put) and by thieves (runq_grab /
+ *     runq_steal).
  *   - runnext is set to a G only by the owner; the owner and thieves CAS
  *     it back to NULL to take the G it holds.
- * runq_put, runq_put_batch and runq_get are owner-only; runq_grab and
- * runq_steal may run on any P (the thief), concurrently with the owner
- * and with other thieves; runq_len and runq_empty may run anywhere.
+ * runq_put, runq_put_batch, runq_get and runq_get_ring are owner-only;
+ * runq_grab and runq_steal may run on any P (the thief), concurrently
+ * with the owner and with other thieves; runq_len and runq_empty may run
+ * anywhere.
  *
  * The queue only stores and compares struct g pointers: it never looks
  * inside a G and needs no link field.  An overflow is handed back to the
@@ -103,6 +105,9 @@ static inline struct g *runq_get_next(struct runq *q)
  * slice (Go's inheritTime).
  */
 struct g *runq_get(struct runq *q, bool *inherit_time);
+
+/* Owner: runq_get without runnext: the G at the ring's head, or NULL. */
+struct g *runq_get_ring(struct runq *q);
 
 /*
  * Any P: moves n - n/2 of the n Gs in q's ring into batch, the ring of the

@@ -75,7 +75,6 @@ struct g {
     uintptr_t stack_lo;         /* lowest mapped byte; guard page below */
     uintptr_t stack_hi;
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
-    bool inherit;               /* came from runnext: shares the slice */
     int preemptoff;             /* > 0: the timer must not preempt it */
     uint64_t npreempt;          /* times the timer preempted it */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
@@ -125,8 +124,8 @@ struct m {
     bool (*park_unlock)(struct g *, void *);
     void *park_arg;
     struct g *handoff;          /* a G that switched straight to curg and
-                                   whose park or yield curg finishes by
-                                   calling mcall_fn (proc.c) */
+                                   whose park or yield (mcall_fn says
+                                   which) curg finishes (proc.c) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */
