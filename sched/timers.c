@@ -156,14 +156,27 @@ static void heap_push(struct p *p, struct timer *t)
     siftup(p, i);
 }
 
-/* Removes the timer at index i; caller fixes its status. */
+/*
+ * A timer out of its heap becomes idle: the status first, then pp.
+ * lock_owner reads pp without the lock (acquire), and one that finds NULL
+ * goes on as if t were idle - timer_reset starts it on its own P at once.
+ * In the other order a reset from another core, racing the firing, could
+ * find pp NULL and the status still T_WAITING.
+ */
+static void set_idle(struct timer *t)
+{
+    __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
+}
+
+/* Removes the timer at index i; it stays this P's (pp) until the caller
+   sets it idle (or, a ticker about to run, keeps it). */
 static void heap_remove(struct p *p, int i)
 {
     struct timer *t = p->timers[i].t;
     uint32_t h = p->slot_h[i], lh;
     int last = --p->ntimers;
 
-    __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
     t->h = -1;
     if (i == last)
         return;                         /* h stays at last, free */
@@ -194,8 +207,7 @@ static void sweep(struct p *p)
         struct timer *t = p->timers[i].t;
 
         if (t->status == T_DELETED) {
-            t->status = T_IDLE;
-            __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
+            set_idle(t);
             t->h = -1;
         } else {
             if (i != j)
@@ -345,7 +357,7 @@ void timer_delete(struct timer *t)
     if (t->status == T_DELETED)
         p->ndeleted--;
     heap_remove(p, p->h_slot[t->h]);
-    t->status = T_IDLE;
+    set_idle(t);
     update_timer0(p);
     spin_unlock(&p->timerlock, f);
 }
@@ -376,20 +388,20 @@ uint64_t timers_run(struct p *p, uint64_t now)
 
         heap_remove(p, 0);
         if (t->status == T_DELETED) {
-            t->status = T_IDLE;
+            set_idle(t);
             p->ndeleted--;
             continue;
         }
         __atomic_add_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
         __atomic_sub_fetch(&npending, 1, __ATOMIC_SEQ_CST);
         if (periodic) {
-            /* Still this P's while it runs, so stop and reset take
-               p->timerlock and cannot miss the re-arm below. */
-            __atomic_store_n(&t->pp, p, __ATOMIC_RELEASE);
+            /* Still this P's while it runs (pp stays), so stop and reset
+               take p->timerlock and cannot miss the re-arm below. */
             t->stop_while_running = t->reset_while_running = false;
+            __atomic_store_n(&t->status, T_RUNNING, __ATOMIC_RELEASE);
+        } else {
+            set_idle(t);
         }
-        __atomic_store_n(&t->status, periodic ? T_RUNNING : T_IDLE,
-                         __ATOMIC_RELEASE);
         __atomic_store_n(&p->running, t, __ATOMIC_RELEASE);
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
@@ -411,8 +423,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
             __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
             heap_push(p, t);
         } else if (periodic) {
-            __atomic_store_n(&t->pp, NULL, __ATOMIC_RELEASE);
-            __atomic_store_n(&t->status, T_IDLE, __ATOMIC_RELEASE);
+            set_idle(t);
         }
         __atomic_sub_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
     }

@@ -1,9 +1,10 @@
 /*
  * timers - one-shot timers and after-funcs: stop and reset keep Go's
- * contract; 1,000 races of stop against the firing from another core end
- * in exactly one of "stopped, never fired" and "fired once, stop said
- * false"; and 100,000 timers started from every core each fire exactly
- * once.  Tickers are in tests/time/ticker.
+ * contract; 1,000 races of stop (or reset) against the firing from
+ * another core end in exactly one of "stopped, never fired" and "fired
+ * once, stop said false" (for a reset, "ran once, reset said true" and
+ * "ran twice, reset said false"); and 100,000 timers started from every
+ * core each fire exactly once.  Tickers are in tests/time/ticker.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,28 +372,40 @@ static void heap_churn(void)
  * moment within 150 us of its deadline, while it may be firing on racer
  * i+1's core.  Even timers of a batch are after-funcs (a counter tells
  * how often one ran), odd ones channel timers (the channel holds the
- * value if it fired).
+ * value if it fired).  Half the after-funcs, at random, are reset instead
+ * of stopped: due again RACE_REARM later, they run once in all if the
+ * reset came first (it returns true), twice if the firing did.
  */
 #define NRACES 1000
 #define BATCH 8
 #define RACE_DUE SP_MS(1)
 #define RACE_STEP SP_US(300)
 #define RACE_JITTER_US 150
+#define RACE_REARM SP_US(500)
 
 struct race {
     sp_timer *t;
     uint64_t due;
     long nfired;                /* after-func runs */
     bool chan;                  /* a channel timer, not an after-func */
+    bool reset;                 /* reset from the other core, not stopped */
     int cpu;                    /* core that started it */
     int stop_cpu;               /* core that stopped it */
-    bool stopped;               /* what stop returned */
+    bool stopped;               /* what stop (or reset) returned */
 };
+
+/* How often x's after-func runs in all, given how its race ended. */
+static long race_runs(const struct race *x)
+{
+    if (x->reset)
+        return x->stopped ? 1 : 2;
+    return !x->stopped;
+}
 
 static struct race *races;
 static int nracers, nrounds;
 static struct barrier race_bar;
-static long race_bad, nstopped, ncross;
+static long race_bad, nstopped, nreset, ncross;
 static char race_why[160];
 static sp_waitgroup racers_wg;
 
@@ -439,10 +452,20 @@ static void race_check(struct race *x)
             race_fail(x, "stop returned false, and the timer never fired");
         return;
     }
-    /* The after-func's G may not have run yet; it must, once. */
-    while (!x->stopped && !__atomic_load_n(&x->nfired, __ATOMIC_ACQUIRE) &&
+    /* The after-func's G may not have run yet (a reset one, not
+       twice); it must, as often as the race's outcome says. */
+    while (__atomic_load_n(&x->nfired, __ATOMIC_ACQUIRE) < race_runs(x) &&
            sp_nanotime() < end)
         sp_sleep(SP_US(100));
+    if (x->reset) {
+        if (x->stopped && x->nfired != 1)
+            race_fail(x, "reset returned true, and the after-func did not "
+                      "run exactly once");
+        if (!x->stopped && x->nfired != 2)
+            race_fail(x, "reset returned false, and the after-func did "
+                      "not run exactly twice");
+        return;
+    }
     if (x->stopped && x->nfired)
         race_fail(x, "stop returned true, and the after-func ran");
     if (!x->stopped && !x->nfired)
@@ -479,16 +502,20 @@ static void racer(void *arg)
                                        (2 * RACE_JITTER_US + 1)) -
                              RACE_JITTER_US;
 
+            x->reset = !x->chan && rnd(&seed) % 2;
             spin_until(x->due + jitter * 1000);
-            x->stopped = sp_timer_stop(x->t);
+            x->stopped = x->reset ? sp_timer_reset(x->t, RACE_REARM) :
+                         sp_timer_stop(x->t);
             x->stop_cpu = sp_cpu_id();
+            if (x->reset)
+                __atomic_add_fetch(&nreset, 1, __ATOMIC_RELAXED);
             if (x->stopped)
                 __atomic_add_fetch(&nstopped, 1, __ATOMIC_RELAXED);
             if (x->stop_cpu != x->cpu)
                 __atomic_add_fetch(&ncross, 1, __ATOMIC_RELAXED);
         }
         /* Past the last deadline by more than a firing takes. */
-        sleep_until(theirs[BATCH - 1].due + SP_MS(2));
+        sleep_until(theirs[BATCH - 1].due + RACE_REARM + SP_MS(2));
         for (int b = 0; b < BATCH; b++)
             race_check(&theirs[b]);
         race_barrier();
@@ -507,7 +534,7 @@ static void stop_races(void)
     n = (long)nrounds * nracers * BATCH;
     races = calloc(n, sizeof *races);
     CHECK(races);
-    race_bad = nstopped = ncross = 0;
+    race_bad = nstopped = nreset = ncross = 0;
     memset(&race_bar, 0, sizeof race_bar);
     sp_waitgroup_add(&racers_wg, nracers);
     for (uintptr_t i = 0; i < (uintptr_t)nracers; i++)
@@ -516,15 +543,15 @@ static void stop_races(void)
     /* A stopped after-func must not run later either. */
     sp_sleep(SP_MS(20));
     for (long r = 0; r < n; r++)
-        late += !races[r].chan && races[r].nfired != !races[r].stopped;
-    printf("# %ld stop races on %d cores: %ld stopped in time, %ld fired "
-           "first; %ld stopped from another core\n", n, nracers, nstopped,
-           n - nstopped, ncross);
+        late += !races[r].chan && races[r].nfired != race_runs(&races[r]);
+    printf("# %ld stop and reset races on %d cores (%ld resets): %ld "
+           "stopped or reset in time, %ld fired first; %ld from another "
+           "core\n", n, nracers, nreset, nstopped, n - nstopped, ncross);
     free(races);
     CHECKF(race_bad == 0, "%ld of %ld races went wrong; first: %s",
            race_bad, n, race_why);
-    CHECKF(late == 0, "%ld after-funcs ran more than once or after stop "
-           "returned true", late);
+    CHECKF(late == 0, "%ld after-funcs ran more often than their stop or "
+           "reset allows", late);
     CHECKF(nstopped > 0 && nstopped < n, "every race ended the same way "
            "(%ld of %ld stopped): the races missed the firing", nstopped, n);
 }
