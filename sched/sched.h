@@ -105,7 +105,6 @@ struct p {
     int ntimers, timercap;
     int ndeleted;               /* stopped but still in the heap */
     uint64_t timer0;            /* earliest when, 0 if none; atomic */
-    struct timer *running;      /* whose function runs now; atomic */
 };
 
 struct m {
@@ -117,6 +116,8 @@ struct m {
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     bool woken;                 /* a timer readied a G during curg's slice */
     bool intimer;               /* running a timer function (timers.c) */
+    struct timer *running;      /* whose function this core runs now, of
+                                   any P's heap; atomic (timers.c) */
     bool halted;                /* idle in arch_halt; atomic (timers.c) */
     void *g0sp;                 /* the scheduler context while a G runs */
     bool spinning;              /* looking for work; counted in nmspinning */

@@ -261,11 +261,12 @@ static struct p *lock_owner(struct timer *t, unsigned long *f)
 }
 
 /* Waits until no core runs t's function (it may be running on another
-   core right now). */
+   core right now).  Per core, not per P: an idle core and the P's own
+   can run two of one P's timers at once. */
 static void wait_run_out(struct timer *t)
 {
     for (int i = 0; i < ncpu; i++)
-        while (__atomic_load_n(&sched.allp[i]->running, __ATOMIC_ACQUIRE) ==
+        while (__atomic_load_n(&sched.allm[i]->running, __ATOMIC_ACQUIRE) ==
                t)
             arch_cpu_relax();
 }
@@ -366,7 +367,7 @@ void timer_delete(struct timer *t)
  * A one-shot timer is finished - idle, no longer counted - before its
  * function runs, and is not touched after: the function may ready a G
  * whose stack holds the timer (sleep), and that G may run and return on
- * another core at once.  While it runs, p->running names it, so that
+ * another core at once.  While it runs, m->running names it, so that
  * timer_delete can wait it out, and ninflight counts it, so that the
  * deadlock check sees a wakeup on its way.  A periodic timer (a ticker,
  * never on a stack) stays T_RUNNING and is re-armed afterwards.
@@ -402,7 +403,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
         } else {
             set_idle(t);
         }
-        __atomic_store_n(&p->running, t, __ATOMIC_RELEASE);
+        __atomic_store_n(&m->running, t, __ATOMIC_RELEASE);
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
         /* What fn readies goes to the wake queue (wakeq.c). */
@@ -410,7 +411,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
         fn(arg);
         m->intimer = false;
         f = spin_lock(&p->timerlock);
-        __atomic_store_n(&p->running, NULL, __ATOMIC_RELEASE);
+        __atomic_store_n(&m->running, NULL, __ATOMIC_RELEASE);
         if (periodic && !t->stop_while_running) {
             /* Tickers keep their phase: when += period, not now + period,
                so ticks do not drift with the lateness of each one. */

@@ -257,8 +257,9 @@ static void reset_moves(void)
  * 3,000 after-funcs on this core, then a random mix of stops, resets (to
  * earlier and later), stops with a free, and resets of stopped ones: the
  * heap's sifts, removals and sweeps (a quarter of it deleted) all run.
- * Each timer that ends armed runs once, no earlier than its last
- * deadline; each that ends stopped never runs.
+ * Each timer that ends armed runs at least once no earlier than its last
+ * deadline (a reset of one that fired arms it again); each that ends
+ * stopped never runs.
  */
 #define NCHURN 3000
 #define CHURN_MAX_US 40000
@@ -310,10 +311,10 @@ static void heap_churn(void)
             break;
         case 1:
         case 2:
-            /* A reset re-arms a timer that already ran, too. */
-            if (sp_timer_reset(t[i], d) ||
-                !__atomic_load_n(&churn_runs[i], __ATOMIC_ACQUIRE))
-                due[i] = now + d;
+            /* A reset re-arms a timer that already fired, too, whether
+               or not that run's G has run yet. */
+            sp_timer_reset(t[i], d);
+            due[i] = now + d;
             break;
         case 3:
             if (sp_timer_stop(t[i])) {
@@ -333,15 +334,16 @@ static void heap_churn(void)
             CHECK(!sp_timer_reset(t[i], d));
             due[i] = now + d;
         }
-    /* Wait for every armed one (an after-func runs in a G of its own,
-       which may queue behind this G when both come due in one batch),
-       then a little longer for any stopped one that would run. */
+    /* Wait for every armed one's run at its last deadline (an
+       after-func runs in a G of its own, which may queue behind this G
+       when both come due in one batch), then a little longer for any
+       stopped one that would run. */
     for (uint64_t end = sp_nanotime() + SP_S(10); sp_nanotime() < end; ) {
         int left = 0;
 
         for (int i = 0; i < NCHURN; i++)
             left += due[i] &&
-                    !__atomic_load_n(&churn_runs[i], __ATOMIC_ACQUIRE);
+                    __atomic_load_n(&churn_at[i], __ATOMIC_RELAXED) < due[i];
         if (!left)
             break;
         sp_sleep(SP_MS(5));
@@ -372,7 +374,9 @@ static void heap_churn(void)
  * moment within 150 us of its deadline, while it may be firing on racer
  * i+1's core.  Even timers of a batch are after-funcs (a counter tells
  * how often one ran), odd ones channel timers (the channel holds the
- * value if it fired).  Half the after-funcs, at random, are reset instead
+ * value if it fired), except the second, a ticker with its period: a
+ * live ticker's stop returns true however it meets the firing, and no tick
+ * comes after it.  Half the after-funcs, at random, are reset instead
  * of stopped: due again RACE_REARM later, they run once in all if the
  * reset came first (it returns true), twice if the firing did.
  */
@@ -388,6 +392,8 @@ struct race {
     uint64_t due;
     long nfired;                /* after-func runs */
     bool chan;                  /* a channel timer, not an after-func */
+    bool ticker;                /* a ticker (a channel timer too) */
+    uint64_t period;            /* the ticker's */
     bool reset;                 /* reset from the other core, not stopped */
     int cpu;                    /* core that started it */
     int stop_cpu;               /* core that stopped it */
@@ -429,7 +435,8 @@ static void race_fail(struct race *x, const char *what)
     if (!__atomic_fetch_add(&race_bad, 1, __ATOMIC_RELAXED))
         snprintf(race_why, sizeof race_why, "race %ld (%s, started on core "
                  "%d, stopped from %d): %s", (long)(x - races),
-                 x->chan ? "channel timer" : "after-func", x->cpu,
+                 x->ticker ? "ticker" : x->chan ? "channel timer" :
+                 "after-func", x->cpu,
                  x->stop_cpu, what);
 }
 
@@ -438,6 +445,18 @@ static void race_check(struct race *x)
 {
     uint64_t end = x->due + SP_S(5);
 
+    if (x->ticker) {
+        uint64_t when;
+
+        if (!x->stopped)
+            race_fail(x, "stop of a live ticker returned false");
+        /* A tick sent before the stop may wait in the channel. */
+        sp_chan_tryrecv(sp_timer_chan(x->t), &when, NULL);
+        sp_sleep(x->period + SP_US(300));
+        if (sp_chan_len(sp_timer_chan(x->t)))
+            race_fail(x, "the ticker ticked after its stop returned");
+        return;
+    }
     if (x->chan) {
         size_t n;
 
@@ -490,8 +509,11 @@ static void racer(void *arg)
             uint64_t ns = RACE_DUE + b * RACE_STEP;
 
             x->chan = b % 2;
+            x->ticker = b == 1;
+            x->period = ns;
             x->due = now + ns;
-            x->t = x->chan ? sp_timer_new(ns) :
+            x->t = x->ticker ? sp_ticker_new(ns) :
+                   x->chan ? sp_timer_new(ns) :
                    sp_after_func(ns, count_fire, &x->nfired);
             x->cpu = sp_cpu_id();
         }
