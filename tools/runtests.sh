@@ -234,7 +234,10 @@ for item in "${items[@]}"; do
         passed=$((passed + p)) failed=$((failed + f))
         printf '%-62s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
         if [ "$f" != 0 ]; then
-            failures+=("$label:$(grep '^TEST .* FAIL' "$log" | sed "s/^TEST / /" | paste -sd ";" -)${why:+ $why}")
+            # A kernel panic's first line goes into the recap too: a CI
+            # log's tail may be all there is to read.
+            pline=$(grep -m 1 -E '^(panic|fatal error): ' "$log")
+            failures+=("$label:$(grep '^TEST .* FAIL' "$log" | sed "s/^TEST / /" | paste -sd ";" -)${why:+ $why}${pline:+ [$pline]}")
             grep '^TEST .* FAIL' "$log" | sed 's/^/    /'
             [ -n "$why" ] && echo "    $why"
             tail_of "$log"
