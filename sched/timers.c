@@ -30,8 +30,11 @@
 #include "schedimpl.h"
 #include "timers.h"
 
-static long npending;           /* T_WAITING timers everywhere; atomic */
-static long ninflight;          /* timer functions running now; atomic */
+/* Timers that will still do something: T_WAITING ones everywhere and
+   those whose function runs now.  One counter, so that no transition
+   between the two (a firing, a ticker's re-arm) shows the deadlock check
+   a moment with neither; atomic. */
+static long nlive;
 
 /*
  * If this core goes on to run with interrupts off, only an idle core can
@@ -234,7 +237,7 @@ void timer_start(struct timer *t, uint64_t when, uint64_t period)
     t->status = T_WAITING;
     t->stop_while_running = false;
     heap_push(p, t);
-    __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&nlive, 1, __ATOMIC_RELAXED);
     update_timer0(p);
     spin_release(&p->timerlock);
     /* A new earliest timer must reach the core timer now, or it would
@@ -280,14 +283,16 @@ bool timer_stop(struct timer *t)
     if (!p)
         return false;           /* idle, or a one-shot that already fired */
     if (t->status == T_RUNNING) {
-        /* A ticker whose function runs now: it will not fire again. */
+        /* A ticker whose function runs now: it will not fire again
+           (unless this stop is its second during the run). */
+        was = !t->stop_while_running;
+        running = true;
         t->stop_while_running = true;
         t->reset_while_running = false;
-        was = running = true;
     } else if (t->status == T_WAITING) {
         t->status = T_DELETED;
         p->ndeleted++;
-        __atomic_sub_fetch(&npending, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&nlive, 1, __ATOMIC_RELAXED);
         was = true;
         if (p->ndeleted > p->ntimers / 4)
             sweep(p);
@@ -308,6 +313,7 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
 {
     unsigned long f;
     struct p *p = lock_owner(t, &f);
+    struct m *m;
     bool was;
 
     if (!p) {
@@ -327,7 +333,7 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     was = t->status == T_WAITING;
     if (!was) {
         p->ndeleted--;      /* un-delete: it stays in this heap */
-        __atomic_add_fetch(&npending, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&nlive, 1, __ATOMIC_RELAXED);
     }
     t->status = T_WAITING;
     t->when = when;
@@ -336,7 +342,15 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     siftup(p, p->h_slot[t->h]);
     siftdown(p, p->h_slot[t->h]);   /* wherever siftup left it */
     update_timer0(p);
-    spin_unlock(&p->timerlock, f);
+    spin_release(&p->timerlock);
+    /* Moved earlier, it must reach a core timer as a new one does
+       (timer_start): this core's if the heap is its own, else a halted
+       core's, which runs every P's due timers. */
+    m = this_cpu()->m;
+    if (p == m->p)
+        core_timer_arm(m, when);
+    arch_irq_restore(f);
+    wake_idle_for(when);
     return was;
 }
 
@@ -364,12 +378,11 @@ void timer_delete(struct timer *t)
 }
 
 /*
- * A one-shot timer is finished - idle, no longer counted - before its
- * function runs, and is not touched after: the function may ready a G
- * whose stack holds the timer (sleep), and that G may run and return on
- * another core at once.  While it runs, m->running names it, so that
- * timer_delete can wait it out, and ninflight counts it, so that the
- * deadlock check sees a wakeup on its way.  A periodic timer (a ticker,
+ * A one-shot timer is idle before its function runs, and is not touched
+ * after: the function may ready a G whose stack holds the timer (sleep),
+ * and that G may run and return on another core at once.  While it runs,
+ * m->running names it, so that timer_delete can wait it out, and nlive
+ * still counts it, so that the deadlock check sees a wakeup on its way.  A periodic timer (a ticker,
  * never on a stack) stays T_RUNNING and is re-armed afterwards.
  */
 uint64_t timers_run(struct p *p, uint64_t now)
@@ -393,8 +406,10 @@ uint64_t timers_run(struct p *p, uint64_t now)
             p->ndeleted--;
             continue;
         }
-        __atomic_add_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
-        __atomic_sub_fetch(&npending, 1, __ATOMIC_SEQ_CST);
+        /* m->running before the timer can look idle: a timer_delete that
+           finds pp NULL must find this core running it, and wait, or it
+           frees what fn is about to read. */
+        __atomic_store_n(&m->running, t, __ATOMIC_RELEASE);
         if (periodic) {
             /* Still this P's while it runs (pp stays), so stop and reset
                take p->timerlock and cannot miss the re-arm below. */
@@ -403,7 +418,6 @@ uint64_t timers_run(struct p *p, uint64_t now)
         } else {
             set_idle(t);
         }
-        __atomic_store_n(&m->running, t, __ATOMIC_RELEASE);
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
         /* What fn readies goes to the wake queue (wakeq.c). */
@@ -421,12 +435,12 @@ uint64_t timers_run(struct p *p, uint64_t now)
                     t->when += ((now - t->when) / t->period + 1) * t->period;
             }
             t->status = T_WAITING;
-            __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
-            heap_push(p, t);
-        } else if (periodic) {
-            set_idle(t);
+            heap_push(p, t);            /* still counted in nlive */
+        } else {
+            if (periodic)
+                set_idle(t);
+            __atomic_sub_fetch(&nlive, 1, __ATOMIC_SEQ_CST);
         }
-        __atomic_sub_fetch(&ninflight, 1, __ATOMIC_SEQ_CST);
     }
     update_timer0(p);
     next = p->ntimers ? p->timers[0].when : 0;
@@ -436,6 +450,5 @@ uint64_t timers_run(struct p *p, uint64_t now)
 
 long timers_pending(void)
 {
-    return __atomic_load_n(&npending, __ATOMIC_SEQ_CST) +
-           __atomic_load_n(&ninflight, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&nlive, __ATOMIC_SEQ_CST);
 }

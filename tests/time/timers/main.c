@@ -251,6 +251,54 @@ static void reset_moves(void)
     sp_timer_free(t);
 }
 
+/*
+ * A timer moved earlier while its core stays busy: the reset reaches a
+ * core timer (this core's, or a halted core's) as a new timer does, and
+ * does not wait for the running G's slice to end, about a quantum away.
+ * The G spins past the new deadline (9 ms into its slice in all); the
+ * timer's value says when it fired.  Half the trials stop first (Go's idiom: stop, then reset).
+ * The median of the trials allows for host stalls.
+ */
+#define NEARLIER 16
+
+static void reset_earlier_busy(void)
+{
+    uint64_t late[NEARLIER];
+
+    for (int i = 0; i < NEARLIER; i++) {
+        sp_timer *t = sp_timer_new(SP_S(10));
+        uint64_t due, when = 0;
+
+        CHECK(t);
+        /* A fresh slice, and time for the other cores to halt. */
+        sp_sleep(SP_US(100));
+        spin_until(sp_nanotime() + SP_MS(1));
+        if (i % 2)
+            CHECK(sp_timer_stop(t));
+        due = sp_nanotime() + SP_MS(1);
+        CHECKF(sp_timer_reset(t, SP_MS(1)) == !(i % 2), "reset %d "
+               "returned the wrong value", i);
+        spin_until(due + SP_MS(7));
+        CHECK(sp_chan_recv(sp_timer_chan(t), &when));
+        late[i] = when - due;
+        sp_timer_free(t);
+        for (int k = i; k > 0 && late[k] < late[k - 1]; k--) {
+            uint64_t x = late[k];
+
+            late[k] = late[k - 1];
+            late[k - 1] = x;
+        }
+    }
+    printf("# a timer reset from 10 s to 1 ms beside a spinning G: median "
+           "lateness %llu us, max %llu us (quantum %llu us)\n",
+           (unsigned long long)late[NEARLIER / 2] / 1000,
+           (unsigned long long)late[NEARLIER - 1] / 1000,
+           (unsigned long long)quantum_ns() / 1000);
+    CHECKF(late[NEARLIER / 2] < SP_MS(4), "a timer moved earlier fired a "
+           "median %llu us late while its core was busy: it waited for the "
+           "slice to end", (unsigned long long)late[NEARLIER / 2] / 1000);
+}
+
 /* ---- churn: starts, stops, resets and frees in one heap --------------- */
 
 /*
@@ -378,7 +426,9 @@ static void heap_churn(void)
  * live ticker's stop returns true however it meets the firing, and no tick
  * comes after it.  Half the after-funcs, at random, are reset instead
  * of stopped: due again RACE_REARM later, they run once in all if the
- * reset came first (it returns true), twice if the firing did.
+ * reset came first (it returns true), twice if the firing did.  The
+ * fourth, a channel timer, is freed instead: the firing must not touch
+ * it after (a use after free, which the ASan build reports).
  */
 #define NRACES 1000
 #define BATCH 8
@@ -395,6 +445,7 @@ struct race {
     bool ticker;                /* a ticker (a channel timer too) */
     uint64_t period;            /* the ticker's */
     bool reset;                 /* reset from the other core, not stopped */
+    bool freed;                 /* freed from the other core, not stopped */
     int cpu;                    /* core that started it */
     int stop_cpu;               /* core that stopped it */
     bool stopped;               /* what stop (or reset) returned */
@@ -445,6 +496,8 @@ static void race_check(struct race *x)
 {
     uint64_t end = x->due + SP_S(5);
 
+    if (x->freed)
+        return;
     if (x->ticker) {
         uint64_t when;
 
@@ -525,7 +578,13 @@ static void racer(void *arg)
                              RACE_JITTER_US;
 
             x->reset = !x->chan && rnd(&seed) % 2;
+            x->freed = b == 3;
             spin_until(x->due + jitter * 1000);
+            if (x->freed) {
+                sp_timer_free(x->t);
+                x->t = NULL;
+                continue;
+            }
             x->stopped = x->reset ? sp_timer_reset(x->t, RACE_REARM) :
                          sp_timer_stop(x->t);
             x->stop_cpu = sp_cpu_id();
@@ -549,7 +608,7 @@ static void racer(void *arg)
 
 static void stop_races(void)
 {
-    long n, late = 0;
+    long n, late = 0, nfreed = 0;
 
     nracers = sp_ncpu();
     nrounds = (NRACES + nracers * BATCH - 1) / (nracers * BATCH);
@@ -564,11 +623,14 @@ static void stop_races(void)
     sp_waitgroup_wait(&racers_wg);
     /* A stopped after-func must not run later either. */
     sp_sleep(SP_MS(20));
-    for (long r = 0; r < n; r++)
+    for (long r = 0; r < n; r++) {
         late += !races[r].chan && races[r].nfired != race_runs(&races[r]);
-    printf("# %ld stop and reset races on %d cores (%ld resets): %ld "
-           "stopped or reset in time, %ld fired first; %ld from another "
-           "core\n", n, nracers, nreset, nstopped, n - nstopped, ncross);
+        nfreed += races[r].freed;
+    }
+    printf("# %ld stop, reset and free races on %d cores (%ld resets, %ld "
+           "frees): %ld stopped or reset in time, %ld fired first; %ld from "
+           "another core\n", n, nracers, nreset, nfreed, nstopped,
+           n - nfreed - nstopped, ncross);
     free(races);
     CHECKF(race_bad == 0, "%ld of %ld races went wrong; first: %s",
            race_bad, n, race_why);
@@ -616,6 +678,7 @@ static const struct sp_test tests[] = {
     { "stop_pending", stop_pending },
     { "stop_fired", stop_fired },
     { "reset_moves", reset_moves },
+    { "reset_earlier_busy", reset_earlier_busy },
     { "heap_churn", heap_churn },
     { "stop_races", stop_races },
     { "many_timers", many_timers },
