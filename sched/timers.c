@@ -371,6 +371,8 @@ void timer_delete(struct timer *t)
     }
     if (t->status == T_DELETED)
         p->ndeleted--;
+    else        /* reset again since the stop above, from another G */
+        __atomic_sub_fetch(&nlive, 1, __ATOMIC_RELAXED);
     heap_remove(p, p->h_slot[t->h]);
     set_idle(t);
     update_timer0(p);
