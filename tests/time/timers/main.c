@@ -256,15 +256,25 @@ static void reset_moves(void)
  * core timer (this core's, or a halted core's) as a new timer does, and
  * does not wait for the running G's slice to end, about a quantum away.
  * The G spins past the new deadline (9 ms into its slice in all); the
- * timer's value says when it fired.  Half the trials stop first (Go's idiom: stop, then reset).
- * The median of the trials allows for host stalls.
+ * timer's value says when it fired.  Half the trials stop first (Go's
+ * idiom: stop, then reset); ballast timers in the heap keep the stopped
+ * one there (no sweep), so that both kinds take reset's in-place path,
+ * not a fresh start.  Only a quarter of the trials must be on
+ * time: a host that starves QEMU's timer thread delays the interrupt by
+ * milliseconds, while a reset that does not reach the core timer leaves
+ * all but one or two trials to fire when the G parks, 7 ms late (at smp
+ * 1; with more cores an idle one may catch it).
  */
 #define NEARLIER 16
 
 static void reset_earlier_busy(void)
 {
     uint64_t late[NEARLIER];
+    sp_timer *ballast[8];
+    int nlate = 0;
 
+    for (int i = 0; i < 8; i++)
+        CHECK(ballast[i] = sp_timer_new(SP_S(20)));
     for (int i = 0; i < NEARLIER; i++) {
         sp_timer *t = sp_timer_new(SP_S(10));
         uint64_t due, when = 0;
@@ -289,14 +299,19 @@ static void reset_earlier_busy(void)
             late[k - 1] = x;
         }
     }
-    printf("# a timer reset from 10 s to 1 ms beside a spinning G: median "
-           "lateness %llu us, max %llu us (quantum %llu us)\n",
+    for (int i = 0; i < 8; i++)
+        sp_timer_free(ballast[i]);
+    printf("# a timer reset from 10 s to 1 ms beside a spinning G: lateness "
+           "min %llu us, median %llu us, max %llu us (quantum %llu us)\n",
+           (unsigned long long)late[0] / 1000,
            (unsigned long long)late[NEARLIER / 2] / 1000,
            (unsigned long long)late[NEARLIER - 1] / 1000,
            (unsigned long long)quantum_ns() / 1000);
-    CHECKF(late[NEARLIER / 2] < SP_MS(4), "a timer moved earlier fired a "
-           "median %llu us late while its core was busy: it waited for the "
-           "slice to end", (unsigned long long)late[NEARLIER / 2] / 1000);
+    for (int i = 0; i < NEARLIER; i++)
+        nlate += late[i] >= SP_MS(3);
+    CHECKF(late[NEARLIER / 4] < SP_MS(3), "a timer moved earlier fired "
+           "3 ms late or more in %d of %d trials while its core was busy: "
+           "it waited for the G to park", nlate, NEARLIER);
 }
 
 /* ---- churn: starts, stops, resets and frees in one heap --------------- */
