@@ -384,8 +384,9 @@ void timer_delete(struct timer *t)
  * after: the function may ready a G whose stack holds the timer (sleep),
  * and that G may run and return on another core at once.  While it runs,
  * m->running names it, so that timer_delete can wait it out, and nlive
- * still counts it, so that the deadlock check sees a wakeup on its way.  A periodic timer (a ticker,
- * never on a stack) stays T_RUNNING and is re-armed afterwards.
+ * still counts it, so that the deadlock check sees a wakeup on its way.
+ * A periodic timer (a ticker, never on a stack) stays T_RUNNING and is
+ * re-armed afterwards.
  */
 uint64_t timers_run(struct p *p, uint64_t now)
 {
