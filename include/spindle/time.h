@@ -46,14 +46,20 @@ sp_timer *sp_after_func(uint64_t ns, void (*fn)(void *), void *arg);
 
 /*
  * True if the timer was pending and now will not fire; false if it had
- * fired or been stopped already (Go's Timer.Stop).
+ * fired or been stopped already (Go's Timer.Stop).  A live ticker's stop
+ * returns true, and no tick arrives after it returns.
+ *
+ * Stop, reset and free may race the timer's firing on another core.  One
+ * timer must not be reset or freed by two Gs at once.
  */
 bool sp_timer_stop(sp_timer *t);
 
-/* Re-arms the timer to fire after ns; true if it was pending. */
+/* Re-arms the timer to fire after ns, whether it was pending, fired or
+   stopped; true if it was pending. */
 bool sp_timer_reset(sp_timer *t, uint64_t ns);
 
-/* Stops the timer and frees it (and its channel). */
+/* Stops the timer and frees it (and its channel), once any run of its
+   function in progress on another core is over. */
 void sp_timer_free(sp_timer *t);
 
 /*
