@@ -818,7 +818,7 @@ void goready(struct g *gp)
         panic("goready: goroutine %lu has status %d, not waiting",
               (unsigned long)gp->goid, st);
     gp->status = G_RUNNABLE;
-    if (thism()->intimer) {
+    if (__atomic_load_n(&thism()->running, __ATOMIC_RELAXED)) {
         wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
         wakep();
     } else {

@@ -115,9 +115,9 @@ struct m {
     uint64_t armed;             /* deadline the core timer is set to, 0 */
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     bool woken;                 /* a timer readied a G during curg's slice */
-    bool intimer;               /* running a timer function (timers.c) */
     struct timer *running;      /* whose function this core runs now, of
-                                   any P's heap; atomic (timers.c) */
+                                   any P's heap, else NULL; atomic
+                                   (timers.c) */
     bool halted;                /* idle in arch_halt; atomic (timers.c) */
     void *g0sp;                 /* the scheduler context while a G runs */
     bool spinning;              /* looking for work; counted in nmspinning */

@@ -224,6 +224,24 @@ static void sweep(struct p *p)
         siftdown(p, i);
 }
 
+/*
+ * Unlocks p's heap, whose lock was taken with flags f, after a timer in
+ * it became due at `when`: an earlier deadline must reach a core timer
+ * now, or it would wait for the running G's slice to end.  This core's,
+ * if the heap is its own; else a halted core's, which runs every P's due
+ * timers (wake_idle_for).
+ */
+static void unlock_arm(struct p *p, unsigned long f, uint64_t when)
+{
+    struct m *m = this_cpu()->m;
+
+    spin_release(&p->timerlock);
+    if (p == m->p)
+        core_timer_arm(m, when);
+    arch_irq_restore(f);
+    wake_idle_for(when);
+}
+
 void timer_start(struct timer *t, uint64_t when, uint64_t period)
 {
     unsigned long f = arch_irq_save();
@@ -239,12 +257,7 @@ void timer_start(struct timer *t, uint64_t when, uint64_t period)
     heap_push(p, t);
     __atomic_add_fetch(&nlive, 1, __ATOMIC_RELAXED);
     update_timer0(p);
-    spin_release(&p->timerlock);
-    /* A new earliest timer must reach the core timer now, or it would
-       wait for the running G's slice to end. */
-    core_timer_arm(this_cpu()->m, when);
-    arch_irq_restore(f);
-    wake_idle_for(when);
+    unlock_arm(p, f, when);
 }
 
 /* Locks the heap t is in; returns it, or NULL (t in no heap, unlocked).
@@ -313,7 +326,6 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
 {
     unsigned long f;
     struct p *p = lock_owner(t, &f);
-    struct m *m;
     bool was;
 
     if (!p) {
@@ -342,15 +354,7 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     siftup(p, p->h_slot[t->h]);
     siftdown(p, p->h_slot[t->h]);   /* wherever siftup left it */
     update_timer0(p);
-    spin_release(&p->timerlock);
-    /* Moved earlier, it must reach a core timer as a new one does
-       (timer_start): this core's if the heap is its own, else a halted
-       core's, which runs every P's due timers. */
-    m = this_cpu()->m;
-    if (p == m->p)
-        core_timer_arm(m, when);
-    arch_irq_restore(f);
-    wake_idle_for(when);
+    unlock_arm(p, f, when);         /* it may have moved earlier */
     return was;
 }
 
@@ -423,10 +427,9 @@ uint64_t timers_run(struct p *p, uint64_t now)
         }
         update_timer0(p);
         spin_unlock(&p->timerlock, f);
-        /* What fn readies goes to the wake queue (wakeq.c). */
-        m->intimer = true;
+        /* What fn readies goes to the wake queue (wakeq.c): goready
+           sees m->running set. */
         fn(arg);
-        m->intimer = false;
         f = spin_lock(&p->timerlock);
         __atomic_store_n(&m->running, NULL, __ATOMIC_RELEASE);
         if (periodic && !t->stop_while_running) {

@@ -292,15 +292,10 @@ static void reset_earlier_busy(void)
         CHECK(sp_chan_recv(sp_timer_chan(t), &when));
         late[i] = when - due;
         sp_timer_free(t);
-        for (int k = i; k > 0 && late[k] < late[k - 1]; k--) {
-            uint64_t x = late[k];
-
-            late[k] = late[k - 1];
-            late[k - 1] = x;
-        }
     }
     for (int i = 0; i < 8; i++)
         sp_timer_free(ballast[i]);
+    qsort(late, NEARLIER, sizeof *late, cmp_u64);
     printf("# a timer reset from 10 s to 1 ms beside a spinning G: lateness "
            "min %llu us, median %llu us, max %llu us (quantum %llu us)\n",
            (unsigned long long)late[0] / 1000,
@@ -451,6 +446,8 @@ static void heap_churn(void)
 #define RACE_STEP SP_US(300)
 #define RACE_JITTER_US 150
 #define RACE_REARM SP_US(500)
+#define RACE_TICKER 1           /* which of a batch is the ticker */
+#define RACE_NS(b) (RACE_DUE + (b) * RACE_STEP)     /* b's delay, period */
 
 struct race {
     sp_timer *t;
@@ -458,7 +455,6 @@ struct race {
     long nfired;                /* after-func runs */
     bool chan;                  /* a channel timer, not an after-func */
     bool ticker;                /* a ticker (a channel timer too) */
-    uint64_t period;            /* the ticker's */
     bool reset;                 /* reset from the other core, not stopped */
     bool freed;                 /* freed from the other core, not stopped */
     int cpu;                    /* core that started it */
@@ -520,7 +516,7 @@ static void race_check(struct race *x)
             race_fail(x, "stop of a live ticker returned false");
         /* A tick sent before the stop may wait in the channel. */
         sp_chan_tryrecv(sp_timer_chan(x->t), &when, NULL);
-        sp_sleep(x->period + SP_US(300));
+        sp_sleep(RACE_NS(RACE_TICKER) + SP_US(300));
         if (sp_chan_len(sp_timer_chan(x->t)))
             race_fail(x, "the ticker ticked after its stop returned");
         return;
@@ -574,11 +570,10 @@ static void racer(void *arg)
 
         for (int b = 0; b < BATCH; b++) {
             struct race *x = &mine[b];
-            uint64_t ns = RACE_DUE + b * RACE_STEP;
+            uint64_t ns = RACE_NS(b);
 
             x->chan = b % 2;
-            x->ticker = b == 1;
-            x->period = ns;
+            x->ticker = b == RACE_TICKER;
             x->due = now + ns;
             x->t = x->ticker ? sp_ticker_new(ns) :
                    x->chan ? sp_timer_new(ns) :
