@@ -12,8 +12,9 @@
  *   fib         fork-join fib(32), a G per call while n > 20    ms
  *   fib_speedup the 1-core fib time (argument fib1=) / this     x
  *   skew        one G spawns 20,000 tasks of ~50 us CPU each    ms
- *   skew_eff    task CPU / (wall * ncpu), task CPU = 20,000 *   ratio
- *               the tasks' median measured time
+ *   skew_eff    task CPU / (wall * ncpu), task CPU = the sum    ratio
+ *               of the tasks' measured times, each capped at
+ *               twice their median
  *   chan_fanin  8 producers, 1 consumer, chan of 128, 1,000,000 ns/message
  *               ints
  *   mutex       4*ncpu Gs, 4,000,000 lock/increment/unlock      ns/lock
