@@ -275,8 +275,12 @@ static void all_gs_freed(void)
 {
     uint64_t end = sp_nanotime() + 5000000000ULL;
 
-    /* Finished Gs are freed by their core right after they exit. */
-    while (sched_live_gs() > 1 && sp_nanotime() < end)
+    /* Finished Gs are freed by their core right after they exit, and
+       the free count is a sum over the Ps read without a lock: a P that
+       is moving a batch between its list and the global one is briefly
+       missing those Gs from it.  Wait until both settle. */
+    while ((sched_live_gs() > 1 || sched_free_gs() != sched_all_gs() - 1) &&
+           sp_nanotime() < end)
         sp_yield();
     CHECKF(sched_live_gs() == 1, "%ld Gs alive, expected only main",
            sched_live_gs());
