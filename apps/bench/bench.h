@@ -53,4 +53,7 @@ double since(uint64_t t0);
  */
 long share(long total, int n, int p);
 
+/* qsort comparator for uint64_t, ascending. */
+int cmp_u64(const void *a, const void *b);
+
 #endif

@@ -162,13 +162,6 @@ static void skew_spawner(void *arg)
         sp_go(skew_task, arg);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
 /* Prints how the tasks spread over the cores; false if some are missing. */
 static bool skew_spread(struct skew *s, int ncpu)
 {

@@ -117,6 +117,13 @@ long share(long total, int n, int p)
     return total / n + (p < total % n);
 }
 
+int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
 /* ---- the harness ------------------------------------------------------ */
 
 /* Decimals to print for a unit: ns and ms to 0.1, x to 0.01, ratio 0.001. */

@@ -23,13 +23,6 @@
 #define HOG_NS      SP_S(2)
 #define NAP_NS      SP_MS(1)
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
 /* Fills out[first..first+2] with mean, p99 and max of late[0..n), in us,
    or out[first..first+1] with p99 and max when with_mean is false. */
 static void lateness(uint64_t *late, long n, double *out, bool with_mean)
