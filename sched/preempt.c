@@ -26,6 +26,14 @@
  * A preempted G goes to the global queue, as in Go, so that it runs after
  * the Gs that waited behind it.
  *
+ * Late interrupts are counted (sp_timer_irqs_late).  Under QEMU's TCG
+ * the core timers are QEMU timers that its main-loop thread fires, and
+ * when the vCPU threads keep every host CPU busy, that thread can wait
+ * milliseconds for one (tools/wakeup-jitter.c measures such waits).  A
+ * core that runs one long G then runs its timers as late, whatever the
+ * scheduler does; the count tells a reader of the timers benchmark how
+ * much of the lateness was the host's.
+ *
  * Wakeup preemption (not in Go): when a G readied by a timer waits in
  * this P's wake queue (wakeq.c) and the running G has had at least a
  * tenth of its quantum, the running G is preempted at once instead of at
@@ -36,6 +44,7 @@
  * queue was full of spawned Gs: with 100,000 sleepers, those on the
  * spawning P waited whole slices.)
  */
+#include <spindle/time.h>
 #include "arch.h"
 #include "cmdline.h"
 #include "netpoll.h"
@@ -45,8 +54,10 @@
 
 #define QUANTUM_DEFAULT_MS 10
 #define QUANTUM_MAX_MS 1000
+#define LATE_IRQ_MS 1
 
 uint64_t quantum;               /* cycles; set by preempt_init */
+static uint64_t late_irq;       /* LATE_IRQ_MS in cycles */
 
 void preempt_init(void)
 {
@@ -65,6 +76,16 @@ void preempt_init(void)
         printk("sched: quantum= is not a number of ms; using %ld\n", ms);
     }
     quantum = arch_cycles_hz() / 1000 * ms;
+    late_irq = arch_cycles_hz() / 1000 * LATE_IRQ_MS;
+}
+
+uint64_t sp_timer_irqs_late(void)
+{
+    uint64_t n = 0;
+
+    for (int i = 0; i < ncpu; i++)
+        n += __atomic_load_n(&sched.allm[i]->nlateirq, __ATOMIC_RELAXED);
+    return n;
 }
 
 /* When the running G's slice ends, and when it has had a tenth of it. */
@@ -81,6 +102,8 @@ void timer_interrupt(struct trapframe *tf)
 
     if (!m)
         return;                 /* before the scheduler started */
+    if (m->armed && now > m->armed + late_irq)
+        __atomic_store_n(&m->nlateirq, m->nlateirq + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&m->armed, 0, __ATOMIC_RELAXED);
     next = timers_run(m->p, now);
     gp = m->curg;

@@ -114,6 +114,8 @@ struct m {
     uint64_t slice_end;         /* arch_cycles() when curg's slice ends */
     uint64_t armed;             /* deadline the core timer is set to, 0 */
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
+    uint64_t nlateirq;          /* core timer interrupts that came over
+                                   LATE_IRQ_MS after their deadline */
     bool woken;                 /* a timer readied a G during curg's slice */
     struct timer *running;      /* whose function this core runs now, of
                                    any P's heap, else NULL; atomic

@@ -75,4 +75,12 @@ sp_ticker *sp_ticker_new(uint64_t period);
  */
 int sp_chan_recv_timeout(sp_chan *c, void *elem, uint64_t ns, bool *ok);
 
+/*
+ * How many times, since boot, a core's timer interrupt arrived more than
+ * 1 ms after the deadline it was set for.  Interrupts held off that long
+ * count, and so do delays of the machine under the guest: under an
+ * emulator, the host's.
+ */
+uint64_t sp_timer_irqs_late(void);
+
 #endif

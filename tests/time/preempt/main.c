@@ -247,6 +247,39 @@ static void spinlock_region(void)
     region_case(R_SPINLOCK);
 }
 
+/* ---- a late interrupt is counted --------------------------------------- */
+
+static long late_fired;
+
+static void note_fired(void *arg)
+{
+    __atomic_add_fetch((long *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A timer due in 0.5 ms, then interrupts off for 3 ms on its core: its
+ * interrupt arrives 2.5 ms late, and sp_timer_irqs_late counts it.
+ */
+static void late_irq_counted(void)
+{
+    static struct timer t;      /* static: it may fire after a failure */
+    uint64_t before = sp_timer_irqs_late(), hz = arch_cycles_hz(), t0;
+    unsigned long f;
+
+    late_fired = 0;
+    timer_init(&t, note_fired, &late_fired);
+    f = arch_irq_save();
+    t0 = arch_cycles();
+    timer_start(&t, t0 + hz / 2000, 0);
+    while (arch_cycles() < t0 + 3 * hz / 1000)
+        arch_cpu_relax();
+    arch_irq_restore(f);
+    CHECKF(wait_count(&late_fired, 1, SP_S(5)), "the timer did not fire");
+    CHECKF(sp_timer_irqs_late() > before, "an interrupt 2.5 ms late was "
+           "not counted (count %llu before and after)",
+           (unsigned long long)before);
+}
+
 static void quantum_is_1ms(void)
 {
     CHECKF(quantum_ns() == SP_MS(1), "booted with a %llu us quantum; the "
@@ -376,6 +409,7 @@ static const struct sp_test tests[] = {
     { "yield_to_preempted", yield_to_preempted },
     { "preemptoff_region", preemptoff_region },
     { "spinlock_region", spinlock_region },
+    { "late_irq_counted", late_irq_counted },
     { "all_freed", all_freed },
 };
 
