@@ -64,19 +64,25 @@
  * That P is on the list only while its M is inside stop_and_halt, after
  * pidleput and before the M leaves, so that is the only window where the
  * two can race, and:
- *   - stop_and_halt reads its own flag (was_spinning) before pidleput,
- *     when no waker can pick it yet;
- *   - if it was spinning, nmspinning >= 1 until its decrement, so no
- *     waker's 0 -> 1 CAS can succeed before it; its store of false comes
- *     before that decrement (a release RMW), and a waker's store of true
- *     after its CAS reads the decrement - true wins, counted once;
- *   - if it was not, it never writes the flag there, and the waker's
- *     true is counted by the waker's CAS;
+ *   - stop_and_halt reads its own flag (was_spinning) and, if it was set,
+ *     clears it under sched.lock before pidleput, when no waker can pick
+ *     the P yet; a waker sets it under the same lock after taking the P
+ *     off the list, so the waker's true always comes last - counted by
+ *     the waker's CAS, while the M uncounts only its own spin;
+ *   - the M's decrement comes after the unlock: until then its own count
+ *     stands in for a flag it already cleared, which only delays wakers
+ *     (nmspinning > 0), as a spinner about to stop does;
  *   - the M reads a waker's true after sched.lock (the re-check, unidle)
  *     or after p->idle's load-acquire that sees pidleremove's release,
  *     both ordered after the waker's store.
  * So an M leaves stop_and_halt spinning exactly when somebody counted it,
- * and resetspinning or the next stop_and_halt uncounts it.
+ * and resetspinning or the next stop_and_halt uncounts it.  (Clearing the
+ * flag after the unlock, as Go does, is not enough here: a waker that won
+ * its CAS before this M started spinning, then stalled, can store true
+ * first, and the M's false then erases a count nobody gives back - every
+ * later wakep sees a spinner that does not exist.  Go escapes it because
+ * its waker takes an idle M from a list the M joins only after clearing
+ * its flag.  sched_stall_set opens that window for the tests.)
  *
  * The network (netpoll.c) is polled after the global queue and before
  * stealing, by an idle core before it halts, and by the timer interrupt
@@ -317,6 +323,59 @@ static void pidleremove(struct p *p)
 }
 
 /*
+ * Fault injection for the spinning protocol (sched_stall_set): a waker
+ * stalls between its CAS and sched.lock, and a spinner giving up its P
+ * stalls before its decrement - the windows a host that deschedules a
+ * core's thread, or an SMI, opens at random.  Off (0) except in tests.
+ */
+static uint64_t stall_cycles;
+static int stalled_wakers;      /* wakers inside their stall; atomic */
+static long stall_hits;         /* spinners that halted meanwhile; atomic */
+
+void sched_stall_set(uint32_t us)
+{
+    __atomic_store_n(&stall_cycles, arch_cycles_hz() / 1000000 * us,
+                     __ATOMIC_RELAXED);
+}
+
+long sched_stall_hits(void)
+{
+    return __atomic_load_n(&stall_hits, __ATOMIC_RELAXED);
+}
+
+static void stall(uint64_t cycles)
+{
+    uint64_t end = arch_cycles() + cycles;
+
+    while (arch_cycles() < end)
+        arch_cpu_relax();
+}
+
+/* A waker that has won nmspinning's 0 -> 1; off, one load. */
+static inline void waker_stall(void)
+{
+    uint64_t c = __atomic_load_n(&stall_cycles, __ATOMIC_RELAXED);
+
+    if (__builtin_expect(c != 0, 0)) {
+        __atomic_add_fetch(&stalled_wakers, 1, __ATOMIC_SEQ_CST);
+        stall(c);
+        __atomic_sub_fetch(&stalled_wakers, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* A spinner whose P is on the idle list, before it uncounts itself. */
+static inline void spinner_stall(void)
+{
+    uint64_t c = __atomic_load_n(&stall_cycles, __ATOMIC_RELAXED);
+
+    if (__builtin_expect(c != 0, 0)) {
+        if (__atomic_load_n(&stalled_wakers, __ATOMIC_SEQ_CST))
+            __atomic_add_fetch(&stall_hits, 1, __ATOMIC_RELAXED);
+        stall(2 * c);
+    }
+}
+
+/*
  * wakep for a caller whose only publication of work was a seq-cst
  * read-modify-write (goready's CAS of an empty runnext): in the seq-cst
  * order the loads below come after it, which is all wakep's fence is
@@ -339,6 +398,7 @@ static void wakep_after_rmw(void)
     if (!__atomic_compare_exchange_n(&sched.nmspinning, &zero, 1, false,
                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         return;
+    waker_stall();
     f = spin_lock(&sched.lock);
     p = sched.pidle;
     if (p) {
@@ -482,12 +542,16 @@ static void stop_and_halt(struct m *m)
     bool was_spinning = __atomic_load_n(&m->spinning, __ATOMIC_RELAXED);
     unsigned long f = spin_lock(&sched.lock);
 
+    /* Before pidleput: from then on a waker may set it (see "Who writes
+       m->spinning"). */
+    if (was_spinning)
+        __atomic_store_n(&m->spinning, false, __ATOMIC_RELAXED);
     pidleput(p);
     if (sched.npidle == ncpu && !sched.runqsize)
         checkdead();
     spin_unlock(&sched.lock, f);
     if (was_spinning) {
-        __atomic_store_n(&m->spinning, false, __ATOMIC_RELAXED);
+        spinner_stall();
         __atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
     }
     /* Step 4's re-check comes after the decrement and the idle P's

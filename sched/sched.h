@@ -224,4 +224,19 @@ long sched_all_gs(void);
 /* Pages the global run queue's chunks take (kept once made). */
 long sched_runq_pages(void);
 
+/*
+ * For the spinning protocol's tests.  sched_stall_set(us) makes every
+ * waker stall for us microseconds between winning nmspinning's 0 -> 1 and
+ * taking an idle P, and every spinner that gives up its P stall twice as
+ * long before it uncounts itself (0: off, the default).
+ * sched_stall_hits counts the spinners that gave up their P while a waker
+ * stalled: the interleaving the stalls are there to provoke.
+ * sched_nmspinning and sched_spinning_ms read the count and the number of
+ * Ms whose flag is set; they agree whenever every core is between steps.
+ */
+void sched_stall_set(uint32_t us);
+long sched_stall_hits(void);
+int sched_nmspinning(void);
+int sched_spinning_ms(void);
+
 #endif

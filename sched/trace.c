@@ -118,6 +118,20 @@ void sched_detail(void)
            __atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED));
 }
 
+int sched_nmspinning(void)
+{
+    return __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST);
+}
+
+int sched_spinning_ms(void)
+{
+    int n = 0;
+
+    for (int i = 0; i < ncpu; i++)
+        n += __atomic_load_n(&sched.allm[i]->spinning, __ATOMIC_RELAXED);
+    return n;
+}
+
 void schedtrace_due(void)
 {
     uint64_t now, due;

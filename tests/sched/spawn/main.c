@@ -104,6 +104,57 @@ static void stealing(void)
     }
 }
 
+/* ---- the spinning count survives stalled wakers ----------------------- */
+
+/*
+ * A waker that wins nmspinning's 0 -> 1 and then stalls (its host thread
+ * descheduled, an SMI) must keep that count when a core that started
+ * spinning meanwhile gives up its P and halts: the waker hands the count
+ * to that core, and a count lost there is a spinner nobody has, which
+ * silences every later wakeup.  With the scheduler's stalls on, rounds of
+ * short Gs make cores spin and halt inside wakers' stalls.  Then, stalls
+ * off, the count must settle to the Ms' flags, and one spawner's Gs must
+ * again reach every core.  From 4 cores up the rounds must have hit the
+ * window.  A core starts spinning beside a waker holding the count only
+ * while 2 < ncpu - npidle, and the waker won its CAS with a P idle: at 2
+ * cores that never happens, and at 3 only once that P's core is busy
+ * again, which these rounds seldom bring about.
+ */
+#define STALL_US 1000
+#define STALL_HITS 20
+
+static void spinning_survives_stalls(void)
+{
+    uint64_t end = sp_nanotime() + 3000000000ULL;
+    long hits0 = sched_stall_hits(), hits;
+    int rounds = 0, n = 4 * sp_ncpu();
+
+    sched_stall_set(STALL_US);
+    do {
+        nstolen = 0;
+        for (int i = 0; i < n; i++)
+            sp_go(busy, NULL);
+        CHECKF(wait_count(&nstolen, n), "%ld of %d Gs ran", nstolen, n);
+        rounds++;
+    } while (sched_stall_hits() - hits0 < STALL_HITS && sp_nanotime() < end);
+    sched_stall_set(0);
+    hits = sched_stall_hits() - hits0;
+    printf("# %ld spinners halted inside a stalled waker's window, "
+           "%d rounds\n", hits, rounds);
+    end = sp_nanotime() + 5000000000ULL;
+    while (sched_nmspinning() != sched_spinning_ms() && sp_nanotime() < end)
+        sp_yield();
+    if (sched_nmspinning() != sched_spinning_ms())
+        sched_detail();
+    CHECKF(sched_nmspinning() == sched_spinning_ms(),
+           "nmspinning %d, but %d Ms spin", sched_nmspinning(),
+           sched_spinning_ms());
+    if (sp_ncpu() >= 4)
+        CHECKF(hits > 0, "no spinner halted inside a stalled waker's "
+               "window in %d rounds: the race was not exercised", rounds);
+    stealing();
+}
+
 /* ---- wakeups reach halted cores -------------------------------------- */
 
 /*
@@ -292,6 +343,7 @@ static void all_gs_freed(void)
 static const struct sp_test tests[] = {
     { "spawn_million", spawn_million },
     { "stealing", stealing },
+    { "spinning_survives_stalls", spinning_survives_stalls },
     { "no_lost_wakeup", no_lost_wakeup },
     { "many_parked", many_parked },
     { "errno_per_g", errno_per_g },
