@@ -59,22 +59,32 @@
 uint64_t quantum;               /* cycles; set by preempt_init */
 static uint64_t late_irq;       /* LATE_IRQ_MS in cycles */
 
-void preempt_init(void)
+long sched_setting(const char *key, long min, long max, long def,
+                   const char *unit)
 {
-    long ms = QUANTUM_DEFAULT_MS;
+    long v = def;
 
-    switch (cmdline_long("quantum", 1, QUANTUM_MAX_MS, &ms)) {
+    switch (cmdline_long(key, min, max, &v)) {
     case CMDLINE_ABSENT:
     case CMDLINE_OK:
         break;
     case CMDLINE_RANGE:
-        printk("sched: quantum= is in ms, 1..%d; using %ld\n",
-               QUANTUM_MAX_MS, ms);
+        printk("sched: %s= is in %s, %ld..%ld; using %ld\n", key, unit, min,
+               max, v);
         break;
     default:
-        ms = QUANTUM_DEFAULT_MS;
-        printk("sched: quantum= is not a number of ms; using %ld\n", ms);
+        v = def;
+        printk("sched: %s= is not a number of %s; using %ld\n", key, unit,
+               v);
     }
+    return v;
+}
+
+void preempt_init(void)
+{
+    long ms = sched_setting("quantum", 1, QUANTUM_MAX_MS, QUANTUM_DEFAULT_MS,
+                            "ms");
+
     quantum = arch_cycles_hz() / 1000 * ms;
     late_irq = arch_cycles_hz() / 1000 * LATE_IRQ_MS;
 }

@@ -39,6 +39,9 @@
  *   1. A core that runs out of local and global work becomes a spinner
  *      (m->spinning, nmspinning++) only while 2*nmspinning < ncpu-npidle,
  *      and tries to steal.
+ *      Not in Go: a spinner that finds nothing keeps looking, a pass
+ *      every few microseconds, for `idlespin` (100 us unless the command
+ *      line says otherwise) before it goes on to step 4 (spin_more).
  *   2. A spinner that finds work stops spinning, and if it was the last
  *      spinner it calls wakep(): there may be more work, so parallelism
  *      ramps up one core at a time.
@@ -604,11 +607,62 @@ static void stop_and_halt(struct m *m)
     }
 }
 
+/*
+ * Not in Go: how long a spinner that found nothing keeps looking before
+ * it gives up its P (step 1).  A halt and the IPI that ends it cost the
+ * waker microseconds (under QEMU's TCG, ~4 us of the waker's own time per
+ * IPI), and most of the wakeups two Gs handing work back and forth cause
+ * find nothing: the readied G is in runnext, which its readier runs
+ * before a thief may take it.  A spinner still counted in nmspinning
+ * turns each of those wakeups into two loads.  Linux's guest halt-polling
+ * makes the same trade.  idlespin=0 restores Go's behaviour.
+ */
+#define IDLESPIN_DEFAULT_US 100
+#define IDLESPIN_MAX_US 10000
+#define IDLESPIN_PASS_US 2      /* pause between two passes */
+
+static uint64_t idlespin;       /* cycles */
+
+static void idlespin_init(void)
+{
+    long us = sched_setting("idlespin", 0, IDLESPIN_MAX_US,
+                            IDLESPIN_DEFAULT_US, "us");
+
+    idlespin = arch_cycles_hz() / 1000000 * us;
+}
+
+long sched_idlespin_us(void)
+{
+    return (long)(idlespin / (arch_cycles_hz() / 1000000));
+}
+
+/*
+ * A spinner found nothing.  True if its idlespin window (which starts at
+ * the first call, *end 0) is still open: it has paused before the next
+ * pass.
+ */
+static bool spin_more(uint64_t *end)
+{
+    uint64_t now = arch_cycles(), pass;
+
+    if (!idlespin)
+        return false;
+    if (!*end)
+        *end = now + idlespin;
+    if (now >= *end)
+        return false;
+    pass = now + arch_cycles_hz() / 1000000 * IDLESPIN_PASS_US;
+    while (arch_cycles() < pass)
+        arch_cpu_relax();
+    return true;
+}
+
 /* Go's findRunnable. */
 static struct g *findrunnable(struct m *m, bool *inherit)
 {
     struct p *p = m->p;
     struct g *gp;
+    uint64_t spin_end = 0;
 
     for (;;) {
         smp_poll_calls();
@@ -651,8 +705,11 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             }
             if ((gp = stealwork(m)))
                 return gp;
+            if (spin_more(&spin_end))
+                continue;
         }
         stop_and_halt(m);
+        spin_end = 0;           /* woken: a new window */
     }
 }
 
@@ -1104,6 +1161,7 @@ static void sched_init(void)
     steal_init(ncpu);
     schedtrace_init();
     preempt_init();
+    idlespin_init();
     time_init();
 }
 

@@ -239,4 +239,7 @@ long sched_stall_hits(void);
 int sched_nmspinning(void);
 int sched_spinning_ms(void);
 
+/* How long a spinner that found nothing keeps looking (idlespin=), us. */
+long sched_idlespin_us(void);
+
 #endif

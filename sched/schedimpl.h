@@ -92,6 +92,10 @@ void for_each_waiting_g(void (*fn)(struct g *));
 /* preempt.c */
 extern uint64_t quantum;        /* slice length in cycles */
 void preempt_init(void);
+/* A scheduler setting from the command line: key's value, clamped into
+   min..max, or def if absent or not a number; a bad one is reported. */
+long sched_setting(const char *key, long min, long max, long def,
+                   const char *unit);
 
 /* Sets the core timer to `deadline` unless it already fires sooner. */
 static inline void core_timer_arm(struct m *m, uint64_t deadline)
