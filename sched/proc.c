@@ -325,6 +325,20 @@ static void pidleremove(struct p *p)
     __atomic_store_n(&p->idle, false, __ATOMIC_RELEASE);
 }
 
+/* Cycles in us microseconds, for a counter of any rate. */
+static uint64_t us_cycles(uint64_t us)
+{
+    return arch_cycles_hz() * us / 1000000;
+}
+
+static void relax_for(uint64_t cycles)
+{
+    uint64_t end = arch_cycles() + cycles;
+
+    while (arch_cycles() < end)
+        arch_cpu_relax();
+}
+
 /*
  * Fault injection for the spinning protocol (sched_stall_set): a waker
  * stalls between its CAS and sched.lock, and a spinner giving up its P
@@ -337,21 +351,12 @@ static long stall_hits;         /* spinners that halted meanwhile; atomic */
 
 void sched_stall_set(uint32_t us)
 {
-    __atomic_store_n(&stall_cycles, arch_cycles_hz() / 1000000 * us,
-                     __ATOMIC_RELAXED);
+    __atomic_store_n(&stall_cycles, us_cycles(us), __ATOMIC_RELAXED);
 }
 
 long sched_stall_hits(void)
 {
     return __atomic_load_n(&stall_hits, __ATOMIC_RELAXED);
-}
-
-static void stall(uint64_t cycles)
-{
-    uint64_t end = arch_cycles() + cycles;
-
-    while (arch_cycles() < end)
-        arch_cpu_relax();
 }
 
 /* A waker that has won nmspinning's 0 -> 1; off, one load. */
@@ -361,7 +366,7 @@ static inline void waker_stall(void)
 
     if (__builtin_expect(c != 0, 0)) {
         __atomic_add_fetch(&stalled_wakers, 1, __ATOMIC_SEQ_CST);
-        stall(c);
+        relax_for(c);
         __atomic_sub_fetch(&stalled_wakers, 1, __ATOMIC_SEQ_CST);
     }
 }
@@ -374,7 +379,7 @@ static inline void spinner_stall(void)
     if (__builtin_expect(c != 0, 0)) {
         if (__atomic_load_n(&stalled_wakers, __ATOMIC_SEQ_CST))
             __atomic_add_fetch(&stall_hits, 1, __ATOMIC_RELAXED);
-        stall(2 * c);
+        relax_for(2 * c);
     }
 }
 
@@ -621,19 +626,19 @@ static void stop_and_halt(struct m *m)
 #define IDLESPIN_MAX_US 10000
 #define IDLESPIN_PASS_US 2      /* pause between two passes */
 
-static uint64_t idlespin;       /* cycles */
+static long idlespin_us;
+static uint64_t idlespin;       /* the same in cycles */
 
 static void idlespin_init(void)
 {
-    long us = sched_setting("idlespin", 0, IDLESPIN_MAX_US,
-                            IDLESPIN_DEFAULT_US, "us");
-
-    idlespin = arch_cycles_hz() / 1000000 * us;
+    idlespin_us = sched_setting("idlespin", 0, IDLESPIN_MAX_US,
+                                IDLESPIN_DEFAULT_US, "us");
+    idlespin = us_cycles(idlespin_us);
 }
 
 long sched_idlespin_us(void)
 {
-    return (long)(idlespin / (arch_cycles_hz() / 1000000));
+    return idlespin_us;
 }
 
 /*
@@ -643,7 +648,7 @@ long sched_idlespin_us(void)
  */
 static bool spin_more(uint64_t *end)
 {
-    uint64_t now = arch_cycles(), pass;
+    uint64_t now = arch_cycles();
 
     if (!idlespin)
         return false;
@@ -651,9 +656,7 @@ static bool spin_more(uint64_t *end)
         *end = now + idlespin;
     if (now >= *end)
         return false;
-    pass = now + arch_cycles_hz() / 1000000 * IDLESPIN_PASS_US;
-    while (arch_cycles() < pass)
-        arch_cpu_relax();
+    relax_for(us_cycles(IDLESPIN_PASS_US));
     return true;
 }
 
@@ -1119,10 +1122,8 @@ static bool steal_pause(struct runq *q)
 {
     struct p *p = (struct p *)((char *)q - offsetof(struct p, runq));
     uint64_t nsched = __atomic_load_n(&p->nsched, __ATOMIC_RELAXED);
-    uint64_t end = arch_cycles() + arch_cycles_hz() / 1000000 * STEAL_PAUSE_US;
 
-    while (arch_cycles() < end)
-        arch_cpu_relax();
+    relax_for(us_cycles(STEAL_PAUSE_US));
     return __atomic_load_n(&p->nsched, __ATOMIC_RELAXED) == nsched;
 }
 
