@@ -627,13 +627,11 @@ static void stop_and_halt(struct m *m)
 #define IDLESPIN_PASS_US 2      /* pause between two passes */
 
 static long idlespin_us;
-static uint64_t idlespin;       /* the same in cycles */
 
 static void idlespin_init(void)
 {
     idlespin_us = sched_setting("idlespin", 0, IDLESPIN_MAX_US,
                                 IDLESPIN_DEFAULT_US, "us");
-    idlespin = us_cycles(idlespin_us);
 }
 
 long sched_idlespin_us(void)
@@ -650,10 +648,10 @@ static bool spin_more(uint64_t *end)
 {
     uint64_t now = arch_cycles();
 
-    if (!idlespin)
+    if (!idlespin_us)
         return false;
     if (!*end)
-        *end = now + idlespin;
+        *end = now + us_cycles(idlespin_us);
     if (now >= *end)
         return false;
     relax_for(us_cycles(IDLESPIN_PASS_US));
