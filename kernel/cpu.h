@@ -16,6 +16,8 @@ struct m;
 
 struct cpu {
     struct cpu *self;           /* must be first: arch_this_cpu() loads it */
+    struct arch_cpu arch;       /* second: x86_64 reaches its interrupt
+                                   mask at a fixed offset (arch_impl.h) */
     int id;                     /* 0 .. ncpu-1, boot core is 0 */
     uint32_t hwid;              /* APIC id / MPIDR; written by boot core */
     bool online;                /* store-release by the core itself;
@@ -34,8 +36,6 @@ struct cpu {
     void *reent;                /* newlib state off any G (struct _reent) */
     struct m *m;                /* the scheduler's M, set by sched_start */
     int panicking;              /* nested panic guard */
-
-    struct arch_cpu arch;
 };
 
 extern struct cpu *cpus[MAXCPU];

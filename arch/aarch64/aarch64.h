@@ -72,7 +72,7 @@
 #define TF_SIZE         816
 
 /* struct cpu: where vectors.S finds the emergency stack, and its size. */
-#define CPU_ESTACK      112
+#define CPU_ESTACK      8       /* arch.estack_top: arch is second */
 #define ESTACK_SIZE     (16 * 1024)
 
 /* Exception kinds vectors.S passes to trap.c. */

@@ -6,6 +6,7 @@
  * machine check), so those still run when the interrupted stack is bad.
  * The IDT is shared: every core handles every vector the same way.
  */
+#include <stddef.h>
 #include "arch.h"
 #include "cpu.h"
 #include "vm.h"
@@ -29,7 +30,14 @@ struct desc_ptr {
 
 extern const uint64_t vector_table[256];
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-static struct cpu boot_cpu;
+/* Interrupts off, in software and in IF, until the first arch_irq_enable
+   or arch_halt. */
+static struct cpu boot_cpu = { .arch = { .irq_off = 1,
+                                         .irq_slow = IRQ_HARD_OFF } };
+
+_Static_assert(offsetof(struct cpu, arch.irq_off) == 8 &&
+               offsetof(struct cpu, arch.irq_slow) == 9,
+               "CPU_IRQ_OFF and CPU_IRQ_SLOW (arch_impl.h) are wrong");
 
 static void set_gate(int vec, uint64_t handler, int ist)
 {
@@ -121,6 +129,9 @@ static uint64_t ist_stack(void)
 
 void arch_cpu_init(struct cpu *c)
 {
+    /* IF is still clear here, on the boot core and on the others. */
+    c->arch.irq_off = 1;
+    c->arch.irq_slow = IRQ_HARD_OFF;
     set_gs_base(c);
     c->arch.tss.ist[IST_DF - 1] = ist_stack();
     c->arch.tss.ist[IST_NMI - 1] = ist_stack();

@@ -36,6 +36,7 @@
 #define APIC_BASE_X2APIC (1 << 10)
 #define ICR_PENDING      (1 << 12)
 #define ICR_ASSERT       (1 << 14)
+#define ICR_SELF         (1 << 18)
 #define ICR_OTHERS       (3 << 18)
 #define ICR_FIXED        0x000
 #define ICR_NMI          0x400
@@ -188,6 +189,21 @@ void lapic_send(uint32_t apic_id, uint32_t icr_low)
         apic_write(APIC_ICR_LO, icr_low);
     }
     arch_irq_restore(f);
+}
+
+/*
+ * Raises vector on this core again (an interrupt trap() held while they
+ * were masked).  IF clear: the caller sets it once all are sent.
+ */
+void lapic_self(uint8_t vector)
+{
+    if (x2apic) {
+        wrmsr(0x83F, vector);           /* SELF IPI register */
+    } else {
+        while (apic_read(APIC_ICR_LO) & ICR_PENDING)
+            arch_cpu_relax();
+        apic_write(APIC_ICR_LO, ICR_SELF | ICR_ASSERT | ICR_FIXED | vector);
+    }
 }
 
 void arch_send_ipi(const struct cpu *c)

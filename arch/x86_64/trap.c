@@ -22,18 +22,61 @@ static const char *const exception_names[32] = {
     "virtualization exception", "control protection exception",
 };
 
+/* Sends this core the interrupts it held, and clears irq_slow; IF must
+   be clear, and whoever returns to code with interrupts on sets it. */
+static void irq_release_held(struct cpu *c)
+{
+    uint8_t slow = c->arch.irq_slow;
+
+    c->arch.irq_slow = 0;
+    if (slow & IRQ_HELD_TIMER)
+        lapic_self(VEC_TIMER);
+    if (slow & IRQ_HELD_IPI)
+        lapic_self(VEC_IPI);
+}
+
+void arch_irq_slow(void)
+{
+    __asm__ volatile("cli" : : : "memory");
+    irq_release_held(this_cpu());
+    __asm__ volatile("sti" : : : "memory");
+}
+
+/*
+ * A timer interrupt or an IPI.  If this core's code had them masked, it
+ * is only noted (see arch_impl.h).  Otherwise the handler runs masked, as
+ * any code with interrupts off.  It may preempt the G and switch to the
+ * scheduler with IF still clear, hence IRQ_HARD_OFF while it runs; when
+ * the G is resumed, maybe on another core, the exit below leaves that
+ * core's mask off, and iretq sets IF.
+ */
+static void device_interrupt(uint64_t v, struct trapframe *tf)
+{
+    struct cpu *c = this_cpu();
+
+    lapic_eoi();
+    if (c->arch.irq_off) {
+        c->arch.irq_slow |= v == VEC_TIMER ? IRQ_HELD_TIMER : IRQ_HELD_IPI;
+        return;
+    }
+    c->arch.irq_off = 1;
+    c->arch.irq_slow |= IRQ_HARD_OFF;
+    if (v == VEC_TIMER)
+        timer_interrupt(tf);
+    else
+        ipi_handler();
+    __asm__ volatile("cli" : : : "memory");    /* the scheduler may set it */
+    c = this_cpu();
+    irq_release_held(c);
+    c->arch.irq_off = 0;
+}
+
 void trap(struct trapframe *tf)
 {
     uint64_t v = tf->vector;
 
-    if (v == VEC_IPI) {
-        lapic_eoi();
-        ipi_handler();
-        return;
-    }
-    if (v == VEC_TIMER) {
-        lapic_eoi();
-        timer_interrupt(tf);
+    if (v == VEC_IPI || v == VEC_TIMER) {
+        device_interrupt(v, tf);
         return;
     }
     if (v == VEC_SPURIOUS)
@@ -93,9 +136,17 @@ void arch_stop_self(void)
 
 void arch_halt(void)
 {
+    /* The scheduler's own core block: g0 never moves. */
+    struct cpu *c = this_cpu();
+
+    __asm__ volatile("cli" : : : "memory");
+    irq_release_held(c);        /* they end the halt at once */
+    c->arch.irq_off = 0;
     /* sti takes effect after the next instruction, so no interrupt can
-       slip in between it and hlt (SDM Vol. 2B, STI). */
-    __asm__ volatile("sti; hlt; cli" : : : "memory");
+       slip in between it and hlt (SDM Vol. 2B, STI).  An interrupt ends
+       the halt after its handler ran; IF stays set, masked in software. */
+    __asm__ volatile("sti; hlt" : : : "memory");
+    c->arch.irq_off = 1;
 }
 
 #define DEBUG_EXIT_PORT 0xF4

@@ -175,6 +175,7 @@ void lapic_init(void);
 void lapic_eoi(void);
 uint32_t lapic_id(void);
 void lapic_send(uint32_t apic_id, uint32_t icr_low);
+void lapic_self(uint8_t vector);
 void tsc_calibrate(void);
 void delay_us(uint64_t us);
 void trap(struct trapframe *tf);
