@@ -232,7 +232,7 @@ void sp_sema_release(sp_sema *s)
 /* ---- mutex ----------------------------------------------------------- */
 
 enum {
-    MUTEX_LOCKED = 1,
+    MUTEX_LOCKED = SP_MUTEX_LOCKED,
     MUTEX_WOKEN = 2,
     MUTEX_STARVING = 4,
     MUTEX_WAITER_SHIFT = 3,
@@ -345,21 +345,9 @@ static void mutex_lock_slow(sp_mutex *m, enum waitreason why)
     }
 }
 
-static void mutex_lock(sp_mutex *m, enum waitreason why)
+void sp_mutex_lock_slow(sp_mutex *m)
 {
-    int32_t unlocked = 0;
-
-    /* Fast path; acquire pairs with the release in sp_mutex_unlock. */
-    if (__atomic_compare_exchange_n(&m->state, &unlocked, MUTEX_LOCKED,
-                                    false, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_RELAXED))
-        return;
-    mutex_lock_slow(m, why);
-}
-
-void sp_mutex_lock(sp_mutex *m)
-{
-    mutex_lock(m, WAIT_MUTEX);
+    mutex_lock_slow(m, WAIT_MUTEX);
 }
 
 bool sp_mutex_trylock(sp_mutex *m)
@@ -373,7 +361,7 @@ bool sp_mutex_trylock(sp_mutex *m)
                                        __ATOMIC_RELAXED);
 }
 
-static void mutex_unlock_slow(sp_mutex *m, int32_t new)
+void sp_mutex_unlock_slow(sp_mutex *m, int32_t new)
 {
     int32_t old = new;
 
@@ -398,16 +386,6 @@ static void mutex_unlock_slow(sp_mutex *m, int32_t new)
             return;
         }
     }
-}
-
-void sp_mutex_unlock(sp_mutex *m)
-{
-    /* Release: pairs with the acquiring CAS of the next locker. */
-    int32_t new = __atomic_sub_fetch(&m->state, MUTEX_LOCKED,
-                                     __ATOMIC_RELEASE);
-
-    if (new != 0)
-        mutex_unlock_slow(m, new);
 }
 
 /* ---- rwmutex ---------------------------------------------------------- */
@@ -439,8 +417,10 @@ void sp_rwmutex_lock(sp_rwmutex *rw)
 {
     int32_t r;
 
-    /* First beat other writers, then announce ourselves to readers. */
-    mutex_lock(&rw->w, WAIT_RWMUTEX_W);
+    /* First beat other writers, then announce ourselves to readers.
+       (sp_mutex_lock, but a writer waits as "sync.RWMutex.Lock".) */
+    if (!sp_mutex_trylock(&rw->w))
+        mutex_lock_slow(&rw->w, WAIT_RWMUTEX_W);
     r = __atomic_add_fetch(&rw->readercount, -RW_MAX_READERS,
                            __ATOMIC_ACQ_REL) + RW_MAX_READERS;
     /* r readers were inside; wait for those that have not left yet

@@ -17,7 +17,7 @@
  * Unlock of unlocked RWMutex", "sync: negative WaitGroup counter".
  *
  * The fields are private; only the zero value and the INIT macros are
- * part of the interface.
+ * part of the interface (the inline mutex fast paths below touch them).
  */
 #ifndef SPINDLE_SYNC_H
 #define SPINDLE_SYNC_H
@@ -34,17 +34,45 @@ typedef struct sp_mutex {
 
 #define SP_MUTEX_INIT { 0, 0 }
 
+#define SP_MUTEX_LOCKED 1       /* state: held (the other bits: sync.c) */
+
+/* The slow halves of lock and unlock (sync.c): m was not free, or some G
+   waits for it. */
+void sp_mutex_lock_slow(sp_mutex *m);
+void sp_mutex_unlock_slow(sp_mutex *m, int32_t new_state);
+
 /*
  * Locks m, parking until it is free.  Fair under contention: a waiter
  * kept waiting more than 1 ms switches m to starvation mode, where each
  * unlock hands m directly to the longest waiter.
+ *
+ * Lock and unlock are inline up to their slow halves, as Go's
+ * Mutex.Lock and Unlock are, so an uncontended pair is two atomic
+ * instructions and no call.
  */
-void sp_mutex_lock(sp_mutex *m);
+static inline void sp_mutex_lock(sp_mutex *m)
+{
+    int32_t unlocked = 0;
+
+    /* Acquire: pairs with the release in sp_mutex_unlock. */
+    if (!__atomic_compare_exchange_n(&m->state, &unlocked, SP_MUTEX_LOCKED,
+                                     false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        sp_mutex_lock_slow(m);
+}
 
 /* Locks m if it is free; returns whether it did.  Never blocks. */
 bool sp_mutex_trylock(sp_mutex *m);
 
-void sp_mutex_unlock(sp_mutex *m);
+static inline void sp_mutex_unlock(sp_mutex *m)
+{
+    /* Release: pairs with the acquiring CAS of the next locker. */
+    int32_t new_state = __atomic_sub_fetch(&m->state, SP_MUTEX_LOCKED,
+                                           __ATOMIC_RELEASE);
+
+    if (new_state != 0)
+        sp_mutex_unlock_slow(m, new_state);
+}
 
 /* ---- Reader/writer mutex (sync.RWMutex) ------------------------------ */
 
