@@ -95,7 +95,7 @@ bool vm_fault(uintptr_t va)
     bool ok;
     unsigned long f;
 
-    if (!in_gslot(va) || (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE < PAGE_SIZE)
+    if (!in_gslot(va) || va - vm_gslot_of(va) < PAGE_SIZE)
         return false;
     f = spin_lock(&vm_lock);
     /* Another core may have mapped it meanwhile (not for stacks, which
@@ -114,7 +114,7 @@ bool vm_is_stack_guard(uintptr_t va)
     uint64_t pa;
 
     if (in_gslot(va))
-        return (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE < PAGE_SIZE;
+        return va - vm_gslot_of(va) < PAGE_SIZE;
     return va >= VM_STACK_BASE && va < stack_next &&
            !arch_virt_to_phys(va, &pa);
 }

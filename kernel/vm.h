@@ -27,7 +27,23 @@
 #define VM_STACK_MAX    ARCH_VM_AREA
 #define VM_GSLOT_BASE   (ARCH_VM_BASE + 2 * ARCH_VM_STRIDE) /* G stacks */
 #define VM_GSLOT_MAX    ARCH_VM_AREA
-#define VM_GSLOT_SIZE   (64 * 1024UL)       /* guard page + G + stack */
+/*
+ * A slot is a guard page and 16 pages of stack and struct g: 17 pages,
+ * not a power of two, on purpose.  Slots 16 pages apart put every G's
+ * top page (its struct g and its stack's top) at one of 16 indexes of a
+ * direct-mapped TLB, QEMU's soft TLB among them, and in the same few sets
+ * of a physically indexed cache; with hundreds of Gs alive they evicted
+ * each other.  17 pages apart they use every index in turn.  The price:
+ * finding a slot from an address takes a division by a constant, not a
+ * mask (vm_gslot_of).
+ */
+#define VM_GSLOT_SIZE   (17 * 4096UL)
+
+/* The base of the G slot that holds va, which must lie in the area. */
+static inline uintptr_t vm_gslot_of(uintptr_t va)
+{
+    return va - (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE;
+}
 
 /*
  * Touches the stack VM_PROBE_BYTES below the caller's frame.  Code that

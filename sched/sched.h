@@ -153,7 +153,7 @@ static inline struct g *getg(void)
 
     if (fp - VM_GSLOT_BASE >= VM_GSLOT_MAX)
         return NULL;
-    return gslot_g(fp & ~(VM_GSLOT_SIZE - 1));
+    return gslot_g(vm_gslot_of(fp));
 }
 
 /* The G this core's M runs (m->curg), NULL if none: right from any stack,

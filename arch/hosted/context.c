@@ -70,7 +70,7 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
     struct cpu *c = arch_this_cpu();
 
     if (sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX) {
-        uintptr_t slot = sp - (sp - VM_GSLOT_BASE) % VM_GSLOT_SIZE;
+        uintptr_t slot = vm_gslot_of(sp);
 
         x->stack_lo = (void *)(slot + PAGE_SIZE);
         x->stack_size = VM_GSLOT_SIZE - PAGE_SIZE;

@@ -125,7 +125,7 @@ int arch_map_page(uintptr_t va, uint64_t pa, int flags)
     if (area < 0)
         panic("arch_map_page: 0x%lx is outside the kernel's areas", va);
     if (area == 2) {
-        uintptr_t slot = va - (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE;
+        uintptr_t slot = vm_gslot_of(va);
 
         /* A slot's first mapping is its top page (vm_gslot_alloc). */
         if (va == slot + VM_GSLOT_SIZE - PAGE_SIZE)
@@ -164,7 +164,7 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
     if (area < 0)
         return false;
     if (area == 2) {
-        uintptr_t slot = va - (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE;
+        uintptr_t slot = vm_gslot_of(va);
 
         /* A slot in use: all but its guard is host-backed memory. */
         if (va - slot < PAGE_SIZE ||
