@@ -34,10 +34,14 @@ typedef struct sp_mutex {
 
 #define SP_MUTEX_INIT { 0, 0 }
 
-#define SP_MUTEX_LOCKED 1       /* state: held (the other bits: sync.c) */
+/* state: held, a waiter is awake, starvation mode, then the waiter
+   count (sync.c says what each means). */
+#define SP_MUTEX_LOCKED         1
+#define SP_MUTEX_WOKEN          2
+#define SP_MUTEX_STARVING       4
+#define SP_MUTEX_WAITER_SHIFT   3
 
-/* The slow halves of lock and unlock (sync.c): m was not free, or some G
-   waits for it. */
+/* The slow halves of lock and unlock (sync.c). */
 void sp_mutex_lock_slow(sp_mutex *m);
 void sp_mutex_unlock_slow(sp_mutex *m, int32_t new_state);
 
@@ -48,17 +52,25 @@ void sp_mutex_unlock_slow(sp_mutex *m, int32_t new_state);
  *
  * Lock and unlock are inline up to their slow halves, as Go's
  * Mutex.Lock and Unlock are, so an uncontended pair is two atomic
- * instructions and no call.
+ * instructions and no call.  Both also keep inline the commonest case
+ * under contention, which Go leaves to the slow half: a free mutex that
+ * has Gs parked on it is taken at once (the slow half's first attempt),
+ * and an unlock finds a waiter already awake and wakes nobody.
  */
 static inline void sp_mutex_lock(sp_mutex *m)
 {
-    int32_t unlocked = 0;
+    int32_t old = 0;
 
     /* Acquire: pairs with the release in sp_mutex_unlock. */
-    if (!__atomic_compare_exchange_n(&m->state, &unlocked, SP_MUTEX_LOCKED,
-                                     false, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED))
-        sp_mutex_lock_slow(m);
+    if (__atomic_compare_exchange_n(&m->state, &old, SP_MUTEX_LOCKED, false,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    if (!(old & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING)) &&
+        __atomic_compare_exchange_n(&m->state, &old, old | SP_MUTEX_LOCKED,
+                                    false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
+        return;
+    sp_mutex_lock_slow(m);
 }
 
 /* Locks m if it is free; returns whether it did.  Never blocks. */
@@ -70,8 +82,13 @@ static inline void sp_mutex_unlock(sp_mutex *m)
     int32_t new_state = __atomic_sub_fetch(&m->state, SP_MUTEX_LOCKED,
                                            __ATOMIC_RELEASE);
 
-    if (new_state != 0)
-        sp_mutex_unlock_slow(m, new_state);
+    /* Nobody to wake: no waiters, or one is awake already.  (LOCKED
+       still set means m was not locked: the slow half panics.) */
+    if (!(new_state & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING)) &&
+        ((new_state & SP_MUTEX_WOKEN) ||
+         !(new_state >> SP_MUTEX_WAITER_SHIFT)))
+        return;
+    sp_mutex_unlock_slow(m, new_state);
 }
 
 /* ---- Reader/writer mutex (sync.RWMutex) ------------------------------ */
