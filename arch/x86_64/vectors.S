@@ -60,7 +60,8 @@ trap_common:
     cld
     mov %rsp, %rdi
     call trap
-    /* Falls through to trap_return; the scheduler also enters here. */
+    /* A preempted G comes back here too, once resumed: its
+       timer_interrupt returns from arch_switch, then trap returns. */
     .globl trap_return
 trap_return:
     fxrstor (%rsp)
