@@ -231,27 +231,20 @@ void sp_sema_release(sp_sema *s)
 
 /* ---- mutex ----------------------------------------------------------- */
 
-enum {
-    MUTEX_LOCKED = SP_MUTEX_LOCKED,
-    MUTEX_WOKEN = SP_MUTEX_WOKEN,
-    MUTEX_STARVING = SP_MUTEX_STARVING,
-    MUTEX_WAITER_SHIFT = SP_MUTEX_WAITER_SHIFT,
-};
-
 #define STARVATION_NS   1000000ULL  /* 1 ms, as Go */
 #define SPIN_ROUNDS     4           /* Go's active_spin */
 #define SPIN_RELAXES    30          /* Go's active_spin_cnt */
 
 static int32_t mutex_waiters(int32_t state)
 {
-    return state >> MUTEX_WAITER_SHIFT;
+    return state >> SP_MUTEX_WAITER_SHIFT;
 }
 
 /* Spinning pays only if the holder runs on another core and will soon
    unlock; in starvation mode the mutex goes to the queue anyway. */
 static bool mutex_can_spin(int32_t old, int round)
 {
-    return (old & (MUTEX_LOCKED | MUTEX_STARVING)) == MUTEX_LOCKED &&
+    return (old & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING)) == SP_MUTEX_LOCKED &&
            round < SPIN_ROUNDS && ncpu > 1;
 }
 
@@ -267,19 +260,19 @@ static int32_t mutex_next(int32_t old, bool starving, bool awoke)
     int32_t new = old;
 
     /* A starving mutex belongs to its queue: newcomers only queue. */
-    if (!(old & MUTEX_STARVING))
-        new |= MUTEX_LOCKED;
-    if (old & (MUTEX_LOCKED | MUTEX_STARVING))
-        new += 1 << MUTEX_WAITER_SHIFT;
+    if (!(old & SP_MUTEX_STARVING))
+        new |= SP_MUTEX_LOCKED;
+    if (old & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING))
+        new += 1 << SP_MUTEX_WAITER_SHIFT;
     /* Starve only a held mutex: unlock of a starving mutex expects a
        waiter to hand it to. */
-    if (starving && (old & MUTEX_LOCKED))
-        new |= MUTEX_STARVING;
+    if (starving && (old & SP_MUTEX_LOCKED))
+        new |= SP_MUTEX_STARVING;
     if (awoke) {
         /* We are the awake waiter WOKEN stands for; give the flag up. */
-        if (!(new & MUTEX_WOKEN))
+        if (!(new & SP_MUTEX_WOKEN))
             panic("sync: inconsistent mutex state");
-        new &= ~MUTEX_WOKEN;
+        new &= ~SP_MUTEX_WOKEN;
     }
     return new;
 }
@@ -291,12 +284,12 @@ static int32_t mutex_next(int32_t old, bool starving, bool awoke)
  */
 static void mutex_take_handoff(sp_mutex *m, int32_t old, bool starving)
 {
-    int32_t delta = MUTEX_LOCKED - (1 << MUTEX_WAITER_SHIFT);
+    int32_t delta = SP_MUTEX_LOCKED - (1 << SP_MUTEX_WAITER_SHIFT);
 
-    if ((old & (MUTEX_LOCKED | MUTEX_WOKEN)) || mutex_waiters(old) == 0)
+    if ((old & (SP_MUTEX_LOCKED | SP_MUTEX_WOKEN)) || mutex_waiters(old) == 0)
         panic("sync: inconsistent mutex state");
     if (!starving || mutex_waiters(old) == 1)
-        delta -= MUTEX_STARVING;
+        delta -= SP_MUTEX_STARVING;
     __atomic_add_fetch(&m->state, delta, __ATOMIC_ACQ_REL);
 }
 
@@ -311,9 +304,9 @@ static void mutex_lock_slow(sp_mutex *m, enum waitreason why)
         if (mutex_can_spin(old, round)) {
             /* Claim WOKEN so the unlock does not wake a sleeper for a
                mutex we are about to take. */
-            if (!awoke && !(old & MUTEX_WOKEN) && mutex_waiters(old) &&
+            if (!awoke && !(old & SP_MUTEX_WOKEN) && mutex_waiters(old) &&
                 __atomic_compare_exchange_n(&m->state, &old,
-                        old | MUTEX_WOKEN, false, __ATOMIC_RELAXED,
+                        old | SP_MUTEX_WOKEN, false, __ATOMIC_RELAXED,
                         __ATOMIC_RELAXED))
                 awoke = true;
             mutex_spin();
@@ -326,7 +319,7 @@ static void mutex_lock_slow(sp_mutex *m, enum waitreason why)
                 mutex_next(old, starving, awoke), false,
                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             continue;
-        if (!(old & (MUTEX_LOCKED | MUTEX_STARVING)))
+        if (!(old & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING)))
             return;             /* the CAS took it */
         /* Waited before: back to the head of the line (lifo). */
         requeue = wait_start != 0;
@@ -336,7 +329,7 @@ static void mutex_lock_slow(sp_mutex *m, enum waitreason why)
         starving = starving ||
                    (int64_t)(sp_nanotime() - wait_start) > (int64_t)STARVATION_NS;
         old = __atomic_load_n(&m->state, __ATOMIC_ACQUIRE);
-        if (old & MUTEX_STARVING) {
+        if (old & SP_MUTEX_STARVING) {
             mutex_take_handoff(m, old, starving);
             return;
         }
@@ -350,24 +343,13 @@ void sp_mutex_lock_slow(sp_mutex *m)
     mutex_lock_slow(m, WAIT_MUTEX);
 }
 
-bool sp_mutex_trylock(sp_mutex *m)
-{
-    int32_t old = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-
-    if (old & (MUTEX_LOCKED | MUTEX_STARVING))
-        return false;
-    return __atomic_compare_exchange_n(&m->state, &old, old | MUTEX_LOCKED,
-                                       false, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
-}
-
 void sp_mutex_unlock_slow(sp_mutex *m, int32_t new)
 {
     int32_t old = new;
 
-    if (!((new + MUTEX_LOCKED) & MUTEX_LOCKED))
+    if (!((new + SP_MUTEX_LOCKED) & SP_MUTEX_LOCKED))
         panic("sync: unlock of unlocked mutex");
-    if (new & MUTEX_STARVING) {
+    if (new & SP_MUTEX_STARVING) {
         /* Ownership goes to the first waiter; STARVING keeps newcomers
            out until it sets LOCKED itself. */
         semrelease(&m->sema, true);
@@ -377,9 +359,9 @@ void sp_mutex_unlock_slow(sp_mutex *m, int32_t new)
         /* Nobody waits, or someone else already took it, is awake to
            take it, or gets it by handoff: nobody to wake. */
         if (mutex_waiters(old) == 0 ||
-            (old & (MUTEX_LOCKED | MUTEX_WOKEN | MUTEX_STARVING)))
+            (old & (SP_MUTEX_LOCKED | SP_MUTEX_WOKEN | SP_MUTEX_STARVING)))
             return;
-        new = (old - (1 << MUTEX_WAITER_SHIFT)) | MUTEX_WOKEN;
+        new = (old - (1 << SP_MUTEX_WAITER_SHIFT)) | SP_MUTEX_WOKEN;
         if (__atomic_compare_exchange_n(&m->state, &old, new, false,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
             semrelease(&m->sema, false);

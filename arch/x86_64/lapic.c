@@ -191,19 +191,11 @@ void lapic_send(uint32_t apic_id, uint32_t icr_low)
     arch_irq_restore(f);
 }
 
-/*
- * Raises vector on this core again (an interrupt trap() held while they
- * were masked).  IF clear: the caller sets it once all are sent.
- */
+/* Raises vector on this core again (an interrupt trap() held while they
+   were masked). */
 void lapic_self(uint8_t vector)
 {
-    if (x2apic) {
-        wrmsr(0x83F, vector);           /* SELF IPI register */
-    } else {
-        while (apic_read(APIC_ICR_LO) & ICR_PENDING)
-            arch_cpu_relax();
-        apic_write(APIC_ICR_LO, ICR_SELF | ICR_ASSERT | ICR_FIXED | vector);
-    }
+    lapic_send(0, ICR_SELF | ICR_ASSERT | ICR_FIXED | vector);
 }
 
 void arch_send_ipi(const struct cpu *c)

@@ -22,13 +22,17 @@ static const char *const exception_names[32] = {
     "virtualization exception", "control protection exception",
 };
 
-/* Sends this core the interrupts it held, and clears irq_slow; IF must
-   be clear, and whoever returns to code with interrupts on sets it. */
-static void irq_release_held(struct cpu *c)
+/*
+ * Unmasks this core's interrupts in software with IF clear: sends it the
+ * ones it held again and empties irq_slow.  The caller sets IF next (sti
+ * or iretq), and the held interrupts then arrive.
+ */
+static void irq_unmask(struct cpu *c)
 {
     uint8_t slow = c->arch.irq_slow;
 
     c->arch.irq_slow = 0;
+    c->arch.irq_off = 0;
     if (slow & IRQ_HELD_TIMER)
         lapic_self(VEC_TIMER);
     if (slow & IRQ_HELD_IPI)
@@ -38,7 +42,7 @@ static void irq_release_held(struct cpu *c)
 void arch_irq_slow(void)
 {
     __asm__ volatile("cli" : : : "memory");
-    irq_release_held(this_cpu());
+    irq_unmask(this_cpu());
     __asm__ volatile("sti" : : : "memory");
 }
 
@@ -66,9 +70,7 @@ static void device_interrupt(uint64_t v, struct trapframe *tf)
     else
         ipi_handler();
     __asm__ volatile("cli" : : : "memory");    /* the scheduler may set it */
-    c = this_cpu();
-    irq_release_held(c);
-    c->arch.irq_off = 0;
+    irq_unmask(this_cpu());
 }
 
 void trap(struct trapframe *tf)
@@ -140,8 +142,7 @@ void arch_halt(void)
     struct cpu *c = this_cpu();
 
     __asm__ volatile("cli" : : : "memory");
-    irq_release_held(c);        /* they end the halt at once */
-    c->arch.irq_off = 0;
+    irq_unmask(c);              /* held ones end the halt at once */
     /* sti takes effect after the next instruction, so no interrupt can
        slip in between it and hlt (SDM Vol. 2B, STI).  An interrupt ends
        the halt after its handler ran; IF stays set, masked in software. */

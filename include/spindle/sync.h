@@ -57,24 +57,37 @@ void sp_mutex_unlock_slow(sp_mutex *m, int32_t new_state);
  * has Gs parked on it is taken at once (the slow half's first attempt),
  * and an unlock finds a waiter already awake and wakes nobody.
  */
+/* Takes m if old, its state as last read, shows it neither held nor
+   starving; false if it was not free or changed since.  (The shared step
+   of lock, trylock and the slow half's first attempt.) */
+static inline bool sp_mutex_take_free(sp_mutex *m, int32_t old)
+{
+    /* Acquire: pairs with the release in sp_mutex_unlock. */
+    return !(old & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING)) &&
+           __atomic_compare_exchange_n(&m->state, &old,
+                                       old | SP_MUTEX_LOCKED, false,
+                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
 static inline void sp_mutex_lock(sp_mutex *m)
 {
     int32_t old = 0;
 
-    /* Acquire: pairs with the release in sp_mutex_unlock. */
+    /* The CAS from 0 first, as Go: no load before it when m is free.
+       Acquire: pairs with the release in sp_mutex_unlock. */
     if (__atomic_compare_exchange_n(&m->state, &old, SP_MUTEX_LOCKED, false,
-                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return;
-    if (!(old & (SP_MUTEX_LOCKED | SP_MUTEX_STARVING)) &&
-        __atomic_compare_exchange_n(&m->state, &old, old | SP_MUTEX_LOCKED,
-                                    false, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_RELAXED))
+                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ||
+        sp_mutex_take_free(m, old))
         return;
     sp_mutex_lock_slow(m);
 }
 
 /* Locks m if it is free; returns whether it did.  Never blocks. */
-bool sp_mutex_trylock(sp_mutex *m);
+static inline bool sp_mutex_trylock(sp_mutex *m)
+{
+    return sp_mutex_take_free(m, __atomic_load_n(&m->state,
+                                                 __ATOMIC_RELAXED));
+}
 
 static inline void sp_mutex_unlock(sp_mutex *m)
 {
