@@ -29,9 +29,10 @@
  * (handoff_next).
  *
  * Order of findrunnable: this P's due timers, the Gs they readied (the
- * wake queue, wakeq.c: not in Go), runnext, every 61st tick one G of the
- * global queue, the local ring, a batch of the global queue, the network,
- * stealing, then halt.  Go looks at the global queue before runnext; see
+ * wake queue, wakeq.c: not in Go), the other Ps' overdue timers and
+ * woken Gs (look_after_others: not in Go, where sysmon does it),
+ * runnext, every 61st tick one G of the global queue, the local ring, a
+ * batch of the global queue, the network, stealing, then halt.  Go looks at the global queue before runnext; see
  * findrunnable for why Spindle does not.
  *
  * Spinning (Go's proc.go "Worker thread parking/unparking"), numbered as
@@ -613,6 +614,53 @@ static void stop_and_halt(struct m *m)
 }
 
 /*
+ * Not in Go, where sysmon does it: a core passing through the scheduler
+ * runs the other Ps' timers that are overdue by WATCH_GRACE_US, and takes
+ * from their wake queues before its own run queue.  Their own core should
+ * have done both, but it may be running one long G, or not running at
+ * all: under QEMU's TCG a core is a host thread, which the host can
+ * deschedule for milliseconds, and its timer interrupts come from QEMU's
+ * main-loop thread, which waits as long for a host CPU when the vCPU
+ * threads keep them busy (preempt.c).  A core running short Gs passes
+ * here every few microseconds, so a timer is then at most about the
+ * grace late, whatever happens to its own core.  The grace leaves the
+ * owner's interrupt, normally on time, to run its timers.  A lock held
+ * by a stalled core is passed by (the hint may be stale: the lock is
+ * then only waited for).  `now` is 0 if the caller did not read the
+ * clock: it is read only when some P has timers.
+ */
+#define WATCH_GRACE_US 100
+
+static uint64_t watch_grace;    /* WATCH_GRACE_US in cycles */
+
+static struct g *look_after_others(struct p *p, uint64_t now)
+{
+    struct p *woken = NULL;
+
+    for (int i = 0; i < ncpu; i++) {
+        struct p *q = sched.allp[i];
+        uint64_t t = timers_next(q);
+
+        if (q == p)
+            continue;
+        if (t) {
+            if (!now)
+                now = arch_cycles();
+            if (t + watch_grace <= now && !spin_is_locked(&q->timerlock))
+                timers_run(q, now);
+        }
+        if (!woken && !wakeq_empty(q))
+            woken = q;
+    }
+    /* What those timers readied is in this P's wake queue. */
+    if (!wakeq_empty(p))
+        return wakeq_get(p);
+    if (woken && !spin_is_locked(&woken->wakelock))
+        return wakeq_steal(p, woken);
+    return NULL;
+}
+
+/*
  * Not in Go: how long a spinner that found nothing keeps looking before
  * it gives up its P (step 1).  A halt and the IPI that ends it cost the
  * waker microseconds (under QEMU's TCG, ~4 us of the waker's own time per
@@ -666,11 +714,15 @@ static struct g *findrunnable(struct m *m, bool *inherit)
     uint64_t spin_end = 0;
 
     for (;;) {
+        uint64_t now = 0;
+
         smp_poll_calls();
         if (timers_next(p))
-            timers_run(p, arch_cycles());
+            timers_run(p, now = arch_cycles());
         *inherit = false;
         if (!wakeq_empty(p) && (gp = wakeq_get(p)))
+            return gp;
+        if (ncpu > 1 && (gp = look_after_others(p, now)))
             return gp;
         /*
          * runnext first: a G just readied (by a channel partner or a
@@ -1161,6 +1213,7 @@ static void sched_init(void)
     schedtrace_init();
     preempt_init();
     idlespin_init();
+    watch_grace = us_cycles(WATCH_GRACE_US);
     time_init();
 }
 

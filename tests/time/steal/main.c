@@ -13,6 +13,11 @@
  *   - interrupts off (a spinlock held): the core runs nothing at all, so
  *     a timer fires on time only if another core runs the hogged core's
  *     timers (Go's stealWork/checkTimers; timers.h "or on a thief's").
+ *   - interrupts off, and every other core kept busy by a G that yields
+ *     in a loop: no core is idle or steals, so the timers fire on time
+ *     only because a busy core looks after the other Ps' overdue timers
+ *     each time it passes through the scheduler (proc.c,
+ *     look_after_others).
  *
  * With two or more cores every timer must fire, and every after-func
  * run, long before the hog lets go: within 100 ms of its deadline, where
@@ -52,6 +57,8 @@ struct steal {
     uint64_t ran[NSTEAL];       /* after-func: when its G ran */
     long nran;
     bool irqoff;                /* hog with a spinlock, not preemptoff */
+    bool hogging;               /* the hog holds its core (busy Gs spin) */
+    long nbusy;                 /* busy Gs that saw the hog start */
     int cpu;                    /* the hogged core */
     bool moved;                 /* the hog left its core: a bug */
     sp_waitgroup wg;
@@ -96,27 +103,53 @@ static void hog(void *arg)
        timer interrupt: only other cores can run them. */
     if (st.irqoff)
         f = spin_lock(&hog_lock);
+    __atomic_store_n(&st.hogging, true, __ATOMIC_RELEASE);
     end = sp_nanotime() + HOG_TIME;
     while (sp_nanotime() < end)
         if (sp_cpu_id() != st.cpu)
             st.moved = true;
+    __atomic_store_n(&st.hogging, false, __ATOMIC_RELEASE);
     if (st.irqoff)
         spin_unlock(&hog_lock, f);
     getg()->preemptoff--;
     sp_waitgroup_done(&st.wg);
 }
 
-static void hogged_core(bool irqoff)
+/* Keeps a core busy while the hog runs, passing through the scheduler
+   at every yield but never idle. */
+static void busy(void *arg)
 {
+    uint64_t give_up = sp_nanotime() + SP_S(5);
+
+    (void)arg;
+    while (!__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE))
+        if (sp_nanotime() > give_up)
+            goto out;
+        else
+            sp_yield();
+    __atomic_add_fetch(&st.nbusy, 1, __ATOMIC_RELAXED);
+    while (__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE))
+        sp_yield();
+out:
+    sp_waitgroup_done(&st.wg);
+}
+
+static void hogged_core(bool irqoff, bool others_busy)
+{
+    int nbusy = others_busy ? sp_ncpu() - 1 : 0;
     uint64_t worst = 0, first_late_by = 0, when;
     int late = 0, early = 0, first_late = -1, over10 = 0;
     bool strict = sp_ncpu() > 1;
 
     memset(&st, 0, sizeof st);
     st.irqoff = irqoff;
-    sp_waitgroup_add(&st.wg, 1);
+    sp_waitgroup_add(&st.wg, 1 + nbusy);
+    for (int i = 0; i < nbusy; i++)
+        sp_go(busy, NULL);
     sp_go(hog, NULL);
     sp_waitgroup_wait(&st.wg);
+    CHECKF(st.nbusy == nbusy, "%ld of %d busy Gs ran while the hog held "
+           "its core", st.nbusy, nbusy);
     CHECKF(!st.moved, "the hog left core %d while it could not be "
            "preempted", st.cpu);
     CHECKF(wait_count(&st.nran, NSTEAL / 2, SP_S(5)), "%ld of %d "
@@ -149,9 +182,10 @@ static void hogged_core(bool irqoff)
     }
     for (int i = 0; i < NSTEAL; i++)
         sp_timer_free(st.t[i]);
-    printf("# %s hog on core %d of %d: worst lateness %llu us; %d of %d "
+    printf("# %s hog%s on core %d of %d: worst lateness %llu us; %d of %d "
            "timers more than %llu ms late, %d more than %llu ms\n",
-           irqoff ? "interrupts-off" : "preemptoff", st.cpu, sp_ncpu(),
+           irqoff ? "interrupts-off" : "preemptoff",
+           nbusy ? " beside busy cores" : "", st.cpu, sp_ncpu(),
            (unsigned long long)worst / 1000, over10, NSTEAL,
            (unsigned long long)PROMPT / 1000000, late,
            (unsigned long long)ON_TIME / 1000000);
@@ -168,12 +202,17 @@ static void hogged_core(bool irqoff)
 
 static void preemptoff_hog(void)
 {
-    hogged_core(false);
+    hogged_core(false, false);
 }
 
 static void irqoff_hog(void)
 {
-    hogged_core(true);
+    hogged_core(true, false);
+}
+
+static void irqoff_hog_busy(void)
+{
+    hogged_core(true, true);
 }
 
 static void all_freed(void)
@@ -184,6 +223,7 @@ static void all_freed(void)
 static const struct sp_test tests[] = {
     { "preemptoff_hog", preemptoff_hog },
     { "irqoff_hog", irqoff_hog },
+    { "irqoff_hog_busy", irqoff_hog_busy },
     { "all_freed", all_freed },
 };
 
