@@ -595,7 +595,7 @@ static void stop_and_halt(struct m *m)
             return;
         }
         smp_poll_calls();
-        core_timer_arm(m, earliest(wake, netpoll_deadline()));
+        core_timer_set(m, earliest(wake, netpoll_deadline()));
         /* Seq-cst, paired with timer_start's scan: either it sees this
            core halted, or this core's next loop sees its timer. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);

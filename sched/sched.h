@@ -113,6 +113,8 @@ struct m {
     struct g *curg;             /* running G, NULL on g0 */
     uint64_t slice_end;         /* arch_cycles() when curg's slice ends */
     uint64_t armed;             /* deadline the core timer is set to, 0 */
+    uint64_t irq_at;            /* when its last timer interrupt came */
+    uint64_t nirq;              /* timer interrupts taken (tests) */
     uint64_t npreempt;          /* Gs preempted on this M (stats, tests) */
     uint64_t nlateirq;          /* core timer interrupts that came over
                                    LATE_IRQ_MS after their deadline */

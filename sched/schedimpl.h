@@ -97,14 +97,26 @@ void preempt_init(void);
 long sched_setting(const char *key, long min, long max, long def,
                    const char *unit);
 
-/* Sets the core timer to `deadline` unless it already fires sooner. */
-static inline void core_timer_arm(struct m *m, uint64_t deadline)
+extern uint64_t timer_gap;      /* cycles; see preempt.c */
+
+/* Sets the core timer to `deadline` unless it already fires sooner; for
+   a core about to halt, which has nothing else to run its timers. */
+static inline void core_timer_set(struct m *m, uint64_t deadline)
 {
     if (deadline && (!m->armed || deadline < m->armed)) {
         /* Atomic: wake_idle_for (timers.c) reads it from other cores. */
         __atomic_store_n(&m->armed, deadline, __ATOMIC_RELAXED);
         arch_timer_arm(deadline);
     }
+}
+
+/* core_timer_set for a core that runs Gs: no sooner than timer_gap after
+   its last timer interrupt (preempt.c, "Interrupt moderation"). */
+static inline void core_timer_arm(struct m *m, uint64_t deadline)
+{
+    if (deadline && deadline < m->irq_at + timer_gap)
+        deadline = m->irq_at + timer_gap;
+    core_timer_set(m, deadline);
 }
 
 /* time.c: reads the wall clock once. */

@@ -678,6 +678,77 @@ static void reset_after_fire(void)
     sp_timer_free(t);
 }
 
+/*
+ * Interrupt moderation (sched/preempt.c): a core whose G runs on takes at
+ * most one timer interrupt per timergap, however dense its heap.  400
+ * timers 10 us apart go on this core, which then spins through them with
+ * preemption off: every timer runs, none early, and the core takes no
+ * more timer interrupts than the window has gaps.  Without moderation it
+ * takes one for every deadline its interrupts come fast enough to see.
+ */
+#define NDENSE 400
+
+static long dense_ran;
+static uint64_t dense_due[NDENSE], dense_at[NDENSE];
+
+static void dense_fire(void *arg)
+{
+    long i = (long)(uintptr_t)arg;
+
+    dense_at[i] = arch_cycles();
+    __atomic_add_fetch(&dense_ran, 1, __ATOMIC_RELEASE);
+}
+
+static void dense_heap_moderated(void)
+{
+    static struct timer t[NDENSE];  /* static: may fire after a failure */
+    uint64_t hz = arch_cycles_hz(), t0, end, irq0, nirq, allowed, worst = 0;
+    unsigned long f;
+    int me, early = 0;
+
+    CHECKF(timer_gap > 0, "booted with timergap=0: nothing to test");
+    dense_ran = 0;
+    getg()->preemptoff++;           /* this core, and its G stays curg */
+    me = sp_cpu_id();
+    f = arch_irq_save();
+    t0 = arch_cycles();
+    for (long i = 0; i < NDENSE; i++) {
+        dense_due[i] = t0 + hz / 1000 + i * (hz / 100000);
+        timer_init(&t[i], dense_fire, (void *)(uintptr_t)i);
+        timer_start(&t[i], dense_due[i], 0);
+    }
+    irq0 = __atomic_load_n(&cpus[me]->m->nirq, __ATOMIC_RELAXED);
+    arch_irq_restore(f);
+    end = dense_due[NDENSE - 1] + hz / 1000;
+    while (arch_cycles() < end)
+        arch_cpu_relax();
+    nirq = __atomic_load_n(&cpus[me]->m->nirq, __ATOMIC_RELAXED) - irq0;
+    getg()->preemptoff--;
+    CHECKF(wait_count(&dense_ran, NDENSE, SP_S(5)), "%ld of %d timers ran",
+           dense_ran, NDENSE);
+    for (int i = 0; i < NDENSE; i++) {
+        early += dense_at[i] < dense_due[i];
+        if (dense_at[i] > dense_due[i] && dense_at[i] - dense_due[i] > worst)
+            worst = dense_at[i] - dense_due[i];
+    }
+    /* Interrupts at least timer_gap apart, the first maybe at once. */
+    allowed = (end - t0) / timer_gap + 1;
+    printf("# %d timers 10 us apart on a busy core: %llu timer interrupts "
+           "in %llu us (timergap %llu us allows %llu); worst lateness %llu "
+           "us\n", NDENSE, (unsigned long long)nirq,
+           (unsigned long long)((end - t0) * 1000000 / hz),
+           (unsigned long long)((timer_gap * 1000000 + hz / 2) / hz),
+           (unsigned long long)allowed,
+           (unsigned long long)(worst * 1000000 / hz));
+    CHECKF(early == 0, "%d timers ran before their deadline", early);
+    CHECKF(nirq <= allowed, "the core took %llu timer interrupts in %llu "
+           "us with timergap %llu us: at most %llu",
+           (unsigned long long)nirq,
+           (unsigned long long)((end - t0) * 1000000 / hz),
+           (unsigned long long)((timer_gap * 1000000 + hz / 2) / hz),
+           (unsigned long long)allowed);
+}
+
 static void all_freed(void)
 {
     CHECK_ALL_FREED();
@@ -689,6 +760,7 @@ static const struct sp_test tests[] = {
     { "stop_fired", stop_fired },
     { "reset_moves", reset_moves },
     { "reset_earlier_busy", reset_earlier_busy },
+    { "dense_heap_moderated", dense_heap_moderated },
     { "heap_churn", heap_churn },
     { "stop_races", stop_races },
     { "many_timers", many_timers },
