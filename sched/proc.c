@@ -32,8 +32,9 @@
  * wake queue, wakeq.c: not in Go), the other Ps' overdue timers and
  * woken Gs (look_after_others: not in Go, where sysmon does it),
  * runnext, every 61st tick one G of the global queue, the local ring, a
- * batch of the global queue, the network, stealing, then halt.  Go looks at the global queue before runnext; see
- * findrunnable for why Spindle does not.
+ * batch of the global queue, the network, stealing, then halt.  Go looks
+ * at the global queue before runnext; see findrunnable for why Spindle
+ * does not.
  *
  * Spinning (Go's proc.go "Worker thread parking/unparking"), numbered as
  * the order of operations matters:

@@ -5,8 +5,8 @@
  * ordered by `when`, guarded by that P's timer lock.  Its function runs on
  * that P's core, or on another core if it is overdue there (a thief's in
  * the last steal round, an idle core's, or any core passing through the
- * scheduler: proc.c), with interrupts off and no lock held: it must not block, and should only ready a G,
- * send without blocking or start a G.
+ * scheduler: proc.c), with interrupts off and no lock held: it must not
+ * block, and should only ready a G, send without blocking or start a G.
  *
  * Stop marks a timer deleted and leaves it in the heap; the heap drops
  * marked timers when they reach the top, and sweeps them all out once they
