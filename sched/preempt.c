@@ -47,7 +47,7 @@
  * need to take the interrupt and to EOI it.  With 100,000 sleepers at 2
  * cores (the timers benchmark) the interrupts, every ~150 us per core,
  * kept the host's two CPUs contended, and the lateness p99 was 2-4 ms;
- * with a 250 us gap it is ~0.3 ms.  A timer on a core whose G runs on
+ * with a 250 us gap it is 0.2-0.5 ms.  A timer on a core whose G runs on
  * is then at most timergap late, and only when its heap is dense: the
  * first interrupt after a quiet spell comes at the deadline (the 1 ms
  * sleeper beside a CPU hog, `preempt`, is as prompt as before).  A core

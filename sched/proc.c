@@ -637,6 +637,7 @@ static uint64_t watch_grace;    /* WATCH_GRACE_US in cycles */
 static struct g *look_after_others(struct p *p, uint64_t now)
 {
     struct p *woken = NULL;
+    bool ran = false;
 
     for (int i = 0; i < ncpu; i++) {
         struct p *q = sched.allp[i];
@@ -647,14 +648,17 @@ static struct g *look_after_others(struct p *p, uint64_t now)
         if (t) {
             if (!now)
                 now = arch_cycles();
-            if (t + watch_grace <= now && !spin_is_locked(&q->timerlock))
+            if (t + watch_grace <= now && !spin_is_locked(&q->timerlock)) {
                 timers_run(q, now);
+                ran = true;
+            }
         }
         if (!woken && !wakeq_empty(q))
             woken = q;
     }
-    /* What those timers readied is in this P's wake queue. */
-    if (!wakeq_empty(p))
+    /* What those timers readied is in this P's wake queue (the caller
+       found it empty just before). */
+    if (ran && !wakeq_empty(p))
         return wakeq_get(p);
     if (woken && !spin_is_locked(&woken->wakelock))
         return wakeq_steal(p, woken);

@@ -122,15 +122,14 @@ static void busy(void *arg)
     uint64_t give_up = sp_nanotime() + SP_S(5);
 
     (void)arg;
-    while (!__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE))
-        if (sp_nanotime() > give_up)
-            goto out;
-        else
-            sp_yield();
-    __atomic_add_fetch(&st.nbusy, 1, __ATOMIC_RELAXED);
-    while (__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE))
+    while (!__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE) &&
+           sp_nanotime() < give_up)
         sp_yield();
-out:
+    if (__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE)) {
+        __atomic_add_fetch(&st.nbusy, 1, __ATOMIC_RELAXED);
+        while (__atomic_load_n(&st.hogging, __ATOMIC_ACQUIRE))
+            sp_yield();
+    }
     sp_waitgroup_done(&st.wg);
 }
 
