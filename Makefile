@@ -67,14 +67,15 @@ CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
            -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
            -fno-omit-frame-pointer -fno-common $(ARCH_CFLAGS) \
            -nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
-           -Iarch -Iarch/$(ARCH) -Ikernel -Isched -Idrivers -Iinclude -MMD -MP
+           -Iarch -Iarch/$(ARCH) -Ikernel -Ikernel/net -Isched -Idrivers -Iinclude \
+           -MMD -MP
 LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
            -T linker/$(ARCH).ld
 LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
            $(LIBGCC) --end-group
 
 # The kernel: generic folders plus this arch's folder.
-KSRCS := $(wildcard kernel/*.c sched/*.c drivers/*.c) \
+KSRCS := $(wildcard kernel/*.c kernel/net/*.c sched/*.c drivers/*.c) \
          $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S)
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 
@@ -92,6 +93,11 @@ RUN_ARCH   := $(ARCH)
 ifeq ($(ARCH),hosted)
 include arch/hosted/hosted.mk
 endif
+# lwIP, from Debian's source package: LWIP_LIB, LWIP_INC, LWIP_STAMP.
+include kernel/net/lwip.mk
+NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
+$(NET_OBJS): CFLAGS += $(LWIP_INC)
+$(NET_OBJS): | $(LWIP_STAMP)
 
 .PHONY: all images run test test-host test-images bench bench-go clean deps \
         deps-go help
@@ -122,12 +128,12 @@ $(B)/%.o: %.S | $(LIBC_DEP)
 # the first; the table sits after all code, so no function moves.
 define IMAGE
 $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
-               linker/$(ARCH).ld tools/ksyms.sh
+               $(LWIP_LIB) linker/$(ARCH).ld tools/ksyms.sh
 	$$(call msg,LD,$$@)
-	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $$(LIBS)
+	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LWIP_LIB) $$(LIBS)
 	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -c -o $$@.ksyms.o $$@.ksyms.S
-	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $$(LIBS)
+	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $$(LIBS)
 	$(Q)$(OBJDUMP) -d $$@ > $(B)/$(1).asm
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
 	$(Q)$$(call IMAGE_BIN,$$@)

@@ -146,6 +146,54 @@ void arch_stop_others(void);
  */
 void arch_halt(void);
 
+/* ---- Devices -------------------------------------------------------- */
+
+/*
+ * Device interrupts are numbered 0..ARCH_NIRQ-1 by kernel/irq.c, which
+ * hands them out; the arch turns a raised one into a call of
+ * irq_dispatch(n) on the core it was aimed at, with interrupts off.
+ */
+#define ARCH_NIRQ 32
+
+/*
+ * The MSI message (address and data a device writes) that raises device
+ * interrupt irq on core c.  False if the platform gives devices no MSI
+ * path (they use INTx through arch_pci_intx instead).
+ */
+bool arch_msi_message(int irq, const struct cpu *c, uint64_t *addr,
+                      uint32_t *data);
+
+/*
+ * Routes the level-triggered INTx pin (1 = INTA .. 4 = INTD) of PCI
+ * device bus:dev to device interrupt irq on the boot core and enables
+ * it.  The handler must quiet the device before it returns, or the line
+ * fires again.  False if the platform does not say where the pin goes.
+ */
+bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq);
+
+/* A PCI host bridge with an ECAM window, as the firmware describes it. */
+struct pci_window {
+    uint64_t cpu;               /* where the CPU sees it; size 0: none */
+    uint64_t bus;               /* the address a BAR is programmed with */
+    uint64_t size;
+};
+
+struct pci_host {
+    uint64_t ecam;              /* config space of bus 0 (even when
+                                   bus_start is higher); 0: none */
+    uint32_t bus_start, bus_end;
+    struct pci_window mem32;    /* where unassigned BARs may go */
+    struct pci_window mem64;
+};
+
+/*
+ * Fills *h with the machine's first PCI host bridge (ACPI MCFG, or the
+ * device tree's pci-host-ecam-generic node); false if there is none.
+ * The BAR windows are empty where the firmware assigns BARs itself.
+ * Called once, after arch_paging_init.
+ */
+bool arch_pci_host(struct pci_host *h);
+
 /* ---- Time ----------------------------------------------------------- */
 
 /*
@@ -223,7 +271,8 @@ bool arch_fault_address(const struct trapframe *tf, uintptr_t *va);
 void kernel_main(struct bootinfo *bi);      /* kernel/main.c */
 void cpu_main(struct cpu *c);               /* kernel/smp.c: AP entry */
 void ipi_handler(void);                     /* kernel/smp.c */
-void timer_interrupt(struct trapframe *tf); /* sched/ (timers issue) */
+void timer_interrupt(struct trapframe *tf); /* sched/timers.c */
+void irq_dispatch(int irq);                 /* kernel/irq.c */
 
 /* An exception the arch cannot handle: prints, stops others, exits. */
 __attribute__((noreturn)) void panic_trap(struct trapframe *tf,

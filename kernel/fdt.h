@@ -174,6 +174,7 @@ bool fdt_mem_rsv(const void *blob, int index, uint64_t *addr,
 #define FDT_MAX_CPUS        256
 #define FDT_MAX_VIRTIO      32
 #define FDT_MAX_REDIST      4
+#define FDT_MAX_INTX        64
 
 enum fdt_enable {
     FDT_ENABLE_NONE,            /* no (known) enable-method: the boot CPU */
@@ -229,9 +230,29 @@ struct fdt_virtio {
     uint32_t intid;             /* its SPI as an INTID (32 + num); 0: none */
 };
 
+/* A window of the PCI host's ranges: CPU addresses [cpu, cpu + size)
+   reach PCI addresses [bus, bus + size). */
+struct fdt_pci_window {
+    uint64_t cpu, bus, size;
+};
+
+/* One interrupt-map entry whose parent is the GIC: a device's INTx pin,
+   matched under the mask, goes to an SPI. */
+struct fdt_pci_intx {
+    uint32_t addr;              /* phys.hi of the child unit address */
+    uint32_t pin;               /* 1 = INTA .. 4 = INTD */
+    uint32_t intid;             /* 32 + SPI number */
+};
+
 struct fdt_pci {
     struct fdt_range ecam;      /* config space of bus_start; size 0: none */
     uint32_t bus_start, bus_end;    /* bus-range, default 0..255 */
+    struct fdt_pci_window mem32;    /* first 32-bit memory range */
+    struct fdt_pci_window mem64;    /* first 64-bit memory range */
+    uint32_t intx_mask_addr;    /* interrupt-map-mask: phys.hi, pin */
+    uint32_t intx_mask_pin;
+    uint32_t nintx;
+    struct fdt_pci_intx intx[FDT_MAX_INTX];
 };
 
 /*

@@ -380,8 +380,84 @@ static void virtio(struct dt *v, struct fdt_machine *m,
     }
 }
 
+/*
+ * The host's ranges (IEEE 1275 PCI binding §2.2.1.1: a 3-cell child
+ * address whose phys.hi bits 24-25 give the space, 01 I/O, 10 32-bit
+ * memory, 11 64-bit memory): the first memory range of each width.
+ */
+static void pci_ranges(struct dt *v, int n, struct fdt_pci *pci)
+{
+    int pa = fdt_address_cells(v->blob, fdt_parent_offset(v->blob, n));
+    int sc = fdt_size_cells(v->blob, n), len, stride;
+    const uint8_t *p = prop(v, n, "ranges", &len);
+
+    if (!p || pa < 1 || pa > 2 || sc < 1 || sc > 2 ||
+        fdt_address_cells(v->blob, n) != 3)
+        return;
+    stride = 4 * (3 + pa + sc);
+    for (int off = 0; off + stride <= len; off += stride) {
+        uint32_t space = fdt32(p + off) >> 24 & 3;
+        struct fdt_pci_window w = {
+            .bus = fdt64(p + off + 4),
+            .cpu = fdt_cells(p + off + 12, pa),
+            .size = fdt_cells(p + off + 12 + 4 * pa, sc),
+        };
+        struct fdt_pci_window *to = space == 2 ? &pci->mem32 :
+                                    space == 3 ? &pci->mem64 : NULL;
+
+        if (to && !to->size && w.size && w.cpu + (w.size - 1) >= w.cpu)
+            *to = w;
+    }
+}
+
+/*
+ * The host's interrupt-map (IEEE 1275 PCI binding §4.1.1 and the
+ * Devicetree Specification §2.4.3): child unit address (3 cells) and pin
+ * (1 cell), the parent's phandle, its unit address (its #address-cells)
+ * and its specifier (its #interrupt-cells).  Only entries whose parent is
+ * the GIC and whose interrupt is an SPI are kept; an entry whose parent
+ * cannot be found ends the walk, as its length is then unknown.
+ */
+static void pci_intx(struct dt *v, int n, const struct gicref *g,
+                     struct fdt_pci *pci)
+{
+    int len, mlen;
+    const uint8_t *p = prop(v, n, "interrupt-map", &len);
+    const uint8_t *mask = prop(v, n, "interrupt-map-mask", &mlen);
+
+    if (!p || !mask || mlen != 16 || prop_u32(v, n, "#interrupt-cells", 0) != 1)
+        return;
+    pci->intx_mask_addr = fdt32(mask);
+    pci->intx_mask_pin = fdt32(mask + 12);
+    for (int off = 0; off + 20 <= len;) {
+        uint32_t ph = fdt32(p + off + 16);
+        int parent = fdt_node_by_phandle(v->blob, ph), end;
+        uint32_t ac, ic;
+
+        if (parent < 0)
+            return;
+        ac = prop_u32(v, parent, "#address-cells", 0);
+        ic = prop_u32(v, parent, "#interrupt-cells", 0);
+        if (ac > 4 || ic < 1 || ic > 4)
+            return;
+        end = off + 20 + 4 * (int)(ac + ic);
+        if (end > len)
+            return;
+        if (ph == g->phandle && ic >= 3 &&
+            fdt32(p + off + 20 + 4 * ac) == 0) {     /* an SPI */
+            uint32_t spi = fdt32(p + off + 24 + 4 * ac);
+
+            if (spi < 988 && pci->nintx < FDT_MAX_INTX)
+                pci->intx[pci->nintx++] = (struct fdt_pci_intx){
+                    fdt32(p + off), fdt32(p + off + 12), 32 + spi,
+                };
+        }
+        off = end;
+    }
+}
+
 /* pci/host-generic-pci.yaml: bus-range defaults to 0..255. */
-static void pci(struct dt *v, struct fdt_machine *m)
+static void pci(struct dt *v, struct fdt_machine *m, const struct gicref *g)
 {
     const uint8_t *p;
     struct fdt_range r;
@@ -401,6 +477,8 @@ static void pci(struct dt *v, struct fdt_machine *m)
     m->pci.ecam = r;
     m->pci.bus_start = lo;
     m->pci.bus_end = hi;
+    pci_ranges(v, n, &m->pci);
+    pci_intx(v, n, g, &m->pci);
 }
 
 int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m)
@@ -424,7 +502,7 @@ int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m)
     uart(&v, m);
     rtc(&v, m);
     virtio(&v, m, &g);
-    pci(&v, m);
+    pci(&v, m, &g);
     if (m->nmem == 0) {
         m->error = "no /memory node with a usable reg";
         rc = -FDT_ENOTFOUND;

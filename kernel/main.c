@@ -14,6 +14,7 @@
 #include "cmdline.h"
 #include "cpu.h"
 #include "mem.h"
+#include "net.h"
 #include "panic.h"
 #include "printk.h"
 #include "sched.h"
@@ -39,6 +40,7 @@ static void run_main(void *arg)
     char *argv[MAX_ARGS];
     int argc = cmdline_argv("app", argv, MAX_ARGS);
 
+    net_init();
     exit(main(argc, argv));
 }
 
@@ -59,7 +61,7 @@ void kernel_main(struct bootinfo *bi)
     cmdline_parse(bi->cmdline);
     if (cmdline_truncated())
         printk("cmdline: longer than the parser keeps; the rest is ignored\n");
-    mem_init(bi);
+    mem_setup(bi);
     arch_paging_init(bi);
     arch_cpu_init(cpus[0]);
     cpus[0]->hwid = arch_cpu_hwid();

@@ -24,7 +24,7 @@ void page_bug(const char *msg, uint64_t addr)
     panic("%s (address 0x%lx)", msg, addr);
 }
 
-void mem_init(struct bootinfo *bi)
+void mem_setup(struct bootinfo *bi)
 {
     /* The allocator's own bitmaps are written before arch_paging_init
        maps all RAM: keep them where the boot page tables reach.  (Page
@@ -34,7 +34,7 @@ void mem_init(struct bootinfo *bi)
                         bi->nreserved, bi->mapped);
 
     if (err)
-        panic("mem_init: no usable memory in the boot memory map (%d)", err);
+        panic("mem_setup: no usable memory in the boot memory map (%d)", err);
     printk("mem: %lu MiB usable, %lu MiB free\n",
            page_total_count(&pages) * PAGE_SIZE >> 20,
            page_free_count(&pages) * PAGE_SIZE >> 20);

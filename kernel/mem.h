@@ -12,7 +12,7 @@
 
 struct bootinfo;
 
-void mem_init(struct bootinfo *bi);
+void mem_setup(struct bootinfo *bi);
 
 /* n contiguous, zeroed pages; returns the physical address, 0 if none. */
 uint64_t mem_alloc_pages(size_t n);

@@ -156,3 +156,20 @@ size_t vm_gslot_pages(void)
 {
     return __atomic_load_n(&gslot_pages, __ATOMIC_RELAXED);
 }
+
+void *vm_map_device(uint64_t pa, size_t len)
+{
+    uint64_t first = pa & ~(PAGE_SIZE - 1), end = pa + len, phys;
+    unsigned long f;
+    bool ok = true;
+
+    if (!len || end < pa)
+        return NULL;
+    vm_stack_probe();
+    f = spin_lock(&vm_lock);
+    for (uint64_t a = first; a < end && ok; a += PAGE_SIZE)
+        if (!arch_virt_to_phys(a, &phys))
+            ok = !arch_map_page(a, a, MAP_WRITE | MAP_NOCACHE);
+    spin_unlock(&vm_lock, f);
+    return ok ? (void *)(uintptr_t)pa : NULL;
+}

@@ -86,6 +86,14 @@ bool vm_is_stack_guard(uintptr_t va);
 /* Grows the heap by incr bytes (sbrk); returns the old end or NULL. */
 void *vm_heap_grow(ptrdiff_t incr);
 
+/*
+ * Makes the device registers at [pa, pa + len) reachable, uncached, at
+ * the same virtual address (the direct map's rule); pages the boot map
+ * already covers are left as they are.  Returns the address, or NULL if
+ * a page table could not be allocated.  From a G or the boot path.
+ */
+void *vm_map_device(uint64_t pa, size_t len);
+
 /* Pages mapped for G slots so far (they stay with their slot). */
 size_t vm_gslot_pages(void);
 

@@ -14,6 +14,11 @@
  * One core polls at a time (`polling`, a try-lock: a core that finds it
  * taken has nothing to gain by waiting), so the driver's poll function is
  * never re-entered.  No lock order: `polling` is never waited for.
+ *
+ * A device interrupt polls at once, whether or not a G waits
+ * (netpoll_interrupt): the stack has work to do on every frame (ARP,
+ * acknowledgements, segments for a socket nobody reads yet), and an
+ * idle machine learns of a packet without waiting for a timer.
  */
 #include "arch.h"
 #include "netpoll.h"
@@ -24,6 +29,7 @@ static struct g *(*poller)(void);  /* atomic: set by the driver */
 int netpoll_nwait;                  /* Gs waiting for the network; atomic */
 static int polling;                 /* 1 while a core polls; atomic */
 static uint64_t lastpoll;           /* arch_cycles() of the last poll */
+static int again;                   /* news came during a poll; atomic */
 
 void netpoll_init(struct g *(*poll)(void))
 {
@@ -46,27 +52,76 @@ static uint64_t period(void)
     return arch_cycles_hz() / 1000 * NETPOLL_PERIOD_MS;
 }
 
+/*
+ * One poll, holding `polling`.  A core that finds `polling` taken sets
+ * `again` instead of waiting (netpoll_interrupt), and the holder polls
+ * once more before it lets go: news an interrupt brought while another
+ * core was in the middle of a poll is never left for the next period.
+ * The seq-cst exchange of `again` pairs with the store in
+ * netpoll_interrupt, made before its own try of `polling`.
+ */
+static struct g *poll_locked(void)
+{
+    struct g *(*poll)(void), *list = NULL, *more, *tail;
+
+    /* Read again while holding `polling`, which netpoll_init waits for:
+       a function it replaced is never called after it returned. */
+    poll = __atomic_load_n(&poller, __ATOMIC_SEQ_CST);
+    if (!poll)
+        return NULL;
+    do {
+        __atomic_store_n(&again, 0, __ATOMIC_SEQ_CST);
+        more = poll();
+        if (more) {
+            for (tail = more; tail->schedlink; tail = tail->schedlink)
+                ;
+            tail->schedlink = list;
+            list = more;
+        }
+    } while (__atomic_load_n(&again, __ATOMIC_SEQ_CST));
+    __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
+    return list;
+}
+
+static bool try_polling(void)
+{
+    int idle = 0;
+
+    return __atomic_compare_exchange_n(&polling, &idle, 1, false,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 struct g *netpoll(void)
 {
-    struct g *(*poll)(void);
-    int idle = 0;
-    struct g *list = NULL;
+    struct g *list;
 
     /* Cheap checks first: every findrunnable comes here. */
     if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) || !netpoll_waiters())
         return NULL;
     assert(!arch_irqs_enabled());
-    if (!__atomic_compare_exchange_n(&polling, &idle, 1, false,
-                                     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    if (!try_polling())
         return NULL;
-    /* Read again while holding `polling`, which netpoll_init waits for:
-       a function it replaced is never called after it returned. */
-    if ((poll = __atomic_load_n(&poller, __ATOMIC_SEQ_CST))) {
-        list = poll();
-        __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
-    }
+    list = poll_locked();
     __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
     return list;
+}
+
+void netpoll_interrupt(void)
+{
+    struct g *list;
+
+    assert(!arch_irqs_enabled());
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&again, 1, __ATOMIC_SEQ_CST);
+    /* Whoever holds `polling` now sees `again` before it lets go; if it
+       let go already, this core takes `polling` itself. */
+    while (__atomic_load_n(&again, __ATOMIC_SEQ_CST) && try_polling()) {
+        list = poll_locked();
+        __atomic_store_n(&polling, 0, __ATOMIC_SEQ_CST);
+        if (list)
+            injectglist(list);
+    }
 }
 
 uint64_t netpoll_deadline_slow(void)

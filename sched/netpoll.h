@@ -8,7 +8,7 @@
  * blocks; it returns the Gs whose I/O completed, still G_WAITING, linked
  * through g->schedlink, and the scheduler makes them runnable.
  *
- * Who polls (Go's rules, sched/netpoll.c):
+ * Who polls (Go's rules, sched/netpoll.c, plus the NIC's interrupt):
  *   - a core that found no local or global work, before it steals
  *     (findrunnable) and before it halts (the idle loop);
  *   - a core's timer interrupt, when nobody polled for NETPOLL_PERIOD_MS
@@ -63,6 +63,13 @@ static inline uint64_t netpoll_deadline(void)
 {
     return netpoll_waiters() ? netpoll_deadline_slow() : 0;
 }
+
+/*
+ * A NIC's interrupt handler calls this: polls now, waiting for no G,
+ * or makes the core that is polling poll once more; the Gs readied go to
+ * the global queue and idle cores are woken for them.  Interrupts off.
+ */
+void netpoll_interrupt(void);
 
 /* The timer interrupt's half: polls if the last poll is over 10 ms old;
    true if it readied Gs (they are on the global queue). */

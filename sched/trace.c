@@ -15,6 +15,7 @@
 #include "fmt.h"
 #include "printk.h"
 #include "schedimpl.h"
+#include <spindle/sched.h>
 
 #define MAX_PERIOD_MS 3600000
 
@@ -53,25 +54,55 @@ void schedtrace_init(void)
     next = start + schedtrace_period;
 }
 
-static void print_line(uint64_t now)
+/* Go's schedtrace line for the moment `now`, ms counted from `since`
+   (no newline); returns its length, as snprintf. */
+static int format_line(char *out, size_t len, uint64_t now, uint64_t since)
 {
     char buf[64 + MAXCPU * 6], *b = buf;
     char *end = buf + sizeof buf;
 
+    buf[0] = 0;
     for (int i = 0; i < ncpu; i++)
         b += fmt_snprintf(b, end - b, "%s%u", i ? " " : "",
                           runq_len(&sched.allp[i]->runq) +
                           __atomic_load_n(&sched.allp[i]->nwake,
                                           __ATOMIC_RELAXED));
-    printk("SCHED %lums: gomaxprocs=%d idleprocs=%d threads=%d "
-           "spinningthreads=%d idlethreads=%d runqueue=%u [%s]\n",
-           (unsigned long)((now - start) * 1000 / arch_cycles_hz()), ncpu,
+    return fmt_snprintf(out, len, "SCHED %lums: gomaxprocs=%d idleprocs=%d "
+           "threads=%d spinningthreads=%d idlethreads=%d runqueue=%u [%s]",
+           (unsigned long)((now - since) * 1000 / arch_cycles_hz()), ncpu,
            __atomic_load_n(&sched.npidle, __ATOMIC_RELAXED), ncpu,
            __atomic_load_n(&sched.nmspinning, __ATOMIC_RELAXED),
            __atomic_load_n(&sched.npidle, __ATOMIC_RELAXED),
            __atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED), buf);
+}
+
+static void print_line(uint64_t now)
+{
+    char line[128 + MAXCPU * 6];
+
+    format_line(line, sizeof line, now, start);
+    printk("%s\n", line);
     if (detail)
         sched_detail();
+}
+
+int sp_sched_report(char *buf, size_t len)
+{
+    int n = format_line(buf, len, arch_cycles(), 0);
+
+    for (int i = 0; i < ncpu && n >= 0 && (size_t)n < len; i++) {
+        struct p *p = sched.allp[i];
+
+        n += fmt_snprintf(buf + n, len - n, "\nP%d: schedtick=%u "
+                          "gs_run=%lu runqsize=%u preempted=%lu", i,
+                          __atomic_load_n(&p->schedtick, __ATOMIC_RELAXED),
+                          (unsigned long)__atomic_load_n(&p->nsched,
+                                                         __ATOMIC_RELAXED),
+                          runq_len(&p->runq),
+                          (unsigned long)__atomic_load_n(
+                              &sched.allm[i]->npreempt, __ATOMIC_RELAXED));
+    }
+    return n;
 }
 
 /*

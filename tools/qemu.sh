@@ -12,6 +12,12 @@
 # MEM (MiB, default 1024) sets guest memory;
 # QUIET=1 drops the accelerator line.
 #
+# NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
+# with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
+# guest's port 80 (GUESTPORT), so traffic stays on loopback; HOSTFWD may
+# add more forwards ("tcp:127.0.0.1:7001-:7,udp:127.0.0.1:7002-:7").
+# Without NET the guest has no NIC at all (QEMU would add a default one).
+#
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
 # Linux Image beside it (<name>.Image; only that gets the DTB in x0).
 # GIC=2 picks a GICv2 (GIC-400, as on a Raspberry Pi 4) instead of the
@@ -41,12 +47,26 @@ icount) accel_opt="-accel tcg,thread=single -icount shift=0,sleep=off"; cpu=qemu
 esac
 [ "${QUIET:-0}" = 1 ] || echo "qemu: $arch, $smp cores, $mem MiB, accelerator $accel" >&2
 
+net_opt=(-nic none)
+case ${NET:-} in
+"") ;;
+user)
+    fwd="hostfwd=tcp:127.0.0.1:${HOSTPORT:-8080}-:${GUESTPORT:-80}"
+    IFS=, read -ra extra <<<"${HOSTFWD:-}"
+    for f in "${extra[@]}"; do fwd="$fwd,hostfwd=$f"; done
+    net_opt=(-netdev "user,id=n0,$fwd" -device virtio-net-pci,netdev=n0)
+    [ "${QUIET:-0}" = 1 ] ||
+        echo "qemu: virtio-net on the user network; http://127.0.0.1:${HOSTPORT:-8080}/ reaches the guest's port ${GUESTPORT:-80}" >&2
+    ;;
+*) echo "qemu.sh: NET=$NET is not user (or empty for no NIC)" >&2; exit 2 ;;
+esac
+
 case $arch in
 x86_64)
     set +e
     qemu-system-x86_64 -M q35 -bios /usr/share/qemu/qboot.rom $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "$image" -append "$*" \
-        -display none -serial stdio -monitor none -no-reboot \
+        -display none -serial stdio -monitor none -no-reboot "${net_opt[@]}" \
         -device isa-debug-exit,iobase=0xf4,iosize=1
     rc=$?
     set -e
@@ -63,7 +83,7 @@ aarch64)
     qemu-system-aarch64 -M virt,gic-version="$gic" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "${image%.elf}.Image" \
         -append "$*" -display none -serial stdio -monitor none -no-reboot \
-        -semihosting-config enable=on,target=native
+        "${net_opt[@]}" -semihosting-config enable=on,target=native
     rc=$?
     set -e
     # Spindle exits through semihosting with (status << 1) | 1, as on x86.

@@ -144,6 +144,8 @@ void gic_init_cpu(void);
 uint32_t gic_ack(bool fiq);
 void gic_eoi(uint32_t iar, bool fiq);
 uint32_t gic_intid(uint32_t iar);
+void gic_enable_spi(uint32_t intid, const struct cpu *c);
+int pci_intx_irq(uint32_t intid);
 void gtimer_init(void);
 void timer_disarm(void);
 uint32_t timer_intid(void);

@@ -3,7 +3,8 @@
  * the system-register CPU interface) and GICv2 (GIC-400, as on the
  * Raspberry Pi 4, through the memory-mapped CPU interface).  Only the
  * interrupts of a core are used: SGIs 0 (scheduler IPI) and 1 (stop), and
- * the generic timer's PPI.  (IHI 0069 for v3, IHI 0048 for v2.)
+ * the generic timer's PPI, plus the SPIs devices raise
+ * (gic_enable_spi).  (IHI 0069 for v3, IHI 0048 for v2.)
  *
  * The stop SGI goes to Group 0, which the CPU takes as an FIQ, where the
  * GIC lets us configure Group 0 (v3 with GICD_CTLR.DS set, as on QEMU
@@ -27,7 +28,9 @@
 #define GICD_ISENABLER  0x0100
 #define GICD_IPRIORITYR 0x0400
 #define GICD_ITARGETSR  0x0800
+#define GICD_ICFGR      0x0C00
 #define GICD_SGIR       0x0F00          /* v2 */
+#define GICD_IROUTER    0x6000          /* v3: 64 bits per SPI */
 #define CTLR_RWP        (1u << 31)      /* v3: register write pending */
 #define CTLR_DS         (1u << 6)       /* v3: no security: Group 0 ours */
 #define CTLR_V3_ENABLE  0x13            /* ARE + both groups, either view */
@@ -153,6 +156,40 @@ void gic_init_cpu(void)
     if (stop_fiq)
         sysreg_write(S3_0_C12_C12_6, 1);        /* ICC_IGRPEN0_EL1 */
     isb();
+}
+
+/*
+ * Enables SPI intid, level-triggered, in the group IRQs come from,
+ * aimed at core c.  Boot core, before the device can raise it.
+ */
+void gic_enable_spi(uint32_t intid, const struct cpu *c)
+{
+    uint32_t word = 4 * (intid / 32), bit = 1u << (intid % 32);
+    uint32_t cfg = GICD_ICFGR + 4 * (intid / 16);
+    uint32_t prio = GICD_IPRIORITYR + (intid & ~3u);
+    uint32_t shift = 8 * (intid % 4);
+    uint32_t g = mmio_read32(gicd + GICD_IGROUPR + word);
+
+    /* v2 IRQs are Group 0 and v3's are Group 1 (setup_private). */
+    mmio_write32(gicd + GICD_IGROUPR + word, version == 2 ? g & ~bit : g | bit);
+    mmio_write32(gicd + cfg, mmio_read32(gicd + cfg) &
+                             ~(2u << 2 * (intid % 16)));   /* level */
+    mmio_write32(gicd + prio, (mmio_read32(gicd + prio) & ~(0xFFu << shift)) |
+                              (uint32_t)PRIO << shift);
+    if (version == 3) {
+        uint64_t m = c->arch.mpidr;
+        uintptr_t r = gicd + GICD_IROUTER + 8 * intid;
+
+        mmio_write32(r, (uint32_t)(m & 0xFFFFFF));
+        mmio_write32(r + 4, (uint32_t)(m >> 32 & 0xFF));
+    } else {
+        uint32_t t = GICD_ITARGETSR + (intid & ~3u);
+
+        mmio_write32(gicd + t, (mmio_read32(gicd + t) & ~(0xFFu << shift)) |
+                               (uint32_t)c->arch.gic_mask << shift);
+    }
+    dist_wait();
+    mmio_write32(gicd + GICD_ISENABLER + word, bit);
 }
 
 /* Acknowledges the highest-priority pending interrupt of the group the

@@ -101,6 +101,12 @@ static void irq(struct trapframe *tf, bool fiq)
         timer_interrupt(tf);
         return;
     }
+    if (id >= 32 && pci_intx_irq(id) >= 0) {
+        /* Level-triggered: the handler quiets the device, then EOI. */
+        irq_dispatch(pci_intx_irq(id));
+        gic_eoi(iar, fiq);
+        return;
+    }
     gic_eoi(iar, fiq);
     if (id == SGI_IPI) {
         ipi_handler();

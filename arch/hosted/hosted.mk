@@ -31,7 +31,8 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
           -fno-omit-frame-pointer -fno-common -fno-pie -pthread \
           -D_GNU_SOURCE -Dmain=spindle_main -include arch/hosted/libc.h \
           -Iarch/hosted/include -iquote arch -iquote arch/hosted \
-          -iquote kernel -iquote sched -iquote drivers -Iinclude \
+          -iquote kernel -iquote kernel/net -iquote sched -iquote drivers \
+          -Iinclude \
           -MMD -MP $(SAN_FLAGS)
 LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
 LIBS    := -lm -lrt
@@ -51,12 +52,12 @@ IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 # from the first and lands in read-only data after the code.
 define HOSTED_IMAGE
 $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
-               tools/ksyms.sh arch/hosted/hosted.mk
+               $(LWIP_LIB) tools/ksyms.sh arch/hosted/hosted.mk
 	$$(call msg,LD,$$@)
-	$(Q)$(CC) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LWIP_LIB) $(LIBS)
 	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -Wa,--noexecstack -c -o $$@.ksyms.o $$@.ksyms.S
-	$(Q)$(CC) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $(LIBS)
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
 	$(Q)rm -f $$@.1
 endef

@@ -38,6 +38,8 @@
 #define IRQ_HELD_TIMER  0x01    /* irq_slow: a timer interrupt waits */
 #define IRQ_HELD_IPI    0x02    /* irq_slow: an IPI waits */
 #define IRQ_HARD_OFF    0x04    /* irq_slow: IF is clear; set it */
+#define IRQ_HELD_DEV    0x08    /* irq_slow: device interrupts wait, the
+                                   ones set in irq_held_dev */
 
 /* Turns interrupts on when irq_slow says more than a store is needed
    (trap.c). */
@@ -130,10 +132,11 @@ struct tss {
 
 struct arch_cpu {
     uint8_t irq_off;        /* interrupts masked (see arch_irq_save) */
-    uint8_t irq_slow;       /* IRQ_HELD_TIMER | IRQ_HELD_IPI | IRQ_HARD_OFF */
+    uint8_t irq_slow;       /* IRQ_HELD_* | IRQ_HARD_OFF */
     uint64_t gdt[5];        /* null, code, data, TSS (two slots) */
     struct tss tss;
     uint32_t apic_id;
+    uint32_t irq_held_dev;  /* device interrupts held, bit n = irq n */
 };
 
 #endif

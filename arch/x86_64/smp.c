@@ -32,7 +32,7 @@ static struct cpu **start_cpus;
 static int nstart;
 static uint64_t stack_tops[MAXCPU];
 
-static struct acpi_info acpi;
+struct acpi_info acpi;             /* x86.h */
 
 int arch_discover_cpus(uint32_t *hwid, int max)
 {

@@ -37,6 +37,13 @@ static void irq_unmask(struct cpu *c)
         lapic_self(VEC_TIMER);
     if (slow & IRQ_HELD_IPI)
         lapic_self(VEC_IPI);
+    if (slow & IRQ_HELD_DEV) {
+        uint32_t held = c->arch.irq_held_dev;
+
+        c->arch.irq_held_dev = 0;
+        for (; held; held &= held - 1)
+            lapic_self(VEC_DEV0 + __builtin_ctz(held));
+    }
 }
 
 void arch_irq_slow(void)
@@ -47,12 +54,12 @@ void arch_irq_slow(void)
 }
 
 /*
- * A timer interrupt or an IPI.  If this core's code had them masked, it
- * is only noted (see arch_impl.h).  Otherwise the handler runs masked, as
- * any code with interrupts off.  It may preempt the G and switch to the
- * scheduler with IF still clear, hence IRQ_HARD_OFF while it runs; when
- * the G is resumed, maybe on another core, the exit below leaves that
- * core's mask off, and iretq sets IF.
+ * A timer interrupt, an IPI or a device interrupt.  If this core's code
+ * had them masked, it is only noted (see arch_impl.h).  Otherwise the
+ * handler runs masked, as any code with interrupts off.  It may preempt
+ * the G and switch to the scheduler with IF still clear, hence
+ * IRQ_HARD_OFF while it runs; when the G is resumed, maybe on another
+ * core, the exit below leaves that core's mask off, and iretq sets IF.
  */
 static void device_interrupt(uint64_t v, struct trapframe *tf)
 {
@@ -60,15 +67,24 @@ static void device_interrupt(uint64_t v, struct trapframe *tf)
 
     lapic_eoi();
     if (c->arch.irq_off) {
-        c->arch.irq_slow |= v == VEC_TIMER ? IRQ_HELD_TIMER : IRQ_HELD_IPI;
+        if (v == VEC_TIMER) {
+            c->arch.irq_slow |= IRQ_HELD_TIMER;
+        } else if (v == VEC_IPI) {
+            c->arch.irq_slow |= IRQ_HELD_IPI;
+        } else {
+            c->arch.irq_slow |= IRQ_HELD_DEV;
+            c->arch.irq_held_dev |= 1u << (v - VEC_DEV0);
+        }
         return;
     }
     c->arch.irq_off = 1;
     c->arch.irq_slow |= IRQ_HARD_OFF;
     if (v == VEC_TIMER)
         timer_interrupt(tf);
-    else
+    else if (v == VEC_IPI)
         ipi_handler();
+    else
+        irq_dispatch(v - VEC_DEV0);
     __asm__ volatile("cli" : : : "memory");    /* the scheduler may set it */
     irq_unmask(this_cpu());
 }
@@ -77,7 +93,8 @@ void trap(struct trapframe *tf)
 {
     uint64_t v = tf->vector;
 
-    if (v == VEC_IPI || v == VEC_TIMER) {
+    if (v == VEC_IPI || v == VEC_TIMER ||
+        (v >= VEC_DEV0 && v < VEC_DEV0 + ARCH_NIRQ)) {
         device_interrupt(v, tf);
         return;
     }

@@ -44,6 +44,7 @@
 #define VEC_DF          8
 #define VEC_PF          14
 #define VEC_MC          18
+#define VEC_DEV0        0x40    /* device interrupts: VEC_DEV0 + irq */
 #define VEC_TIMER       0xEF
 #define VEC_IPI         0xF0
 #define VEC_SPURIOUS    0xFF
@@ -181,6 +182,9 @@ void delay_us(uint64_t us);
 void trap(struct trapframe *tf);
 extern uint64_t boot_pml4[];
 extern uint64_t boot_rsdp;      /* from the boot protocol, 0 if none */
+/* What smp.c read from the ACPI tables (MADT, MCFG, FADT); all zero
+   with acpi=off or no tables.  Written once at boot, before pci.c. */
+extern struct acpi_info acpi;
 #endif
 
 #endif

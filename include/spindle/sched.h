@@ -11,6 +11,7 @@
 #ifndef SPINDLE_SCHED_H
 #define SPINDLE_SCHED_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -36,6 +37,14 @@ uint64_t sp_goid(void);
 
 /* How many times the calling G was preempted by the timer so far. */
 uint64_t sp_preempted(void);
+
+/*
+ * The scheduler's state for a person, into buf: Go's schedtrace line
+ * (ms since boot), then one line per P (its schedule ticks, Gs run, run
+ * queue length, Gs preempted on its core).  Returns the length as
+ * snprintf does.
+ */
+int sp_sched_report(char *buf, size_t len);
 
 /* Ends the calling G (as returning from its function does). */
 __attribute__((noreturn)) void sp_goexit(void);

@@ -1,0 +1,71 @@
+/*
+ * pci.c - what PCI devices need of the aarch64 platform: the host
+ * bridge's ECAM and windows from the device tree, and INTx pins routed
+ * through its interrupt-map to GIC SPIs.
+ *
+ * No MSI yet: QEMU's virt machine delivers MSIs through the GICv3 ITS,
+ * which Spindle does not drive, so devices use their INTx pin, aimed at
+ * the boot core.
+ */
+#include "aarch64.h"
+#include "arch.h"
+#include "cpu.h"
+#include "fdt.h"
+
+/* SPIs routed to device interrupts; under the boot path, then read-only. */
+static struct {
+    uint32_t intid;
+    int irq;
+} routes[ARCH_NIRQ];
+static int nroutes;
+
+bool arch_msi_message(int irq, const struct cpu *c, uint64_t *addr,
+                      uint32_t *data)
+{
+    return false;
+}
+
+int pci_intx_irq(uint32_t intid)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].intid == intid)
+            return routes[i].irq;
+    return -1;
+}
+
+bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
+{
+    const struct fdt_pci *pci = &machine.pci;
+    uint32_t addr = (bus << 16 | dev << 11) & pci->intx_mask_addr;
+
+    pin &= pci->intx_mask_pin;
+    for (uint32_t i = 0; i < pci->nintx; i++) {
+        const struct fdt_pci_intx *e = &pci->intx[i];
+
+        if ((e->addr & pci->intx_mask_addr) != addr || e->pin != pin)
+            continue;
+        if (nroutes == ARCH_NIRQ || pci_intx_irq(e->intid) >= 0)
+            return false;
+        routes[nroutes].irq = irq;
+        __atomic_store_n(&routes[nroutes].intid, e->intid, __ATOMIC_RELEASE);
+        __atomic_store_n(&nroutes, nroutes + 1, __ATOMIC_RELEASE);
+        gic_enable_spi(e->intid, cpus[0]);
+        return true;
+    }
+    return false;
+}
+
+bool arch_pci_host(struct pci_host *h)
+{
+    const struct fdt_pci *pci = &machine.pci;
+
+    if (!pci->ecam.size)
+        return false;
+    *h = (struct pci_host){
+        .ecam = pci->ecam.base - ((uint64_t)pci->bus_start << 20),
+        .bus_start = pci->bus_start, .bus_end = pci->bus_end,
+        .mem32 = { pci->mem32.cpu, pci->mem32.bus, pci->mem32.size },
+        .mem64 = { pci->mem64.cpu, pci->mem64.bus, pci->mem64.size },
+    };
+    return true;
+}

@@ -1,0 +1,95 @@
+/*
+ * virtio_net.h - the virtio network device (virtio 1.2 §5.1) as queue
+ * objects a network stack drives: receive frames from a queue, send
+ * frames on it, and an interrupt when frames arrive.
+ *
+ * A queue (one RX/TX pair) is used under its owner's lock: every call
+ * taking a struct vnet_queue is serialized by the caller (the network
+ * stack's lock).  Counters are written under that lock and may be read
+ * without it.
+ */
+#ifndef DRIVERS_VIRTIO_NET_H
+#define DRIVERS_VIRTIO_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "virtio_pci.h"
+#include "virtq.h"
+
+#define VNET_FRAME_MAX  1514        /* Ethernet frame without FCS */
+#define VNET_FRAME_MIN  14          /* an Ethernet header */
+
+struct vnet_stats {
+    uint64_t rx_frames, rx_bytes;
+    uint64_t rx_runt;               /* shorter than a header: dropped */
+    uint64_t rx_oversize;           /* longer than a frame: dropped */
+    uint64_t tx_frames, tx_bytes;
+    uint64_t tx_full;               /* no TX buffer free: dropped */
+    uint64_t tx_oversize;           /* asked to send more than a frame */
+    uint64_t bad_device;            /* impossible used ids or lengths */
+};
+
+struct vnet_queue {
+    struct virtio_net *nic;
+    uint16_t index;                 /* pair index: RX 2i, TX 2i + 1 */
+    struct virtq rx, tx;
+    volatile uint16_t *rx_notify, *tx_notify;
+    uint8_t *rxbufs, *txbufs;       /* a buffer per descriptor */
+    uint16_t *txfree;               /* stack of free TX buffer numbers */
+    uint16_t ntxfree;
+    struct vnet_stats st;
+};
+
+struct virtio_net {
+    struct virtio_dev dev;
+    uint8_t mac[6];
+    bool has_status;                /* link status is reported */
+    int irq;                        /* device interrupt, -1 if none */
+    void (*irq_fn)(void *);         /* vnet_probe's handler and its arg */
+    void *irq_arg;
+    bool msix;                      /* per-queue vectors, else INTx */
+    int nqueues;
+    struct vnet_queue q[1];         /* one pair for now */
+};
+
+/*
+ * Finds the first virtio-net device, sets it up with every RX buffer
+ * posted, and returns it; NULL (with the reason printed) if there is
+ * none usable.  irq_fn(arg) is called when frames arrive, with interrupts
+ * off and the device's interrupt already quieted (see kernel/irq.h).
+ * From the boot path or a G, once.
+ */
+struct virtio_net *vnet_probe(void (*irq_fn)(void *), void *arg);
+
+/* True if the link is up (always, where the device does not say). */
+bool vnet_link_up(struct virtio_net *n);
+
+/*
+ * Hands each received frame (at most budget) to deliver(arg, frame, len)
+ * and gives its buffer back to the device; the frame is valid only during
+ * the call.  Runts, oversize frames and impossible lengths are dropped and
+ * counted.  Returns how many frames were delivered.
+ */
+int vnet_rx(struct vnet_queue *q, int budget,
+            void (*deliver)(void *arg, const uint8_t *frame, uint32_t len),
+            void *arg);
+
+/*
+ * A buffer to build one outgoing frame in (VNET_FRAME_MAX bytes), or NULL
+ * if every TX buffer is with the device.  Pass it to vnet_tx_send next.
+ */
+uint8_t *vnet_tx_buf(struct vnet_queue *q);
+
+/* Sends the first len bytes of buf, from vnet_tx_buf. */
+void vnet_tx_send(struct vnet_queue *q, uint8_t *buf, uint32_t len);
+
+/*
+ * Re-enables the RX interrupt once the caller has drained the queue;
+ * true if frames arrived meanwhile (poll again: no interrupt will say so).
+ */
+bool vnet_rx_arm(struct vnet_queue *q);
+
+/* Device status and errors, for messages: "ok", or what is wrong. */
+const char *vnet_health(struct virtio_net *n);
+
+#endif

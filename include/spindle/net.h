@@ -1,0 +1,78 @@
+/*
+ * spindle/net.h - TCP and UDP for Gs, in the spirit of Go's net package.
+ *
+ *   sp_listener *l = sp_listen(":80", &err);
+ *   for (;;) {
+ *       sp_conn *c = sp_accept(l, &err);       parks until a client comes
+ *       sp_go(serve, c);                       a G per connection
+ *   }
+ *   ...  n = sp_read(c, buf, sizeof buf);      > 0 bytes, 0 end, < 0 error
+ *        sp_write(c, buf, n);                  all of it, or an error
+ *        sp_close(c);
+ *
+ * Every call that waits parks the calling G, never the core.  Errors are
+ * negative errno values (sp_net_strerror names them): -ETIMEDOUT when a
+ * deadline passed, -ECONNRESET, -ECONNREFUSED, -EPIPE (the connection
+ * was closed while the call waited: sp_close wakes every G blocked on
+ * it), -ENETDOWN when the machine has no NIC, -EADDRINUSE, -ENOMEM.
+ *
+ * Addresses are "a.b.c.d:port" strings; ":port" means any local address.
+ * Deadlines are absolute sp_nanotime() values (0: none), as Go's
+ * SetDeadline: one in the past makes waiting calls fail at once, and
+ * moving it wakes nobody that it does not concern.
+ *
+ * One G may read and another write a connection at once; two readers
+ * (or two writers) of one connection at once is a panic.
+ */
+#ifndef SPINDLE_NET_H
+#define SPINDLE_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sp_sock sp_conn;         /* a TCP connection */
+typedef struct sp_sock sp_listener;     /* a listening TCP socket */
+typedef struct sp_sock sp_udp;          /* a UDP socket */
+
+/* Waits until the network has an address (DHCP can take a moment):
+   0, -ENETDOWN (no NIC) or -ETIMEDOUT after timeout_ns. */
+int sp_net_wait(uint64_t timeout_ns);
+
+/* The machine's address as "a.b.c.d", into buf (at least 16 bytes);
+   -ENETDOWN if it has none yet. */
+int sp_net_addr(char *buf, size_t len);
+
+sp_listener *sp_listen(const char *addr, int *err);
+sp_conn *sp_accept(sp_listener *l, int *err);
+/* timeout_ns 0: wait as long as TCP tries. */
+sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err);
+
+long sp_read(sp_conn *c, void *buf, size_t len);
+long sp_write(sp_conn *c, const void *buf, size_t len);
+/* Ends the sending half (a FIN), reading goes on. */
+int sp_close_write(sp_conn *c);
+/* Closes a connection, listener or UDP socket; its memory is gone. */
+int sp_close(struct sp_sock *s);
+
+int sp_set_deadline(struct sp_sock *s, int64_t ns);
+int sp_set_read_deadline(struct sp_sock *s, int64_t ns);
+int sp_set_write_deadline(struct sp_sock *s, int64_t ns);
+
+/* "a.b.c.d:port" of either end, into buf (at least 22 bytes). */
+int sp_local_addr(struct sp_sock *s, char *buf, size_t len);
+int sp_remote_addr(struct sp_sock *s, char *buf, size_t len);
+
+sp_udp *sp_listen_udp(const char *addr, int *err);
+/* One datagram: its length (cut to len), its sender into from (22
+   bytes, or NULL). */
+long sp_recvfrom(sp_udp *u, void *buf, size_t len, char *from,
+                 size_t fromlen);
+long sp_sendto(sp_udp *u, const void *buf, size_t len, const char *to);
+
+const char *sp_net_strerror(int err);
+
+/* The NIC's and the stack's counters (frames, bytes, and every kind of
+   drop: runts, oversize frames, bad checksums...) for a person. */
+int sp_net_report(char *buf, size_t len);
+
+#endif

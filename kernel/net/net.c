@@ -1,0 +1,102 @@
+/*
+ * net.c - bring-up of the network: the NIC, the stack, and the address
+ * (DHCP, or the command line's ip= and gw=).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "lwip/dhcp.h"
+#include "lwip/ip4_addr.h"
+#include "cmdline.h"
+#include "net.h"
+#include "netimpl.h"
+#include "pci.h"
+#include "printk.h"
+#include "virtio_net.h"
+
+struct virtio_net *net_nic;
+static bool use_dhcp;
+
+/* The interface's address changed (under stack_lock). */
+static void status(struct netif *nif)
+{
+    char a[16], m[16], g[16];
+
+    if (ip4_addr_isany(netif_ip4_addr(nif)))
+        return;
+    ip4addr_ntoa_r(netif_ip4_addr(nif), a, sizeof a);
+    ip4addr_ntoa_r(netif_ip4_netmask(nif), m, sizeof m);
+    ip4addr_ntoa_r(netif_ip4_gw(nif), g, sizeof g);
+    printk("net: address %s netmask %s gateway %s (%s)\n", a, m, g,
+           use_dhcp ? "DHCP" : "ip= on the command line");
+}
+
+/* "a.b.c.d/len"; false if it is not that. */
+static bool parse_cidr(const char *s, ip4_addr_t *addr, ip4_addr_t *mask)
+{
+    char buf[32];
+    const char *slash = strchr(s, '/');
+    long len = 24;
+    char *end;
+
+    if (strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    if (slash) {
+        buf[slash - s] = 0;
+        len = strtol(slash + 1, &end, 10);
+        if (*end || end == slash + 1 || len < 1 || len > 32)
+            return false;
+    }
+    if (!ip4addr_aton(buf, addr))
+        return false;
+    ip4_addr_set_u32(mask, lwip_htonl(len == 32 ? ~0u : ~(~0u >> len)));
+    return true;
+}
+
+/* ip= and gw= from the command line; false (DHCP) if absent or bad. */
+static bool static_config(ip4_addr_t *addr, ip4_addr_t *mask, ip4_addr_t *gw)
+{
+    const char *ip, *g;
+
+    if (!cmdline_get("ip", &ip))
+        return false;
+    if (!parse_cidr(ip, addr, mask)) {
+        printk("net: ip=%s is not an address like 10.0.2.15/24; using DHCP\n",
+               ip);
+        return false;
+    }
+    ip4_addr_set_zero(gw);
+    if (cmdline_get("gw", &g) && !ip4addr_aton(g, gw))
+        printk("net: gw=%s is not an address; no gateway\n", g);
+    return true;
+}
+
+void net_init(void)
+{
+    ip4_addr_t addr, mask, gw;
+    const uint8_t *m;
+    unsigned long f;
+    char nm[12];
+
+    pci_init();
+    net_nic = vnet_probe(stack_nic_irq, NULL);
+    if (!net_nic) {
+        printk("net: no virtio-net device\n");
+        return;
+    }
+    m = net_nic->mac;
+    printk("net: virtio-net at %s, MAC %02x:%02x:%02x:%02x:%02x:%02x, %s, "
+           "link %s\n", pci_name(net_nic->dev.pci, nm), m[0], m[1], m[2],
+           m[3], m[4], m[5], net_nic->msix ? "MSI-X" :
+           net_nic->irq >= 0 ? "INTx" : "polled",
+           vnet_link_up(net_nic) ? "up" : "down");
+    stack_start(status);
+    use_dhcp = !static_config(&addr, &mask, &gw);
+    f = stack_lock_take();
+    if (use_dhcp)
+        dhcp_start(&net_if);
+    else
+        netif_set_addr(&net_if, &addr, &mask, &gw);
+    stack_timers_check();
+    stack_unlock(f);
+}

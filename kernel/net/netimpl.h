@@ -1,0 +1,48 @@
+/*
+ * netimpl.h - what the files of kernel/net share: the stack lock and the
+ * hand-off of Gs that lwIP's callbacks ready (stack.c).
+ *
+ * Lock order: stack_lock is taken before a socket's polldesc lock and
+ * before any scheduler or timer lock (it sits between the newlib locks
+ * and console_lock in kernel/spinlock.h's list).
+ */
+#ifndef KERNEL_NET_NETIMPL_H
+#define KERNEL_NET_NETIMPL_H
+
+#include <stdint.h>
+#include "lwip/netif.h"
+#include "spinlock.h"
+
+struct g;
+
+extern struct spinlock stack_lock;
+extern struct netif net_if;     /* the NIC's interface; stack_lock */
+extern uint64_t net_rx_nomem;   /* frames dropped for want of a pbuf */
+
+/* Takes stack_lock (interrupts off); returns what stack_unlock needs. */
+unsigned long stack_lock_take(void);
+
+/*
+ * Leaves the stack: releases stack_lock and readies (goready) every G
+ * that lwIP's callbacks handed to net_ready meanwhile.  From a G or a
+ * timer function; the poll function hands them to the scheduler instead.
+ */
+void stack_unlock(unsigned long f);
+
+/* A callback's G to wake once the stack is left (NULL: nothing).
+   Under stack_lock. */
+void net_ready(struct g *gp);
+
+/* Starts lwIP over net_nic; status(nif) is called (under stack_lock)
+   whenever the interface's address changes. */
+void stack_start(void (*status)(struct netif *nif));
+
+/* Brings lwIP's timer forward if a timeout lwIP started since it was
+   armed (a connection's first retransmission timer) is due sooner.
+   Under stack_lock; from a G. */
+void stack_timers_check(void);
+
+/* The NIC's interrupt handler (vnet_probe's irq_fn). */
+void stack_nic_irq(void *arg);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * stack.c - lwIP inside Spindle: the stack lock, lwIP's clock and timers,
+ * the NIC as lwIP's network interface, and the poll function the
+ * scheduler calls.
+ *
+ * lwIP runs with NO_SYS (no thread of its own) and is entered only under
+ * stack_lock, a spinlock, from three places: a G using a socket, the poll
+ * function (a core in the scheduler, or a timer or NIC interrupt on any
+ * G's stack), and lwIP's timer (a Spindle timer function).  Every one of
+ * them has interrupts off, so nothing in lwIP may block or park; lwIP's
+ * callbacks only move data and hand back Gs to wake (net_ready).  Why not
+ * lwIP's threaded mode (a tcpip thread and mailboxes): every socket call
+ * would then be two G switches and two queue hand-offs, and every packet
+ * a hop from the poller to that thread; here a packet goes from the
+ * driver through TCP to the socket's buffer in one call, on the core that
+ * polled, and the only switch is to the G it readies.
+ *
+ * Gs that callbacks ready are collected on `readied` (under stack_lock)
+ * and released by whoever leaves the stack: stack_unlock readies them
+ * from a G or a timer (goready), the poll function returns them to the
+ * scheduler.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <spindle/net.h>
+#include "lwip/etharp.h"
+#include "lwip/stats.h"
+#include "lwip/init.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+#include "arch.h"
+#include "net.h"
+#include "netimpl.h"
+#include "netpoll.h"
+#include "printk.h"
+#include "sched.h"
+#include "timers.h"
+#include "virtio_net.h"
+
+#define RX_BUDGET 64            /* frames per pass before re-checking */
+
+struct spinlock stack_lock = SPINLOCK_INIT("net stack");
+struct netif net_if;
+uint64_t net_rx_nomem;          /* frames dropped: no pbuf; stack_lock */
+
+static struct g *readied;       /* Gs to wake on leaving; stack_lock */
+static struct timer lwip_timer;
+
+u32_t sys_now(void)
+{
+    return (u32_t)(arch_cycles() / (arch_cycles_hz() / 1000));
+}
+
+uint32_t lwip_rand(void)
+{
+    return fastrand();
+}
+
+unsigned long stack_lock_take(void)
+{
+    return spin_lock(&stack_lock);
+}
+
+void net_ready(struct g *gp)
+{
+    if (gp) {
+        gp->schedlink = readied;
+        readied = gp;
+    }
+}
+
+/* Takes the Gs collected so far; under stack_lock. */
+static struct g *take_readied(void)
+{
+    struct g *list = readied;
+
+    readied = NULL;
+    return list;
+}
+
+static void ready_all(struct g *list)
+{
+    while (list) {
+        struct g *gp = list;
+
+        list = gp->schedlink;
+        goready(gp);
+    }
+}
+
+void stack_unlock(unsigned long f)
+{
+    struct g *list = take_readied();
+
+    spin_unlock(&stack_lock, f);
+    ready_all(list);
+}
+
+/* ---- lwIP's timers on a Spindle timer ------------------------------ */
+
+static uint64_t lwip_due;       /* when lwip_timer fires; stack_lock */
+
+/* Arms lwip_timer ms from now; under stack_lock. */
+static void lwip_arm(uint32_t ms)
+{
+    if (ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
+        ms = 1000;              /* nothing pending: look again later */
+    lwip_due = arch_cycles() + (uint64_t)(ms ? ms : 1) *
+                               (arch_cycles_hz() / 1000);
+    timer_reset(&lwip_timer, lwip_due, 0);
+}
+
+static void lwip_tick(void *arg)
+{
+    unsigned long f = stack_lock_take();
+
+    sys_check_timeouts();
+    lwip_arm(sys_timeouts_sleeptime());
+    stack_unlock(f);
+}
+
+void stack_timers_check(void)
+{
+    uint32_t ms = sys_timeouts_sleeptime();
+
+    if (ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE &&
+        arch_cycles() + (uint64_t)ms * (arch_cycles_hz() / 1000) < lwip_due)
+        lwip_arm(ms);
+}
+
+/* ---- The NIC as lwIP's netif ---------------------------------------- */
+
+static err_t linkoutput(struct netif *nif, struct pbuf *p)
+{
+    struct vnet_queue *q = &net_nic->q[0];
+    uint8_t *buf;
+
+    if (p->tot_len > VNET_FRAME_MAX)
+        return ERR_BUF;
+    buf = vnet_tx_buf(q);
+    if (!buf)
+        return ERR_MEM;         /* TCP retransmits; UDP is best effort */
+    pbuf_copy_partial(p, buf, p->tot_len, 0);
+    vnet_tx_send(q, buf, p->tot_len);
+    return ERR_OK;
+}
+
+static void deliver(void *arg, const uint8_t *frame, uint32_t len)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
+
+    if (!p) {
+        net_rx_nomem++;
+        return;
+    }
+    pbuf_take(p, frame, (u16_t)len);
+    if (net_if.input(p, &net_if) != ERR_OK)
+        pbuf_free(p);
+}
+
+static err_t nif_init(struct netif *nif)
+{
+    nif->name[0] = 'e';
+    nif->name[1] = 'n';
+    nif->mtu = 1500;
+    nif->hwaddr_len = ETH_HWADDR_LEN;
+    memcpy(nif->hwaddr, net_nic->mac, ETH_HWADDR_LEN);
+    nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
+                 NETIF_FLAG_ETHERNET;
+    nif->output = etharp_output;
+    nif->linkoutput = linkoutput;
+    return ERR_OK;
+}
+
+/* Drains the NIC into lwIP; under stack_lock. */
+static void drain(void)
+{
+    struct vnet_queue *q = &net_nic->q[0];
+
+    do {
+        while (vnet_rx(q, RX_BUDGET, deliver, NULL) == RX_BUDGET)
+            ;
+    } while (vnet_rx_arm(q));
+}
+
+/* The scheduler's poll function (netpoll.h): interrupts off. */
+static struct g *poll(void)
+{
+    unsigned long f = stack_lock_take();
+    struct g *list;
+
+    drain();
+    list = take_readied();
+    spin_unlock(&stack_lock, f);
+    return list;
+}
+
+void stack_nic_irq(void *arg)
+{
+    netpoll_interrupt();
+}
+
+void stack_start(void (*status)(struct netif *nif))
+{
+    unsigned long f;
+
+    lwip_init();
+    f = stack_lock_take();
+    netif_add(&net_if, NULL, NULL, NULL, NULL, nif_init, ethernet_input);
+    netif_set_status_callback(&net_if, status);
+    netif_set_default(&net_if);
+    netif_set_up(&net_if);
+    if (vnet_link_up(net_nic))
+        netif_set_link_up(&net_if);
+    stack_unlock(f);
+    timer_init(&lwip_timer, lwip_tick, NULL);
+    f = stack_lock_take();
+    lwip_due = arch_cycles();
+    timer_start(&lwip_timer, lwip_due, 0);
+    stack_unlock(f);
+    netpoll_init(poll);
+}
+
+int sp_net_report(char *buf, size_t len)
+{
+    struct vnet_stats st;
+    unsigned long f;
+
+    if (!net_nic)
+        return snprintf(buf, len, "net: no NIC");
+    f = stack_lock_take();
+    st = net_nic->q[0].st;
+    stack_unlock(f);
+    return snprintf(buf, len,
+        "net: rx %llu frames %llu bytes, tx %llu frames %llu bytes\n"
+        "net: dropped: runt %llu oversize %llu no-buffer %llu tx-full %llu "
+        "bad-device %llu\n"
+        "net: lwIP dropped: link %u ip %u (checksum %u, length %u) "
+        "tcp %u (checksum %u) udp %u",
+        (unsigned long long)st.rx_frames, (unsigned long long)st.rx_bytes,
+        (unsigned long long)st.tx_frames, (unsigned long long)st.tx_bytes,
+        (unsigned long long)st.rx_runt, (unsigned long long)st.rx_oversize,
+        (unsigned long long)net_rx_nomem, (unsigned long long)st.tx_full,
+        (unsigned long long)st.bad_device,
+        (unsigned)lwip_stats.link.drop, (unsigned)lwip_stats.ip.drop,
+        (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.lenerr,
+        (unsigned)lwip_stats.tcp.drop, (unsigned)lwip_stats.tcp.chkerr,
+        (unsigned)lwip_stats.udp.drop);
+}
