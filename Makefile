@@ -1,6 +1,7 @@
 # Spindle - one flat Makefile.
 #
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
+#            [NET=user|] [HOSTPORT=8080] [GUESTPORT=80]
 #   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests,
 #                                        every arch unless ARCH= names one
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
@@ -141,10 +142,14 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 endef
 $(foreach d,$(IMAGE_DIRS),$(eval $(call $(IMAGE_RULE),$(d))))
 
+# make run gives the guest a NIC on QEMU's user network (NET=user): host
+# port HOSTPORT (8080) on 127.0.0.1 reaches the guest's GUESTPORT (80).
+# NET= boots without a NIC.
+NET ?= user
 run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
-	$(Q)tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
 
 # Benchmarks of DESIGN.md section 10: one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
@@ -179,7 +184,8 @@ bench-go: $(GO_BENCH)
 HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-HOST_TESTS  := cmdline fmt page acpi fdt runq runq_tsan
+HOST_TESTS  := cmdline fmt page acpi fdt runq runq_tsan virtq polldesc \
+               polldesc_tsan
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -210,6 +216,33 @@ $(HB)/runq_tsan_test: $(RUNQ_DEPS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(RUNQ_CFLAGS) -fsanitize=thread -o $@ \
 	    tests/host/runq_test.c sched/runq.c
+
+# The split virtqueue against a simulated device (two cases run the
+# device in a thread of its own).
+$(HB)/virtq_test: tests/host/virtq_test.c drivers/virtq.c drivers/virtq.h \
+                  tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -iquote drivers -pthread -o $@ $< drivers/virtq.c
+
+# Go's pollDesc (sched/polldesc.c) over a shim of the scheduler where Gs
+# are threads (tests/host/polldesc_shim first on the include path): its
+# races run under ASan+UBSan and under TSan.
+PD_DEPS   := tests/host/polldesc_test.c sched/polldesc.c sched/polldesc.h \
+             kernel/spinlock.c $(wildcard tests/host/polldesc_shim/*.h) \
+             tests/host/harness.h
+PD_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I tests/host/polldesc_shim \
+             -iquote sched -iquote kernel -Iinclude -Itests/host -pthread
+PD_SRCS   := tests/host/polldesc_test.c sched/polldesc.c kernel/spinlock.c
+$(HB)/polldesc_test: $(PD_DEPS)
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(PD_CFLAGS) -fsanitize=address,undefined \
+	    -fno-sanitize-recover=all -o $@ $(PD_SRCS)
+$(HB)/polldesc_tsan_test: $(PD_DEPS)
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(PD_CFLAGS) -fsanitize=thread -o $@ $(PD_SRCS)
 
 test-host: $(HOST_TESTS:%=$(HB)/%_test)
 

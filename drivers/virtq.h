@@ -18,7 +18,9 @@
  *     Supplied by the caller, in memory the device is never given, so
  *     that a device that scribbles over its rings (or disagrees with us
  *     about their layout) cannot corrupt what get/add rely on.
- *   - struct virtq itself: the caller's, opaque apart from the counters.
+ *   - struct virtq itself: the caller's memory, filled by virtq_init.  The
+ *     transport reads size, desc_pa, avail_pa and used_pa; a driver reads
+ *     the counters below; everything else goes through the functions.
  * Both mem and slots must outlive the queue; virtq never frees anything.
  *
  * The layout in mem: descriptor table at offset 0, available ring right

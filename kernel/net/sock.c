@@ -325,6 +325,30 @@ static struct sp_sock *fail(int *err, int e)
     return NULL;
 }
 
+/*
+ * Takes stack_lock and a socket of this kind with a fresh pcb (a TCP one
+ * for K_LISTEN too); NULL (lock released, *err -ENOMEM) if either pool is
+ * empty.  On success the caller holds stack_lock with flags *f.
+ */
+static struct sp_sock *sock_open(enum kind kind, unsigned long *f, int *err)
+{
+    struct sp_sock *s;
+
+    *f = stack_lock_take();
+    s = sock_new(kind);
+    if (s && kind == K_UDP)
+        s->pcb.udp = udp_new();
+    else if (s)
+        s->pcb.tcp = tcp_new();
+    if (s && s->pcb.tcp)
+        return s;
+    if (s)
+        LWIP_MEMPOOL_FREE(SOCKS, s);
+    stack_unlock(*f);
+    fail(err, -ENOMEM);
+    return NULL;
+}
+
 sp_listener *sp_listen(const char *addr, int *err)
 {
     struct tcp_pcb *pcb, *lpcb;
@@ -338,15 +362,9 @@ sp_listener *sp_listen(const char *addr, int *err)
         return fail(err, -EINVAL);
     if (!net_up())
         return fail(err, -ENETDOWN);
-    f = stack_lock_take();
-    s = sock_new(K_LISTEN);
-    pcb = s ? tcp_new() : NULL;
-    if (!pcb) {
-        if (s)
-            LWIP_MEMPOOL_FREE(SOCKS, s);
-        stack_unlock(f);
-        return fail(err, -ENOMEM);
-    }
+    if (!(s = sock_open(K_LISTEN, &f, err)))
+        return NULL;
+    pcb = s->pcb.tcp;
     ip_set_option(pcb, SOF_REUSEADDR);
     e = tcp_bind(pcb, &ip, port);
     lpcb = e == ERR_OK ? tcp_listen_with_backlog(pcb, BACKLOG) : NULL;
@@ -356,7 +374,7 @@ sp_listener *sp_listen(const char *addr, int *err)
         stack_unlock(f);
         return fail(err, e == ERR_OK ? -ENOMEM : lwip_errno(e));
     }
-    s->pcb.tcp = lpcb;
+    s->pcb.tcp = lpcb;          /* tcp_listen freed pcb */
     tcp_arg(lpcb, s);
     tcp_accept(lpcb, accept_cb);
     stack_unlock(f);
@@ -414,15 +432,9 @@ sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
         return fail(err, -EINVAL);
     if (!net_up())
         return fail(err, -ENETDOWN);
-    f = stack_lock_take();
-    s = sock_new(K_TCP);
-    pcb = s ? tcp_new() : NULL;
-    if (!pcb) {
-        if (s)
-            LWIP_MEMPOOL_FREE(SOCKS, s);
-        stack_unlock(f);
-        return fail(err, -ENOMEM);
-    }
+    if (!(s = sock_open(K_TCP, &f, err)))
+        return NULL;
+    pcb = s->pcb.tcp;
     tcp_attach(s, pcb);
     e = tcp_connect(pcb, &ip, port, tcp_connected_cb);
     hold(s);
@@ -474,22 +486,15 @@ sp_udp *sp_listen_udp(const char *addr, int *err)
         return fail(err, -EINVAL);
     if (!net_up())
         return fail(err, -ENETDOWN);
-    f = stack_lock_take();
-    s = sock_new(K_UDP);
-    pcb = s ? udp_new() : NULL;
-    if (!pcb) {
-        if (s)
-            LWIP_MEMPOOL_FREE(SOCKS, s);
-        stack_unlock(f);
-        return fail(err, -ENOMEM);
-    }
+    if (!(s = sock_open(K_UDP, &f, err)))
+        return NULL;
+    pcb = s->pcb.udp;
     if ((e = udp_bind(pcb, &ip, port)) != ERR_OK) {
         udp_remove(pcb);
         LWIP_MEMPOOL_FREE(SOCKS, s);
         stack_unlock(f);
         return fail(err, lwip_errno(e));
     }
-    s->pcb.udp = pcb;
     udp_recv(pcb, udp_recv_cb, s);
     stack_unlock(f);
     if (err)

@@ -356,8 +356,9 @@ struct tg {
                                    atomic */
     int progress;               /* stress: steps done; atomic */
     uint32_t park_spin;         /* stress: gopark spins up to this many
-                                   rounds before the commit, to widen the
-                                   window a report can fall into */
+                                   rounds (and sometimes yields) before
+                                   the commit, to widen the window a
+                                   report can fall into */
     uint32_t seed;
     /* Run once by gopark, between PD_WAIT and the commit: */
     void (*hook)(struct tg *);
@@ -407,8 +408,11 @@ void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
         t->hook = NULL;
         h(t);
     }
-    if (t->park_spin)
+    if (t->park_spin) {
         spin_some(&t->seed, t->park_spin);
+        if (xorshift(&t->seed) % 4 == 0)
+            sched_yield();      /* lets a reporter in on a busy host */
+    }
     f = arch_irq_save();        /* park_m runs unlockf so */
     if (unlockf)
         sleep = unlockf(&t->g, arg);

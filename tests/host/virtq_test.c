@@ -1421,9 +1421,10 @@ static void dev_want_kicks(bool on)
 /*
  * Serves chains until told to stop.  Idle protocol: note the doorbell,
  * ask for kicks, full fence, look at avail->idx once more, and only then
- * wait for the doorbell to move.  Work that is published while it waits
- * without a kick coming is a lost kick: counted, and served anyway after
- * the timeout so the test ends.
+ * wait for the doorbell to move.  Waiting CONC_TIMEOUT_NS without a kick
+ * is taken as a lost one (the driver always has work in flight while it
+ * waits): it is counted, which ends the driver's loop, and the device
+ * goes on serving until told to stop.
  */
 static void *dev_thread(void *arg)
 {
