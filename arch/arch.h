@@ -194,6 +194,15 @@ struct pci_host {
  */
 bool arch_pci_host(struct pci_host *h);
 
+/*
+ * The platform's own NIC where it has one outside PCI (the hosted build's
+ * TAP device, named by tap= on the command line); NULL otherwise.
+ * irq_fn(arg) is its receive interrupt's handler (kernel/irq.h).  Once,
+ * from G 1 (kernel/net/net.c).
+ */
+struct netdev;
+struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg);
+
 /* ---- Time ----------------------------------------------------------- */
 
 /*

@@ -13,6 +13,7 @@
  * bounds them by what was posted, and a frame shorter than a header or
  * longer than a frame is dropped and counted.
  */
+#include <stdio.h>
 #include <string.h>
 #include "arch.h"
 #include "cpu.h"
@@ -138,7 +139,9 @@ static bool setup_irq(struct virtio_net *n, struct pci_dev *d)
     return d->irq_pin && arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq);
 }
 
-struct virtio_net *vnet_probe(void (*irq_fn)(void *), void *arg)
+static const struct netdev_ops vnet_ops;
+
+struct netdev *vnet_probe(void (*irq_fn)(void *), void *arg)
 {
     struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_NET_DEVICE_LO,
                                  VIRTIO_NET_DEVICE_HI, NULL);
@@ -170,12 +173,17 @@ struct virtio_net *vnet_probe(void (*irq_fn)(void *), void *arg)
     n->has_status = n->dev.features & F_STATUS && n->dev.devcfg_len >= 8;
     if (n->dev.features & F_MAC && n->dev.devcfg_len >= 6)
         for (int i = 0; i < 6; i++)
-            n->mac[i] = n->dev.devcfg[i];
+            n->nd.mac[i] = n->dev.devcfg[i];
     else                        /* a locally administered address */
-        memcpy(n->mac, (uint8_t[]){ 0x02, 0x53, 0x50, 0x4E, 0x00, 0x01 }, 6);
+        memcpy(n->nd.mac, (uint8_t[]){ 0x02, 0x53, 0x50, 0x4E, 0x00, 0x01 },
+               6);
+    n->nd.ops = &vnet_ops;
+    n->nd.irq = n->msix ? "MSI-X" : n->irq >= 0 ? "INTx" : "polled";
+    snprintf(n->nd.name, sizeof n->nd.name, "virtio-net at %s",
+             pci_name(d, nm));
     virtio_ready(&n->dev);
     notify(&n->q[0].rx, n->q[0].rx_notify, 0);
-    return n;
+    return &n->nd;
 }
 
 bool vnet_link_up(struct virtio_net *n)
@@ -275,3 +283,57 @@ const char *vnet_health(struct virtio_net *n)
         return n->q[0].tx.broken;
     return "ok";
 }
+
+/* ---- The stack's view: queue pair 0 ---------------------------------- */
+
+static struct vnet_queue *q0(struct netdev *d)
+{
+    return &((struct virtio_net *)d)->q[0];
+}
+
+static int nd_rx(struct netdev *d, int budget,
+                 void (*deliver)(void *, const uint8_t *, uint32_t),
+                 void *arg)
+{
+    return vnet_rx(q0(d), budget, deliver, arg);
+}
+
+static bool nd_rx_arm(struct netdev *d)
+{
+    return vnet_rx_arm(q0(d));
+}
+
+static uint8_t *nd_tx_buf(struct netdev *d)
+{
+    return vnet_tx_buf(q0(d));
+}
+
+static void nd_tx_send(struct netdev *d, uint8_t *buf, uint32_t len)
+{
+    vnet_tx_send(q0(d), buf, len);
+}
+
+static bool nd_link_up(struct netdev *d)
+{
+    return vnet_link_up((struct virtio_net *)d);
+}
+
+static int nd_report(struct netdev *d, char *buf, size_t len)
+{
+    const struct vnet_stats *st = &q0(d)->st;
+
+    return snprintf(buf, len,
+        "net: rx %llu frames %llu bytes, tx %llu frames %llu bytes\n"
+        "net: dropped: runt %llu oversize %llu tx-full %llu bad-device %llu "
+        "(device %s)",
+        (unsigned long long)st->rx_frames, (unsigned long long)st->rx_bytes,
+        (unsigned long long)st->tx_frames, (unsigned long long)st->tx_bytes,
+        (unsigned long long)st->rx_runt, (unsigned long long)st->rx_oversize,
+        (unsigned long long)st->tx_full, (unsigned long long)st->bad_device,
+        vnet_health((struct virtio_net *)d));
+}
+
+static const struct netdev_ops vnet_ops = {
+    .rx = nd_rx, .rx_arm = nd_rx_arm, .tx_buf = nd_tx_buf,
+    .tx_send = nd_tx_send, .link_up = nd_link_up, .report = nd_report,
+};

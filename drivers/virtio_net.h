@@ -13,11 +13,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "netdev.h"
 #include "virtio_pci.h"
 #include "virtq.h"
 
-#define VNET_FRAME_MAX  1514        /* Ethernet frame without FCS */
-#define VNET_FRAME_MIN  14          /* an Ethernet header */
+#define VNET_FRAME_MAX  NETDEV_FRAME_MAX
+#define VNET_FRAME_MIN  NETDEV_FRAME_MIN
 
 struct vnet_stats {
     uint64_t rx_frames, rx_bytes;
@@ -41,8 +42,8 @@ struct vnet_queue {
 };
 
 struct virtio_net {
+    struct netdev nd;               /* first: what the stack sees */
     struct virtio_dev dev;
-    uint8_t mac[6];
     bool has_status;                /* link status is reported */
     int irq;                        /* device interrupt, -1 if none */
     void (*irq_fn)(void *);         /* vnet_probe's handler and its arg */
@@ -54,12 +55,12 @@ struct virtio_net {
 
 /*
  * Finds the first virtio-net device, sets it up with every RX buffer
- * posted, and returns it; NULL (with the reason printed) if there is
- * none usable.  irq_fn(arg) is called when frames arrive, with interrupts
+ * posted, and returns it as the stack's netdev (ops on queue pair 0);
+ * NULL (with the reason printed) if there is none usable.  irq_fn(arg) is called when frames arrive, with interrupts
  * off and the device's interrupt already quieted (see kernel/irq.h).
  * From the boot path or a G, once.
  */
-struct virtio_net *vnet_probe(void (*irq_fn)(void *), void *arg);
+struct netdev *vnet_probe(void (*irq_fn)(void *), void *arg);
 
 /* True if the link is up (always, where the device does not say). */
 bool vnet_link_up(struct virtio_net *n);

@@ -19,3 +19,8 @@ bool arch_pci_host(struct pci_host *h)
 {
     return false;
 }
+
+struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg)
+{
+    return NULL;
+}

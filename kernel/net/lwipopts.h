@@ -63,6 +63,11 @@
 #define LWIP_IGMP                   0
 #define LWIP_DNS                    0
 
+/* Packets to the machine's own address, and 127.0.0.1 (a loopback
+ * interface), stay inside: queued by lwIP, delivered by netif_poll_all,
+ * which the kernel calls whenever it leaves the stack. */
+#define LWIP_NETIF_LOOPBACK         1
+#define LWIP_HAVE_LOOPIF            1
 #define LWIP_NETIF_STATUS_CALLBACK  1
 #define LWIP_NETIF_LINK_CALLBACK    1
 

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <spindle/net.h>
 #include "lwip/dhcp.h"
 #include "lwip/ip4_addr.h"
 #include "cmdline.h"
@@ -11,9 +12,10 @@
 #include "netimpl.h"
 #include "pci.h"
 #include "printk.h"
+#include "netdev.h"
 #include "virtio_net.h"
 
-struct virtio_net *net_nic;
+struct netdev *net_dev;
 static bool use_dhcp;
 
 /* The interface's address changed (under stack_lock). */
@@ -71,26 +73,35 @@ static bool static_config(ip4_addr_t *addr, ip4_addr_t *mask, ip4_addr_t *gw)
     return true;
 }
 
+/* At exit: the NIC's and the stack's counters, drops included. */
+static void report_at_exit(void)
+{
+    char buf[768];
+
+    if (sp_net_report(buf, sizeof buf) > 0)
+        printk("%s\n", buf);
+}
+
 void net_init(void)
 {
     ip4_addr_t addr, mask, gw;
     const uint8_t *m;
     unsigned long f;
-    char nm[12];
 
     pci_init();
-    net_nic = vnet_probe(stack_nic_irq, NULL);
-    if (!net_nic) {
+    net_dev = vnet_probe(stack_nic_irq, NULL);
+    if (!net_dev)
+        net_dev = arch_netdev_probe(stack_nic_irq, NULL);
+    if (!net_dev) {
         printk("net: no virtio-net device\n");
         return;
     }
-    m = net_nic->mac;
-    printk("net: virtio-net at %s, MAC %02x:%02x:%02x:%02x:%02x:%02x, %s, "
-           "link %s\n", pci_name(net_nic->dev.pci, nm), m[0], m[1], m[2],
-           m[3], m[4], m[5], net_nic->msix ? "MSI-X" :
-           net_nic->irq >= 0 ? "INTx" : "polled",
-           vnet_link_up(net_nic) ? "up" : "down");
+    m = net_dev->mac;
+    printk("net: %s, MAC %02x:%02x:%02x:%02x:%02x:%02x, %s, link %s\n",
+           net_dev->name, m[0], m[1], m[2], m[3], m[4], m[5], net_dev->irq,
+           net_dev->ops->link_up(net_dev) ? "up" : "down");
     stack_start(status);
+    atexit(report_at_exit);
     use_dhcp = !static_config(&addr, &mask, &gw);
     f = stack_lock_take();
     if (use_dhcp)

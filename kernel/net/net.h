@@ -5,10 +5,10 @@
 #ifndef KERNEL_NET_NET_H
 #define KERNEL_NET_NET_H
 
-struct virtio_net;
+struct netdev;
 
 /* The NIC, or NULL when the machine has none. */
-extern struct virtio_net *net_nic;
+extern struct netdev *net_dev;
 
 /* Finds the NIC and starts the stack; from G 1 before main(). */
 void net_init(void);

@@ -33,7 +33,7 @@ void stack_unlock(unsigned long f);
    Under stack_lock. */
 void net_ready(struct g *gp);
 
-/* Starts lwIP over net_nic; status(nif) is called (under stack_lock)
+/* Starts lwIP over net_dev; status(nif) is called (under stack_lock)
    whenever the interface's address changes. */
 void stack_start(void (*status)(struct netif *nif));
 

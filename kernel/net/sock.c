@@ -204,7 +204,7 @@ static int format_addr(const ip_addr_t *ip, u16_t port, char *buf,
 
 static bool net_up(void)
 {
-    return net_nic != NULL;
+    return net_dev != NULL;
 }
 
 /* ---- lwIP's callbacks (under stack_lock) --------------------------- */

@@ -18,7 +18,8 @@
  * Gs that callbacks ready are collected on `readied` (under stack_lock)
  * and released by whoever leaves the stack: stack_unlock readies them
  * from a G or a timer (goready), the poll function returns them to the
- * scheduler.
+ * scheduler.  Whoever leaves the stack first delivers the packets lwIP
+ * queued for the machine itself (its own address, 127.0.0.1).
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +38,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "timers.h"
-#include "virtio_net.h"
+#include "netdev.h"
 
 #define RX_BUDGET 64            /* frames per pass before re-checking */
 
@@ -92,7 +93,10 @@ static void ready_all(struct g *list)
 
 void stack_unlock(unsigned long f)
 {
-    struct g *list = take_readied();
+    struct g *list;
+
+    netif_poll_all();           /* what was sent to ourselves */
+    list = take_readied();
 
     spin_unlock(&stack_lock, f);
     ready_all(list);
@@ -134,16 +138,15 @@ void stack_timers_check(void)
 
 static err_t linkoutput(struct netif *nif, struct pbuf *p)
 {
-    struct vnet_queue *q = &net_nic->q[0];
     uint8_t *buf;
 
-    if (p->tot_len > VNET_FRAME_MAX)
+    if (p->tot_len > NETDEV_FRAME_MAX)
         return ERR_BUF;
-    buf = vnet_tx_buf(q);
+    buf = net_dev->ops->tx_buf(net_dev);
     if (!buf)
         return ERR_MEM;         /* TCP retransmits; UDP is best effort */
     pbuf_copy_partial(p, buf, p->tot_len, 0);
-    vnet_tx_send(q, buf, p->tot_len);
+    net_dev->ops->tx_send(net_dev, buf, p->tot_len);
     return ERR_OK;
 }
 
@@ -166,7 +169,7 @@ static err_t nif_init(struct netif *nif)
     nif->name[1] = 'n';
     nif->mtu = 1500;
     nif->hwaddr_len = ETH_HWADDR_LEN;
-    memcpy(nif->hwaddr, net_nic->mac, ETH_HWADDR_LEN);
+    memcpy(nif->hwaddr, net_dev->mac, ETH_HWADDR_LEN);
     nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
                  NETIF_FLAG_ETHERNET;
     nif->output = etharp_output;
@@ -177,12 +180,12 @@ static err_t nif_init(struct netif *nif)
 /* Drains the NIC into lwIP; under stack_lock. */
 static void drain(void)
 {
-    struct vnet_queue *q = &net_nic->q[0];
+    const struct netdev_ops *ops = net_dev->ops;
 
     do {
-        while (vnet_rx(q, RX_BUDGET, deliver, NULL) == RX_BUDGET)
+        while (ops->rx(net_dev, RX_BUDGET, deliver, NULL) == RX_BUDGET)
             ;
-    } while (vnet_rx_arm(q));
+    } while (ops->rx_arm(net_dev));
 }
 
 /* The scheduler's poll function (netpoll.h): interrupts off. */
@@ -192,6 +195,7 @@ static struct g *poll(void)
     struct g *list;
 
     drain();
+    netif_poll_all();
     list = take_readied();
     spin_unlock(&stack_lock, f);
     return list;
@@ -212,7 +216,7 @@ void stack_start(void (*status)(struct netif *nif))
     netif_set_status_callback(&net_if, status);
     netif_set_default(&net_if);
     netif_set_up(&net_if);
-    if (vnet_link_up(net_nic))
+    if (net_dev->ops->link_up(net_dev))
         netif_set_link_up(&net_if);
     stack_unlock(f);
     timer_init(&lwip_timer, lwip_tick, NULL);
@@ -225,27 +229,22 @@ void stack_start(void (*status)(struct netif *nif))
 
 int sp_net_report(char *buf, size_t len)
 {
-    struct vnet_stats st;
     unsigned long f;
+    int n;
 
-    if (!net_nic)
+    if (!net_dev)
         return snprintf(buf, len, "net: no NIC");
     f = stack_lock_take();
-    st = net_nic->q[0].st;
+    n = net_dev->ops->report(net_dev, buf, len);
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - n,
+            "\nnet: stack dropped: no-buffer %llu link %u ip %u "
+            "(checksum %u, length %u) tcp %u (checksum %u) udp %u",
+            (unsigned long long)net_rx_nomem,
+            (unsigned)lwip_stats.link.drop, (unsigned)lwip_stats.ip.drop,
+            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.lenerr,
+            (unsigned)lwip_stats.tcp.drop, (unsigned)lwip_stats.tcp.chkerr,
+            (unsigned)lwip_stats.udp.drop);
     stack_unlock(f);
-    return snprintf(buf, len,
-        "net: rx %llu frames %llu bytes, tx %llu frames %llu bytes\n"
-        "net: dropped: runt %llu oversize %llu no-buffer %llu tx-full %llu "
-        "bad-device %llu\n"
-        "net: lwIP dropped: link %u ip %u (checksum %u, length %u) "
-        "tcp %u (checksum %u) udp %u",
-        (unsigned long long)st.rx_frames, (unsigned long long)st.rx_bytes,
-        (unsigned long long)st.tx_frames, (unsigned long long)st.tx_bytes,
-        (unsigned long long)st.rx_runt, (unsigned long long)st.rx_oversize,
-        (unsigned long long)net_rx_nomem, (unsigned long long)st.tx_full,
-        (unsigned long long)st.bad_device,
-        (unsigned)lwip_stats.link.drop, (unsigned)lwip_stats.ip.drop,
-        (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.lenerr,
-        (unsigned)lwip_stats.tcp.drop, (unsigned)lwip_stats.tcp.chkerr,
-        (unsigned)lwip_stats.udp.drop);
+    return n;
 }
