@@ -42,6 +42,7 @@
 #define PEND_TIMER  1u          /* the core's timer fired */
 #define PEND_IPI    2u          /* arch_send_ipi */
 #define PEND_STOP   4u          /* arch_stop_others: stop for good */
+#define PEND_DEV    8u          /* device interrupts, the bits of dev */
 
 struct arch_cpu {
     /* Written only by the core's own thread (and its signal handler,
@@ -50,6 +51,9 @@ struct arch_cpu {
     /* Set by any core (atomic or), cleared by the owner (atomic
        exchange); also the futex word arch_halt sleeps on. */
     uint32_t pending;
+    uint32_t dev;               /* device interrupts waiting, bit n = irq n;
+                                   set by hosted_raise (atomic or), taken
+                                   by the owner (atomic exchange) */
     int halted;                 /* in arch_halt's futex wait; atomic */
     int tid;                    /* host thread id, for tgkill */
     void *timer;                /* the core's POSIX timer (timer_t) */

@@ -29,6 +29,8 @@ void irq_init(void);                    /* process-wide handlers */
 void irq_cpu_init(struct cpu *c);       /* this thread's timer */
 __attribute__((noreturn)) void hosted_stop_self(void);
 void hosted_irq_retry(void);            /* signal again a little later */
+/* Raises device interrupt irq on core c, from any thread (a device's). */
+void hosted_raise(const struct cpu *c, int irq);
 
 /* trap.c */
 void trap_init(void);                   /* SIGSEGV and friends */

@@ -6,7 +6,8 @@
  * (each core has a POSIX timer aimed at its own thread, SIGEV_THREAD_ID,
  * and its signal carries si_code SI_TIMER), an IPI (the sender sets the
  * bit, then wakes the core's futex if it is halted or signals its thread
- * with tgkill), and stop (panic).
+ * with tgkill), a device interrupt (raised the same way by a device's
+ * host thread: tap.c), and stop (panic).
  *
  * The handler runs on the interrupted stack, which for a G is the G's own
  * stack, with the G's whole register state - general, FP and SSE/AVX -
@@ -54,7 +55,7 @@
 #include "panic.h"
 
 #define RETRY_NS 50000          /* defer a signal that hit libc */
-#define IRQ_BITS (PEND_TIMER | PEND_IPI)
+#define IRQ_BITS (PEND_TIMER | PEND_IPI | PEND_DEV)
 
 __thread struct cpu *hosted_this_cpu;
 __thread struct arch_cpu *hosted_this_arch;
@@ -109,6 +110,10 @@ static void deliver(struct trapframe *tf)
             hosted_stop_self();
         if (p & PEND_IPI)
             ipi_handler();
+        if (p & PEND_DEV)
+            for (uint32_t d = __atomic_exchange_n(&a->dev, 0, __ATOMIC_ACQUIRE);
+                 d; d &= d - 1)
+                irq_dispatch(__builtin_ctz(d));
         if (p & PEND_TIMER)
             timer_interrupt(tf);
         a = hosted_arch();
@@ -233,12 +238,14 @@ void arch_timer_arm(uint64_t deadline)
            deadline ? TIMER_ABSTIME : 0);
 }
 
-void arch_send_ipi(const struct cpu *c)
+/* Sets bit `bit` of c's pending word and wakes c, unless a sender of
+   the same bit already did. */
+static void raise_bit(const struct cpu *c, uint32_t bit)
 {
     struct arch_cpu *a = (struct arch_cpu *)&c->arch;
-    uint32_t old = __atomic_fetch_or(&a->pending, PEND_IPI, __ATOMIC_SEQ_CST);
+    uint32_t old = __atomic_fetch_or(&a->pending, bit, __ATOMIC_SEQ_CST);
 
-    if (old & PEND_IPI)
+    if (old & bit)
         return;                 /* its sender is already waking it */
     /* Seq-cst, paired with arch_halt: either it sees the bit before it
        waits, or this sees it halted. */
@@ -246,6 +253,19 @@ void arch_send_ipi(const struct cpu *c)
         futex(&a->pending, FUTEX_WAKE_PRIVATE, 1);
     else
         syscall(SYS_tgkill, pid, a->tid, SIG_IRQ);
+}
+
+void arch_send_ipi(const struct cpu *c)
+{
+    raise_bit(c, PEND_IPI);
+}
+
+void hosted_raise(const struct cpu *c, int irq)
+{
+    /* Release: the device's state before the bit; pairs with the
+       acquire exchange in deliver. */
+    __atomic_fetch_or((uint32_t *)&c->arch.dev, 1u << irq, __ATOMIC_RELEASE);
+    raise_bit(c, PEND_DEV);
 }
 
 void arch_send_ipi_others(void)

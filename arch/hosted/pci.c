@@ -1,6 +1,6 @@
 /*
- * pci.c - the hosted build has no PCI: a process reaches no devices, so
- * the network there has no NIC (net: no virtio-net device).
+ * pci.c - the hosted build has no PCI: a process reaches no PCI devices.
+ * Its NIC, if any, is a TAP device (tap.c).
  */
 #include "arch.h"
 
@@ -18,9 +18,4 @@ bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 bool arch_pci_host(struct pci_host *h)
 {
     return false;
-}
-
-struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg)
-{
-    return NULL;
 }
