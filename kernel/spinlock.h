@@ -22,7 +22,11 @@
  *   1. call_lock (kernel/smp.c)
  *   2. mem_lock, vm_lock (kernel/mem.c, kernel/vm.c)
  *   3. newlib locks (kernel/newlib.c)
- *   4. console_lock (kernel/printk.c): innermost, taken by printk anywhere
+ *   4. stack_lock (kernel/net/stack.c): the network stack; a socket's
+ *      polldesc lock, a P's timer lock and the scheduler's locks come
+ *      after it (lwIP's callbacks ready Gs and reset timers under it)
+ *   5. irq_lock (kernel/irq.c), taken alone
+ *   6. console_lock (kernel/printk.c): innermost, taken by printk anywhere
  */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
