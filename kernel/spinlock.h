@@ -20,11 +20,12 @@
  *
  * Lock order (take a lock only while holding locks above it):
  *   1. call_lock (kernel/smp.c)
- *   2. mem_lock, vm_lock (kernel/mem.c, kernel/vm.c)
- *   3. newlib locks (kernel/newlib.c)
- *   4. stack_lock (kernel/net/stack.c): the network stack; a socket's
- *      polldesc lock, a P's timer lock and the scheduler's locks come
- *      after it (lwIP's callbacks ready Gs and reset timers under it)
+ *   2. stack_lock (kernel/net/stack.c): the network stack.  Under it
+ *      lwIP's callbacks ready Gs and reset timers (a P's timer lock, and
+ *      newlib's malloc lock when a heap grows), a G's stack may fault in
+ *      a page, and a socket's polldesc lock is taken
+ *   3. mem_lock, vm_lock (kernel/mem.c, kernel/vm.c)
+ *   4. newlib locks (kernel/newlib.c)
  *   5. irq_lock (kernel/irq.c), taken alone
  *   6. console_lock (kernel/printk.c): innermost, taken by printk anywhere
  */
