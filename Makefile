@@ -156,6 +156,14 @@ run:
 bench: $(B)/apps/bench.elf
 	$(Q)tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
 
+# Network benchmarks (tools/bench-net.sh): apps/httpd under wrk (req/s, p50,
+# p99) and one bulk TCP download (Mbit/s), on QEMU's user network and, as
+# root, on a TAP device in a private network namespace; BENCH_NET="reps=3
+# only=user,tap mib=128 secs=10".  Needs wrk (tools/deps.sh net).
+.PHONY: bench-net
+bench-net: $(B)/apps/httpd.elf
+	$(Q)tools/bench-net.sh $(RUN_ARCH) $(SMP) $(BENCH_NET)
+
 # The same workloads in Go (apps/bench/go), run beside Spindle's bench
 # with GOMAXPROCS=SMP and the same BENCH args; tools/bench-table.sh makes
 # one table of both.  BENCH_GO_ARCH is the Spindle build compared, built
@@ -229,7 +237,8 @@ $(HB)/virtq_test: tests/host/virtq_test.c drivers/virtq.c drivers/virtq.h \
 # are threads (tests/host/polldesc_shim first on the include path): its
 # races run under ASan+UBSan and under TSan.
 PD_DEPS   := tests/host/polldesc_test.c sched/polldesc.c sched/polldesc.h \
-             kernel/spinlock.c $(wildcard tests/host/polldesc_shim/*.h) \
+             kernel/spinlock.c kernel/spinlock.h sched/sched.h sched/timers.h \
+             sched/netpoll.h $(wildcard tests/host/polldesc_shim/*.h) \
              tests/host/harness.h
 PD_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I tests/host/polldesc_shim \
              -iquote sched -iquote kernel -Iinclude -Itests/host -pthread

@@ -46,15 +46,16 @@
  * reads it under the heap's lock.  Each deadline instead counts its
  * timer's outstanding firings: `firings` goes up by one for each arming
  * and down by one when a stop or reset cancels an arming (they return
- * true) or when the function runs.  A one-shot timer whose stop or reset
- * returns false has already been taken off its heap, and its function will
- * run: that firing stays counted.  So when the function runs, under
- * pd->lock, and counts one outstanding firing - its own - with `armed`
- * still set, it is the firing of the deadline in force and it acts;
- * otherwise an older firing is still on its way and this run does
- * nothing.  If the current arming's function happens to run first it is
- * the one ignored, and the older run that follows acts for it: by then
- * the current deadline has passed too, so the outcome is the same.
+ * true) or when the function runs.  An arming that a stop or reset finds
+ * no longer waiting (they return false) has been taken off its heap and
+ * its function will run: that firing stays counted.  So when the function
+ * runs, under pd->lock, and counts one outstanding firing - its own -
+ * with `armed` still set, it is the firing of the deadline in force and
+ * it acts; otherwise an older firing is still on its way, and this run
+ * does nothing.  Should the current arming's function run before an
+ * older one's, it is the one ignored, and the older run that follows acts
+ * for it: by then the current deadline has passed too, so the outcome is
+ * the same.
  * Nothing here compares clocks, whose cores may disagree by a few cycles.
  *
  * Go's "combo" timer (one timer when the two deadlines are equal) is left
@@ -314,8 +315,8 @@ static void deadline_fire(struct polldesc *pd, struct pd_deadline *dl,
 
     if (!dl->firings)
         panic("polldesc: a deadline timer ran that is not counted as armed");
-    /* Ours is the only firing still to come, and the deadline in force
-       is the one it was armed for (see "Stale timers" above). */
+    /* Act only if no other firing is still on its way and the deadline
+       in force has its arming (see "Stale timers" above). */
     if (dl->firings-- == 1 && dl->armed) {
         dl->armed = false;
         dl->ns = -1;
@@ -407,10 +408,11 @@ void pd_init(struct polldesc *pd)
 
 void pd_fini(struct polldesc *pd)
 {
-    /* Acquire: pairs with the release that left the value (a report, or
-       a commit - which is the bug reported here). */
-    uintptr_t r = __atomic_load_n(&pd->rg, __ATOMIC_ACQUIRE);
-    uintptr_t w = __atomic_load_n(&pd->wg, __ATOMIC_ACQUIRE);
+    /* Relaxed: a sanity check pairing with nothing; what tells the
+       caller that nobody uses pd any more (the socket's reference count,
+       under the stack lock) orders the rest. */
+    uintptr_t r = __atomic_load_n(&pd->rg, __ATOMIC_RELAXED);
+    uintptr_t w = __atomic_load_n(&pd->wg, __ATOMIC_RELAXED);
 
     if (r > PD_READY || w > PD_READY)
         panic("pd_fini: a goroutine still waits to %s on descriptor %p",

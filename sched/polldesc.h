@@ -43,15 +43,18 @@
  * Contexts and locks (lock order: the socket layer's stack lock, then
  * pd->lock, then a P's timerlock; goready after all three are dropped
  * or with only the stack lock held):
- *   pd_prepare, pd_wait          a G holding no spinlock (pd_wait parks).
+ *   pd_wait                      a G holding no spinlock: it parks
+ *                                (it panics if the G holds one).
+ *   pd_prepare                   a G, lock-free: any locks held.
  *   pd_ready, pd_ready_push      anywhere: lock-free, never parks or
  *                                readies anything itself - interrupt
  *                                handlers included, any locks held.
  *   pd_set_deadline, pd_close    a G; may hold the stack lock.  They take
  *                                pd->lock and may goready a G.
- *   pd_init, pd_fini             a G; no G may wait on pd and nobody may
- *                                use it concurrently (pd_fini waits out a
- *                                deadline timer whose function is running).
+ *   pd_init                      anywhere (it only fills in pd).
+ *   pd_fini                      a G, once nothing can reach pd any more:
+ *                                it waits out a deadline timer whose
+ *                                function runs on another core.
  */
 #ifndef SCHED_POLLDESC_H
 #define SCHED_POLLDESC_H

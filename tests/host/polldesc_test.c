@@ -10,8 +10,11 @@
  *             the G's one-shot park hook (if any: the moment between
  *             pd_wait's PD_WAIT and its commit, where the tests put
  *             reports to force the interleavings), calls the unlock
- *             callback and, if it says so, sleeps on the semaphore;
- *             goready checks G_WAITING and posts it.
+ *             callback and, if it says so, sleeps on the semaphore, then
+ *             runs a one-shot resume hook; goready checks G_WAITING and
+ *             posts it.  For the stress cases gopark also dawdles (spins
+ *             a random while, sometimes yields) before the commit, so
+ *             that reports fall into that window often.
  *   a core    the thread itself: thread-local struct cpu and interrupt
  *             flag, so spin_lock's checks work per thread.
  *   the clock a fake cycle counter at 2.5 GHz that the tests set.
@@ -26,6 +29,12 @@
  * a timer thread firing deadlines, a closer) with a watchdog that fails
  * the case, instead of hanging, when a wakeup is lost.  Every case ends
  * with no G counted in netpoll_wait_add and pd_fini'd cleanly.
+ *
+ * Built twice (Makefile): with ASan and UBSan, and with TSan.  On the
+ * include path sched/ is only -iquote (so <pthread.h> still finds the C
+ * library's <sched.h>), tests/host/polldesc_shim comes with -I (for
+ * <reent.h>) and arch/ not at all.  `polldesc_test NAME...` runs only
+ * the cases named.
  */
 /* glibc's <time.h> declares POSIX's timer_delete, a name the kernel's
    timers.h has too (and this file defines): keep glibc's out of sight. */
@@ -780,6 +789,7 @@ PD_CASE(past_deadline_fails_at_once)
     int64_t now = sp_nanotime();
     struct tg *t;
 
+    CHECK(pd_ready(&pd, 'r') == NULL);          /* readiness, kept */
     pd_set_deadline(&pd, now, 'r');             /* now is not "later" */
     CHECK(timers_armed() == 0);
     CHECK(pd_prepare(&pd, 'r') == PD_ETIMEOUT);
@@ -792,6 +802,7 @@ PD_CASE(past_deadline_fails_at_once)
     pd_set_deadline(&pd, -5, 'w');              /* negative: passed */
     CHECK(pd_prepare(&pd, 'w') == PD_ETIMEOUT);
     pd_set_deadline(&pd, 0, 'r' + 'w');         /* none */
+    CHECK(slot(&pd.rg) == PD_READY);    /* a timeout does not eat it */
     CHECK(pd_prepare(&pd, 'r') == PD_OK);
     CHECK(pd_prepare(&pd, 'w') == PD_OK);
     pd_set_deadline(&pd, now + 1, 'r');         /* to come */
@@ -1468,7 +1479,7 @@ PD_CASE(stress_deadlines)
 /* A G waits on descriptor after descriptor while the main thread closes
    each one (or sets a passed deadline) at a random moment around the
    wait: it must always come back with the right error. */
-#define CLOSE_N 3000
+#define CLOSE_N 10000
 
 static struct polldesc cpds[CLOSE_N];
 
@@ -1479,7 +1490,7 @@ static int stress_close_waiter(struct tg *t)
         int err, want = i % 2 ? PD_ETIMEOUT : PD_ECLOSED;
 
         __atomic_store_n(&st.step, i + 1, __ATOMIC_RELEASE);
-        spin_some(&t->seed, 4000);
+        spin_some(&t->seed, 1000);
         while ((err = pd_wait(&cpds[i], 'r')) == PD_OK)
             ;                   /* nothing reports: never */
         if (err != want)
@@ -1513,7 +1524,7 @@ PD_CASE(stress_close_vs_wait)
             }
             sched_yield();
         }
-        spin_some(&seed, 4000);
+        spin_some(&seed, 1000);
         if (i % 2)
             pd_set_deadline(&cpds[i], 1, 'r');
         else
