@@ -149,6 +149,49 @@ void arch_halt(void);
 /* ---- Devices -------------------------------------------------------- */
 
 /*
+ * Device registers, for drivers/ (inline in arch_impl.h).  Each is one
+ * access of the stated width, never merged, split or repeated, and any
+ * context may make it (no lock, no allocation: the console drivers use
+ * them in the panic path).
+ *
+ *   ARCH_HAS_PIO                           1 if the platform has port I/O
+ *                                          (x86_64), 0 if not (aarch64,
+ *                                          hosted).  A constant: drivers
+ *                                          test it with a plain if and
+ *                                          treat a device in I/O space as
+ *                                          missing when it is 0.
+ *   uint8_t arch_pio_read8(uint16_t port)  in from an I/O port (inb).
+ *   void arch_pio_write8(uint16_t port, uint8_t v)
+ *                                          out to an I/O port (outb).
+ *                                          Where ARCH_HAS_PIO is 0 they
+ *                                          exist, so drivers compile
+ *                                          everywhere, but touch nothing:
+ *                                          a read returns 0xFF, as an
+ *                                          empty ISA bus does, and a
+ *                                          write is dropped.
+ *   uint8_t arch_mmio_read8(uintptr_t a)
+ *   uint32_t arch_mmio_read32(uintptr_t a)
+ *   void arch_mmio_write8(uintptr_t a, uint8_t v)
+ *   void arch_mmio_write32(uintptr_t a, uint32_t v)
+ *                                          a register of a memory-mapped
+ *                                          device: `a` is a mapped address
+ *                                          (MAP_NOCACHE, or the boot map's
+ *                                          device windows), naturally
+ *                                          aligned.
+ *
+ * Ordering: each is a compiler barrier (the compiler moves no memory
+ * access across it), and accesses to one device's registers reach it in
+ * program order: x86_64 maps devices uncacheable, whose accesses the CPU
+ * keeps in program order with all others, and reorders no read or write
+ * with an in or out (SDM Vol. 3A §8.2.2); aarch64 maps them
+ * Device-nGnRnE, whose accesses are ordered among themselves.  On
+ * aarch64 there is no CPU barrier against normal memory (unlike Linux's
+ * readl/writel): a driver whose device reads memory it wrote (DMA, a
+ * doorbell after a ring update) puts its own barrier before the register
+ * write (drivers/virtq.c says which).
+ */
+
+/*
  * Device interrupts are numbered 0..ARCH_NIRQ-1 by kernel/irq.c, which
  * hands them out; the arch turns a raised one into a call of
  * irq_dispatch(n) on the core it was aimed at, with interrupts off.

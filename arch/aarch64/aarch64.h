@@ -90,6 +90,7 @@
 #ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch_impl.h"
 
 #define sysreg_read(r) ({ uint64_t _v; \
     __asm__ volatile("mrs %0, " #r : "=r"(_v)); _v; })
@@ -101,18 +102,15 @@ static inline void isb(void)
     __asm__ volatile("isb" : : : "memory");
 }
 
+/* The arch's own device accesses: arch.h's, by their short names. */
 static inline uint32_t mmio_read32(uintptr_t a)
 {
-    uint32_t v = *(volatile uint32_t *)a;
-
-    __asm__ volatile("" : : : "memory");
-    return v;
+    return arch_mmio_read32(a);
 }
 
 static inline void mmio_write32(uintptr_t a, uint32_t v)
 {
-    __asm__ volatile("" : : : "memory");
-    *(volatile uint32_t *)a = v;
+    arch_mmio_write32(a, v);
 }
 
 static inline uint64_t mmio_read64(uintptr_t a)
@@ -138,7 +136,6 @@ struct fdt_machine;
 extern struct fdt_machine machine;
 
 /* Interfaces between the files of arch/aarch64. */
-void uart_init(uint64_t base);
 void gic_init_dist(void);
 void gic_init_cpu(void);
 uint32_t gic_ack(bool fiq);

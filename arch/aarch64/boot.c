@@ -15,6 +15,7 @@
 #include "bootinfo.h"
 #include "fdt.h"
 #include "panic.h"
+#include "pl011.h"
 #include "printk.h"
 
 #define DTB_MAX_SIZE    (2u << 20)      /* booting.rst: at most 2 MiB */
@@ -27,6 +28,10 @@ extern char __kernel_start[], __kernel_end[];
 struct fdt_machine machine;
 static struct bootinfo bi;
 static char cmdline[1024];
+/* The console is the PL011 the device tree names (QEMU virt's where it
+   names none), polled: it works in the panic path and before interrupts
+   exist.  Until aarch64_boot has read the tree, output is dropped. */
+static struct pl011 console;
 
 /* QEMU virt's fixed layout, for a missing or broken blob. */
 static void assume_virt(void)
@@ -77,7 +82,7 @@ void aarch64_boot(uint64_t dtb, uint64_t entry_cycles)
 
     if (bad)
         assume_virt();
-    uart_init(machine.uart.base ? machine.uart.base : VIRT_UART);
+    pl011_init(&console, machine.uart.base ? machine.uart.base : VIRT_UART);
     bi.entry_cycles = entry_cycles;
     bi.cmdline = cmdline;
     bi.dtb = dtb;
@@ -111,4 +116,9 @@ void aarch64_boot(uint64_t dtb, uint64_t entry_cycles)
     if (machine.gic.version != 2 && machine.gic.version != 3)
         panic("aarch64_boot: no GICv2 or GICv3 in the device tree");
     kernel_main(&bi);
+}
+
+void arch_console_write(const char *s, size_t n)
+{
+    pl011_write(&console, s, n);
 }

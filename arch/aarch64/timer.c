@@ -12,11 +12,11 @@
 #include "arch.h"
 #include "aarch64.h"
 #include "fdt.h"
+#include "pl031.h"
 #include "printk.h"
 
 #define CTL_ENABLE  (1 << 0)
 #define VIRT_PPI    27              /* the virtual timer's usual INTID */
-#define RTCDR       0x000           /* PL031 data register: seconds */
 
 static uint64_t hz;
 static uint32_t intid;
@@ -78,9 +78,8 @@ void timer_disarm(void)
     isb();
 }
 
+/* The wall clock is the PL031 the device tree names; none: 0. */
 uint64_t arch_wallclock(void)
 {
-    if (!machine.rtc.base)
-        return 0;
-    return mmio_read32(machine.rtc.base + RTCDR);
+    return pl031_read(machine.rtc.base);
 }

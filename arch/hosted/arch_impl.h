@@ -146,4 +146,49 @@ static inline uintptr_t arch_frame_address(void)
     return (uintptr_t)__builtin_frame_address(0);
 }
 
+/* Device registers (contracts in arch.h).  A Linux process has no
+   devices mapped and no port I/O (in/out would fault without ioperm):
+   the drivers that use these compile here but nothing calls them. */
+#define ARCH_HAS_PIO 0
+
+static inline uint8_t arch_pio_read8(uint16_t port)
+{
+    (void)port;
+    return 0xFF;
+}
+
+static inline void arch_pio_write8(uint16_t port, uint8_t v)
+{
+    (void)port;
+    (void)v;
+}
+
+static inline uint8_t arch_mmio_read8(uintptr_t a)
+{
+    uint8_t v = *(volatile uint8_t *)a;
+
+    __asm__ volatile("" : : : "memory");
+    return v;
+}
+
+static inline uint32_t arch_mmio_read32(uintptr_t a)
+{
+    uint32_t v = *(volatile uint32_t *)a;
+
+    __asm__ volatile("" : : : "memory");
+    return v;
+}
+
+static inline void arch_mmio_write8(uintptr_t a, uint8_t v)
+{
+    __asm__ volatile("" : : : "memory");
+    *(volatile uint8_t *)a = v;
+}
+
+static inline void arch_mmio_write32(uintptr_t a, uint32_t v)
+{
+    __asm__ volatile("" : : : "memory");
+    *(volatile uint32_t *)a = v;
+}
+
 #endif

@@ -173,6 +173,6 @@ void arch_exit(int status)
 {
     /* QEMU's isa-debug-exit ends the emulator with (status << 1) | 1. */
     arch_irq_save();
-    outb(DEBUG_EXIT_PORT, status & 0x7F);
+    arch_pio_write8(DEBUG_EXIT_PORT, status & 0x7F);
     arch_stop_self();
 }

@@ -54,15 +54,16 @@ static bool pit_once(uint64_t *cycles, uint64_t *err)
     uint64_t a0, b0, low = 0, t, after;
     long spins = 0;
 
-    outb(0x61, (inb(0x61) & ~0x02) | 0x01);    /* gate on, speaker off */
-    outb(0x43, 0xB0);                          /* ch 2, lo/hi, mode 0 */
-    outb(0x42, latch & 0xFF);
+    /* Gate on, speaker off; channel 2, lo/hi byte, mode 0. */
+    arch_pio_write8(0x61, (arch_pio_read8(0x61) & ~0x02) | 0x01);
+    arch_pio_write8(0x43, 0xB0);
+    arch_pio_write8(0x42, latch & 0xFF);
     a0 = arch_cycles();
-    outb(0x42, latch >> 8);                    /* counting starts */
+    arch_pio_write8(0x42, latch >> 8);          /* counting starts */
     b0 = arch_cycles();
     for (;;) {
         t = arch_cycles();
-        bool high = inb(0x61) & 0x20;          /* OUT2 goes high at 0 */
+        bool high = arch_pio_read8(0x61) & 0x20;    /* OUT2 high at 0 */
 
         after = arch_cycles();
         if (high)

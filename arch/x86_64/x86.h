@@ -61,19 +61,7 @@
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-    uint8_t v;
-
-    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-    return v;
-}
-
+/* Byte port I/O is arch.h's arch_pio_read8/arch_pio_write8. */
 static inline void outl(uint16_t port, uint32_t v)
 {
     __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
