@@ -69,7 +69,7 @@ CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
            -fno-omit-frame-pointer -fno-common $(ARCH_CFLAGS) \
            -nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
            -Iarch -Iarch/$(ARCH) -Ikernel -Ikernel/net -Isched -Idrivers -Iinclude \
-           -MMD -MP
+           -Iinclude/bsd -MMD -MP
 LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
            -T linker/$(ARCH).ld
 LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \

@@ -5,8 +5,9 @@
  * __DYNAMIC_REENT__, so errno and the rest of newlib's state are per G;
  * see gfree.c for how stdio is shared).
  *
- * There is no file system: fds 0-2 are the console, everything else is
- * EBADF or ENOENT.
+ * There is no file system: fds 0-2 are the console, the others are the
+ * BSD sockets of kernel/net/bsd.c (read, write, close, fstat, isatty and
+ * lseek go there), everything else is EBADF or ENOENT.
  */
 #include <errno.h>
 #include <reent.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include "arch.h"
+#include "bsd.h"
 #include "cpu.h"
 #include "panic.h"
 #include "printk.h"
@@ -198,24 +200,32 @@ static bool is_console(int fd)
     return fd >= 0 && fd <= 2;
 }
 
+/*
+ * A socket call's result.  bsd.c sets the calling G's errno; newlib's
+ * _read_r and friends then copy this global errno over it when it is not
+ * 0, so it gets the same value.  (The global is shared by every G: one
+ * that fails on another core between our store and _read_r's load could
+ * change what is copied, as it could for any of these calls.)
+ */
+static int sock_result(long r)
+{
+    if (r < 0)
+        errno = *__errno();
+    return (int)r;
+}
+
 int _write(int fd, const void *buf, size_t n)
 {
-    if (!is_console(fd)) {
-        errno = EBADF;
-        return -1;
-    }
+    if (!is_console(fd))
+        return sock_result(bsd_write(fd, buf, n));
     console_write(buf, n);
     return n;
 }
 
 int _read(int fd, void *buf, size_t n)
 {
-    (void)buf;
-    (void)n;
-    if (!is_console(fd)) {
-        errno = EBADF;
-        return -1;
-    }
+    if (!is_console(fd))
+        return sock_result(bsd_read(fd, buf, n));
     return 0;               /* the console has no input yet: end of file */
 }
 
@@ -232,12 +242,15 @@ int _close(int fd)
 {
     if (is_console(fd))
         return 0;
-    errno = EBADF;
-    return -1;
+    return sock_result(bsd_close(fd));
 }
 
 int _fstat(int fd, struct stat *st)
 {
+    if (bsd_is_socket(fd)) {
+        st->st_mode = S_IFSOCK;
+        return 0;
+    }
     if (!is_console(fd)) {
         errno = EBADF;
         return -1;
@@ -250,7 +263,9 @@ int _isatty(int fd)
 {
     if (is_console(fd))
         return 1;
-    errno = EBADF;
+    /* newlib's isatty calls this directly, with no _r wrapper to copy the
+       global errno into the G's: set both. */
+    errno = *__errno() = bsd_is_socket(fd) ? ENOTTY : EBADF;
     return 0;
 }
 
@@ -258,7 +273,7 @@ off_t _lseek(int fd, off_t off, int whence)
 {
     (void)off;
     (void)whence;
-    errno = is_console(fd) ? ESPIPE : EBADF;
+    errno = is_console(fd) || bsd_is_socket(fd) ? ESPIPE : EBADF;
     return -1;
 }
 

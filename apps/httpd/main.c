@@ -5,15 +5,17 @@
  *   /             a static page of 612 bytes (the size web benchmarks use)
  *   /debug/sched  the scheduler's state (Go's schedtrace line, per-P
  *                 counters) and the network's counters, as text
+ *   /bytes/N      N bytes of 'x' (up to 1 GiB), for throughput: what
+ *                 tools/bench-net.sh times
  *
  *   make run APP=httpd NET=user      then: curl http://127.0.0.1:8080/
  *
  * Listens on port 80, or on the port given after --.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <spindle/net.h>
 #include <spindle/sched.h>
 #include <spindle/time.h>
@@ -45,17 +47,28 @@ static const char *header_end(const char *p, size_t n)
     return NULL;
 }
 
+/* The value of header `name` (with its colon, any case) in the header
+   block req, or NULL. */
+static const char *header(const char *req, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *l = strstr(req, "\r\n"); l; l = strstr(l + 2, "\r\n"))
+        if (!strncasecmp(l + 2, name, n))
+            return l + 2 + n;
+    return NULL;
+}
+
 /* Whether the request (its header block, NUL-terminated) wants the
    connection kept open: HTTP/1.1 unless "Connection: close", HTTP/1.0
    only with "Connection: keep-alive". */
 static bool keep_alive(const char *req)
 {
     bool v11 = strstr(req, " HTTP/1.1\r\n") != NULL;
-    const char *c = strcasestr(req, "\r\nConnection:");
+    const char *c = header(req, "Connection:");
 
     if (!c)
         return v11;
-    c += 13;
     while (*c == ' ')
         c++;
     return v11 ? strncasecmp(c, "close", 5) != 0
@@ -106,6 +119,36 @@ static long debug_sched(sp_conn *c, bool keep)
     return rc;
 }
 
+/* /bytes/N: a header and N bytes, written 64 KiB at a time. */
+static long bytes(sp_conn *c, const char *arg, bool keep)
+{
+    static char chunk[65536];
+    char *end;
+    unsigned long n = strtoul(arg, &end, 10);
+    char hdr[160];
+    int h;
+
+    if (end == arg || *end != ' ' || n > 1UL << 30)
+        return respond(c, 400, "bad size\n", 9, "text/plain", keep);
+    if (!chunk[0])
+        memset(chunk, 'x', sizeof chunk);
+    h = snprintf(hdr, sizeof hdr,
+                 "HTTP/1.1 200 OK\r\nServer: Spindle\r\n"
+                 "Content-Type: application/octet-stream\r\n"
+                 "Content-Length: %lu\r\nConnection: %s\r\n\r\n",
+                 n, keep ? "keep-alive" : "close");
+    if (sp_write(c, hdr, h) < 0)
+        return -1;
+    while (n > 0) {
+        size_t k = n < sizeof chunk ? n : sizeof chunk;
+
+        if (sp_write(c, chunk, k) < 0)
+            return -1;
+        n -= k;
+    }
+    return 0;
+}
+
 /* Answers one request (its header block); false to close. */
 static bool handle(sp_conn *c, char *req)
 {
@@ -118,6 +161,8 @@ static bool handle(sp_conn *c, char *req)
         rc = respond(c, 200, page, sizeof page - 1, "text/html", keep);
     else if (!strncmp(req + 4, "/debug/sched ", 13))
         rc = debug_sched(c, keep);
+    else if (!strncmp(req + 4, "/bytes/", 7))
+        rc = bytes(c, req + 11, keep);
     else
         rc = respond(c, 404, "not found\n", 10, "text/plain", keep);
     return rc >= 0 && keep;

@@ -48,6 +48,9 @@ sp_conn *sp_accept(sp_listener *l, int *err);
 sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err);
 
 long sp_read(sp_conn *c, void *buf, size_t len);
+/* Returns len once all of it is queued; fewer bytes if an error or a
+   deadline stopped it midway (the next call returns that error); or an
+   error before anything was queued. */
 long sp_write(sp_conn *c, const void *buf, size_t len);
 /* Ends the sending half (a FIN), reading goes on. */
 int sp_close_write(sp_conn *c);

@@ -27,6 +27,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
+#include "bsd.h"
 #include "net.h"
 #include "netimpl.h"
 #include "panic.h"
@@ -225,6 +226,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
             ;
     }
     net_ready(pd_ready(&s->pd, 'r'));
+    sock_event(s);
     return ERR_OK;
 }
 
@@ -233,6 +235,7 @@ static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
     struct sp_sock *s = arg;
 
     net_ready(pd_ready(&s->pd, 'w'));
+    sock_event(s);
     return ERR_OK;
 }
 
@@ -247,6 +250,7 @@ static void tcp_err_cb(void *arg, err_t err)
                                              : lwip_errno(err);
     net_ready(pd_ready(&s->pd, 'r'));
     net_ready(pd_ready(&s->pd, 'w'));
+    sock_event(s);
 }
 
 static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -255,6 +259,7 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
 
     s->connected = true;
     net_ready(pd_ready(&s->pd, 'w'));
+    sock_event(s);
     return ERR_OK;
 }
 
@@ -295,6 +300,7 @@ static err_t accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     tcp_attach(s, pcb);
     l->acc.q[(l->acc.head + l->acc.n++) % BACKLOG] = s;
     net_ready(pd_ready(&l->pd, 'r'));
+    sock_event(l);
     return ERR_OK;
 }
 
@@ -314,6 +320,7 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
     ip_addr_copy(d->from, *addr);
     d->port = port;
     net_ready(pd_ready(&s->pd, 'r'));
+    sock_event(s);
 }
 
 /* ---- Setting up ----------------------------------------------------- */
@@ -367,12 +374,15 @@ sp_listener *sp_listen(const char *addr, int *err)
     pcb = s->pcb.tcp;
     ip_set_option(pcb, SOF_REUSEADDR);
     e = tcp_bind(pcb, &ip, port);
-    lpcb = e == ERR_OK ? tcp_listen_with_backlog(pcb, BACKLOG) : NULL;
+    /* With SOF_REUSEADDR the bind succeeds on a port another socket
+       listens on; tcp_listen is where that is refused (ERR_USE). */
+    lpcb = e == ERR_OK ? tcp_listen_with_backlog_and_err(pcb, BACKLOG, &e)
+                       : NULL;
     if (!lpcb) {
         tcp_abort(pcb);
         LWIP_MEMPOOL_FREE(SOCKS, s);
         stack_unlock(f);
-        return fail(err, e == ERR_OK ? -ENOMEM : lwip_errno(e));
+        return fail(err, lwip_errno(e));
     }
     s->pcb.tcp = lpcb;          /* tcp_listen freed pcb */
     tcp_arg(lpcb, s);
@@ -626,16 +636,22 @@ long sp_write(sp_conn *c, const void *buf, size_t len)
         tcp_output(c->pcb.tcp);
     stack_timers_check();       /* the retransmission timer */
     release(c, f);
-    return rc ? rc : (long)sent;
+    /* As write(2): what was queued before an error stopped it; the next
+       call meets the error again (it is sticky, or the deadline passed). */
+    return sent ? (long)sent : rc;
 }
 
 int sp_close_write(sp_conn *c)
 {
     unsigned long f = stack_lock_take();
-    err_t e = c->pcb.tcp ? tcp_shutdown(c->pcb.tcp, 0, 1) : ERR_CONN;
+    err_t e;
+    int rc;
 
-    stack_unlock(f);
-    return e == ERR_OK ? 0 : c->err ? c->err : -EPIPE;
+    hold(c);
+    e = c->pcb.tcp ? tcp_shutdown(c->pcb.tcp, 0, 1) : ERR_CONN;
+    rc = e == ERR_OK ? 0 : c->err ? c->err : -EPIPE;
+    release(c, f);
+    return rc;
 }
 
 /* Lets go of the pcb: no callback comes after.  Under stack_lock. */
@@ -873,4 +889,100 @@ const char *sp_net_strerror(int err)
     case -EMSGSIZE:     return "message too long";
     default:            return "network error";
     }
+}
+
+/* ---- For the BSD socket calls (bsd.h) ------------------------------ */
+
+void (*sock_event_hook)(struct sp_sock *s);
+
+void sock_event(struct sp_sock *s)
+{
+    /* Relaxed: bsd.c installs it before its first socket exists, and a
+       callback that matters to a G in poll() comes after that G looked
+       at the socket under stack_lock, which orders the store before. */
+    void (*hook)(struct sp_sock *) =
+        __atomic_load_n(&sock_event_hook, __ATOMIC_RELAXED);
+
+    if (hook)
+        hook(s);
+}
+
+int sp_sock_ready(struct sp_sock *s, int *err)
+{
+    unsigned long f = stack_lock_take();
+    int m = 0;
+
+    switch (s->kind) {
+    case K_LISTEN:
+        if (s->acc.n)
+            m |= SP_SOCK_IN;
+        break;
+    case K_UDP:
+        if (s->dg.n)
+            m |= SP_SOCK_IN;
+        m |= s->pcb.udp ? SP_SOCK_OUT : SP_SOCK_HUP;
+        break;
+    case K_TCP:
+        if (s->rxq || s->eof)
+            m |= SP_SOCK_IN;
+        if (s->eof)
+            m |= SP_SOCK_RDHUP;
+        if (s->err)
+            m |= SP_SOCK_IN | SP_SOCK_OUT | SP_SOCK_ERR | SP_SOCK_HUP;
+        else if (!s->pcb.tcp)
+            m |= SP_SOCK_IN | SP_SOCK_OUT | SP_SOCK_HUP;
+        else if (s->connected && tcp_sndbuf(s->pcb.tcp) > TCP_SNDLOWAT &&
+                 tcp_sndqueuelen(s->pcb.tcp) < TCP_SNDQUEUELOWAT)
+            m |= SP_SOCK_OUT;
+        break;
+    }
+    if (err)
+        *err = s->err;
+    stack_unlock(f);
+    return m;
+}
+
+long sp_write_nowait(sp_conn *c, const void *buf, size_t len)
+{
+    const uint8_t *b = buf;
+    unsigned long f = stack_lock_take();
+    size_t sent = 0, limit = CHUNK;
+    long rc = 0;
+
+    hold(c);
+    while (sent < len) {
+        struct tcp_pcb *pcb = c->pcb.tcp;
+        size_t k = len - sent;
+        err_t e;
+
+        if (c->err || c->closed || !pcb) {
+            rc = c->err ? c->err : -EPIPE;
+            break;
+        }
+        if (k > tcp_sndbuf(pcb))
+            k = tcp_sndbuf(pcb);
+        if (k > limit)
+            k = limit;
+        if (!k)
+            break;
+        e = tcp_write(pcb, b + sent, (u16_t)k, TCP_WRITE_FLAG_COPY);
+        if (e == ERR_MEM && k > TCP_MSS) {
+            limit = k / 2;      /* the queue may take a smaller piece */
+            continue;
+        }
+        if (e == ERR_MEM)
+            break;
+        if (e != ERR_OK) {
+            rc = lwip_errno(e);
+            break;
+        }
+        sent += k;
+    }
+    if (sent && c->pcb.tcp)
+        tcp_output(c->pcb.tcp);
+    stack_timers_check();       /* the retransmission timer */
+    release(c, f);
+    if (sent)
+        return (long)sent;      /* an error stays for the next call */
+    return rc ? rc : -EAGAIN;
 }

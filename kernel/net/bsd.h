@@ -1,0 +1,69 @@
+/*
+ * bsd.h - what the BSD socket calls (bsd.c, include/bsd/) need from the
+ * socket layer (sock.c) beyond spindle/net.h, and what newlib's system
+ * calls (kernel/newlib.c) need from bsd.c.
+ *
+ * Free of the BSD headers and of lwIP's, so that sock.c and newlib.c can
+ * include it; bsd.c is built for bare metal only (ARCH=hosted has
+ * glibc's sockets), sock.c for every arch.
+ */
+#ifndef KERNEL_NET_BSD_H
+#define KERNEL_NET_BSD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sp_sock;
+
+/* ---- sock.c, for bsd.c ----------------------------------------------- */
+
+/* sp_sock_ready's bits. */
+#define SP_SOCK_IN      1   /* a read, accept or recvfrom would not wait */
+#define SP_SOCK_OUT     2   /* a write would queue bytes without waiting
+                               (TCP: lwIP's low-water marks of buffer and
+                               queue, as its own socket API's select) */
+#define SP_SOCK_ERR     4   /* the connection failed: *err says how */
+#define SP_SOCK_HUP     8   /* the connection is gone (failed or closed) */
+#define SP_SOCK_RDHUP   16  /* TCP: the peer's FIN came */
+
+/*
+ * What s is ready for now, without waiting: SP_SOCK_* bits; *err (if
+ * not NULL) gets the connection's sticky error (-errno, 0 if none).  s
+ * must not have been sp_close'd.  A G holding no spinlock.
+ */
+int sp_sock_ready(struct sp_sock *s, int *err);
+
+/*
+ * sp_write that never waits: queues as much of buf as lwIP takes now and
+ * sends it.  Returns the count (> 0), -EAGAIN if nothing fit, or the
+ * connection's error (-EPIPE once it is closed).  Writers of c must not
+ * overlap (the same rule as sp_write's).
+ */
+long sp_write_nowait(struct sp_sock *c, const void *buf, size_t len);
+
+/*
+ * Called by sock.c's lwIP callbacks (under stack_lock, in any context:
+ * the NIC's poll function, lwIP's timer, a G inside the stack) whenever
+ * s may have become readable or writable, or failed, after they have
+ * recorded why.  It calls sock_event_hook, if one is installed: bsd.c's,
+ * which wakes the Gs parked in poll().  The hook runs under stack_lock,
+ * never parks, and hands the Gs it readies to net_ready.
+ */
+void sock_event(struct sp_sock *s);
+extern void (*sock_event_hook)(struct sp_sock *s);
+
+/* ---- bsd.c, for newlib.c's system calls -------------------------------- */
+
+/*
+ * read, write and close of a descriptor other than the console's: each
+ * returns what the system call returns, -1 with the calling G's errno
+ * set (EBADF if fd is not an open socket).
+ */
+long bsd_read(int fd, void *buf, size_t len);
+long bsd_write(int fd, const void *buf, size_t len);
+int bsd_close(int fd);
+
+/* True if fd is an open socket now (fstat, isatty, lseek). */
+bool bsd_is_socket(int fd);
+
+#endif
