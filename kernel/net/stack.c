@@ -41,6 +41,7 @@
 #include "netdev.h"
 
 #define RX_BUDGET 64            /* frames per pass before re-checking */
+#define ETH_MIN_FRAME 60        /* without the FCS */
 
 struct spinlock stack_lock = SPINLOCK_INIT("net stack");
 struct netif net_if;
@@ -150,15 +151,24 @@ static err_t linkoutput(struct netif *nif, struct pbuf *p)
     return ERR_OK;
 }
 
+/*
+ * A received frame into lwIP.  Frames shorter than Ethernet's minimum are
+ * padded with zeros to it, as on the wire: lwIP reads a few header fields
+ * (ARP's, IP's total length) before it checks the length, and zeros there
+ * make it drop the frame instead of reading a previous frame's bytes.
+ */
 static void deliver(void *arg, const uint8_t *frame, uint32_t len)
 {
-    struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
+    u16_t n = len < ETH_MIN_FRAME ? ETH_MIN_FRAME : (u16_t)len;
+    struct pbuf *p = pbuf_alloc(PBUF_RAW, n, PBUF_POOL);
 
     if (!p) {
         net_rx_nomem++;
         return;
     }
     pbuf_take(p, frame, (u16_t)len);
+    if (len < n)                /* one pbuf: a pool buffer holds a frame */
+        memset((uint8_t *)p->payload + len, 0, n - len);
     if (net_if.input(p, &net_if) != ERR_OK)
         pbuf_free(p);
 }
