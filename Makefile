@@ -267,6 +267,12 @@ $(HB)/netrx_test: $(NETRX_DEPS)
 	    -Wl,--wrap=memp_malloc,--wrap=memp_free -o $@ tests/host/netrx_test.c \
 	    $(addprefix $(LWIP_DIR)/,$(LWIP_SRCS))
 
+# The host end of the tests/net/tcp boots (tools/runtests.sh starts it).
+$(HB)/netpeer: tools/netpeer.c tests/net/stream.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) -O2 -Wall -Wextra -Werror -pthread -o $@ tools/netpeer.c
+
 test-host: $(HOST_TESTS:%=$(HB)/%_test)
 
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
@@ -288,7 +294,7 @@ config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(i
 # names the jobserver only in recipes, hence =).
 TEST_JOBS     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 
-test: test-host
+test: test-host $(HB)/netpeer
 	$(Q)set -e; $(foreach c,$(TEST_RUN),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \

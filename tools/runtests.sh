@@ -27,6 +27,23 @@
 # "IDLE END" console lines under that percent of one host core.  One with
 # a `mem` file (MiB) boots with that much guest memory, one with a
 # `cpu.ARCH` file with that CPU model (tools/qemu.sh's CPU=).
+# One with an `arches` file (words: x86_64, aarch64, hosted; hosted
+# covers its sanitizer builds too) boots only on those: elsewhere one
+# line says it is not run, and it counts neither way.  One with an `smp`
+# file (core counts; `smp.ARCH` replaces it) boots only at the counts of
+# the arch's matrix that it lists.
+# One with a `net` file boots with a NIC on QEMU's user network
+# (tools/qemu.sh's NET=user): for each boot the runner picks seven free
+# ports B..B+6 on 127.0.0.1 (build/host/netpeer --probe; NETPEER names
+# another netpeer) and forwards B+4 to the guest's TCP port 80.  If the
+# file holds the word `peer`, the boot also gets a peer on the host,
+# netpeer (tools/netpeer.c): B, B+1 and B+3 are forwarded to the guest's
+# TCP ports 7, 9 and 9000 and B+2 to its UDP port 7, `netpeer --base B
+# --serve B+5 --closed B+6` runs beside the boot (an echo server on B+5,
+# nothing listening on B+6), and the app's arguments get B+5 and B+6
+# after cores=N.  The peer ends with the boot; what it printed on stderr
+# is shown with the console tail when the boot fails.  Every other boot
+# has no NIC (NET and HOSTFWD from the environment are not used).
 # Any sanitizer report in the console (hosted builds) is one more failure.
 # TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
 # builds) and MEM pass through.
@@ -64,6 +81,23 @@ matrix_of() {
     aarch64) echo "1 2 4" ;;
     *) echo "1 2 4 8" ;;
     esac
+}
+
+# boots_at DIR ARCH: the core counts DIR boots at on ARCH: the matrix, cut
+# to the counts DIR's `smp` file lists; nothing if its `arches` file
+# leaves ARCH out.
+boots_at() {
+    local m n f
+    if [ -f "$1/arches" ] && ! grep -qw -- "${2%%-*}" "$1/arches"; then
+        return
+    fi
+    m=$(matrix_of "$2")
+    f=$(per_arch "$1" smp "$2")
+    [ -f "$f" ] || { echo "$m"; return; }
+    for n in $m; do
+        grep -qw -- "$n" "$f" && printf '%s ' "$n"
+    done
+    echo
 }
 
 # per_arch DIR FILE ARCH: DIR/FILE.ARCH if there is one (FILE.hosted for
@@ -127,7 +161,53 @@ boot_measured() {
 tail_of() {
     echo "    --- last lines of $1 ---"
     tail -n 25 "$1" | sed 's/^/    | /'
+    if [ -s "$1.peer" ]; then
+        echo "    --- what netpeer printed ($1.peer) ---"
+        tail -n 25 "$1.peer" | sed 's/^/    | /'
+    fi
 }
+
+# The network of the `net` tests.
+netpeer=${NETPEER:-build/host/netpeer}
+peer_pid=
+
+# net_start DIR LOG: picks the ports, and starts netpeer on them (logging
+# to LOG.peer) if DIR's `net` file asks for it; sets net, hostport and
+# hostfwd (qemu.sh's NET, HOSTPORT and HOSTFWD) and net_args (the app's).
+# Fails if netpeer is missing or could not get its ports.
+net_start() {
+    local b i
+    net= hostport= hostfwd= net_args=() peer_pid=
+    : > "$2.peer"
+    if [ ! -x "$netpeer" ]; then
+        echo "runtests: no $netpeer (make $netpeer)" > "$2.peer"
+        return 1
+    fi
+    b=$("$netpeer" --probe 2>> "$2.peer") || return 1
+    net=user hostport=$((b + 4))
+    grep -qw peer "$1/net" || return 0
+    hostfwd=tcp:127.0.0.1:$b-:7,tcp:127.0.0.1:$((b + 1))-:9,udp:127.0.0.1:$((b + 2))-:7,tcp:127.0.0.1:$((b + 3))-:9000
+    net_args=($((b + 5)) $((b + 6)))
+    "$netpeer" --base "$b" --serve $((b + 5)) --closed $((b + 6)) \
+        > "$2.peer.out" 2>> "$2.peer" < /dev/null &
+    peer_pid=$!
+    # Bound and ready in a few ms; a peer that lost its ports exits.
+    for i in $(seq 100); do
+        grep -q '^netpeer: ready' "$2.peer.out" 2>/dev/null && return 0
+        kill -0 "$peer_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    peer_stop
+    return 1
+}
+
+peer_stop() {
+    [ -n "$peer_pid" ] || return 0
+    kill "$peer_pid" 2>/dev/null
+    wait "$peer_pid" 2>/dev/null
+    peer_pid=
+}
+trap 'peer_stop' EXIT
 
 # Host unit tests: one result per TEST line.
 mkdir -p build/host/test-logs
@@ -156,7 +236,7 @@ for item in "${items[@]}"; do
     nvar=1
     cmdlines=$(per_arch "$dir" cmdlines "$arch")
     [ -f "$cmdlines" ] && nvar=$(grep -c . "$cmdlines")
-    for n in $(matrix_of "$arch"); do nboots=$((nboots + nvar)); done
+    for n in $(boots_at "$dir" "$arch"); do nboots=$((nboots + nvar)); done
 done
 
 i=0
@@ -175,21 +255,49 @@ for item in "${items[@]}"; do
     qcpu=${CPU:-}
     [ -f "$dir/cpu.$arch" ] && qcpu=$(cat "$dir/cpu.$arch")
     timeout_s=$(timeout_of "$arch")
-    for n in $(matrix_of "$arch"); do
+    matrix=$(boots_at "$dir" "$arch")
+    if [ -z "${matrix// /}" ]; then
+        if [ -f "$dir/arches" ] && ! grep -qw -- "${arch%%-*}" "$dir/arches"; then
+            printf '%-62s not run on %s (its arches file: %s)\n' "$arch $dir" \
+                "$arch" "$(tr -s ' \n' ' ' < "$dir/arches" | sed 's/ $//')"
+        else
+            printf '%-62s not run at smp %s (its smp file: %s)\n' "$arch $dir" \
+                "$(matrix_of "$arch")" "$(tr -s ' \n' ' ' < "$(per_arch "$dir" smp "$arch")" | sed 's/ $//')"
+        fi
+        continue
+    fi
+    for n in $matrix; do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}
         i=$((i + 1))
         log=$logs/$name-smp$n${kargs:+-v$v}.log
+        rm -f "$log.peer" "$log.peer.out"
         start=$(date +%s%N)
-        # shellcheck disable=SC2086 # kargs is a list of words
-        if [ -f "$dir/hostcpu" ]; then
-            CPU=$qcpu MEM=$mem boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n"
-            rc=$?
-        else
-            CPU=$qcpu MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
-                tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" > "$log" 2>&1 < /dev/null
-            rc=$?
-        fi
+        # A `net` test: the forwards to the guest, and maybe a host peer.
+        # QEMU exits at once if another process took a port between the
+        # probe and its start: then again on other ports, up to 3 times.
+        for try in 1 2 3; do
+            net= hostport= hostfwd= net_args=()
+            if [ -f "$dir/net" ] && ! net_start "$dir" "$log"; then
+                echo "runtests: could not start $netpeer (see $log.peer)" > "$log"
+                rc=1
+                [ -x "$netpeer" ] && continue
+                break
+            fi
+            # shellcheck disable=SC2086 # kargs is a list of words
+            if [ -f "$dir/hostcpu" ]; then
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
+                    boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
+                rc=$?
+            else
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
+                    QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
+                rc=$?
+            fi
+            peer_stop
+            [ -f "$dir/net" ] && grep -qi 'could not set up host forwarding' "$log" && continue
+            break
+        done
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
         ms=$((($(date +%s%N) - start) / 1000000))
         label=$(printf '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}")
