@@ -1,7 +1,8 @@
 /*
  * netpeer - the host end of tests/net/tcp: it drives traffic into a
  * Spindle guest on QEMU's user network, and serves what the guest dials.
- * Every socket it opens is on 127.0.0.1.
+ * Every socket it opens is on 127.0.0.1 (unless --bind names a TAP's
+ * address in a namespace of the runner's).
  *
  *   netpeer --probe
  *       prints a base port B (from a random start in 20000-60000) such
@@ -14,6 +15,9 @@
  *       dials as 10.0.2.2:S.  --closed C: holds 127.0.0.1:C bound but not
  *       listening, so that a dial there is refused and nobody else takes
  *       the port meanwhile.  -v: each command and its answer on stderr.
+ *       --guest G --bind H: no forwards (a hosted run on a TAP, in a
+ *       network namespace of the runner's): the guest's own ports at G,
+ *       and the peer's sockets at H instead of 127.0.0.1.
  *
  * Once its ports are bound it prints "netpeer: ready" on stdout.  It then
  * connects to the control port, retrying for up to 60 s: QEMU's forward
@@ -107,14 +111,31 @@ static void say(const char *fmt, ...)
 
 /* ---- Sockets ---------------------------------------------------------- */
 
-static struct sockaddr_in loopback(int port)
+/* --bind: where the peer's own sockets are (127.0.0.1 unless a TAP's
+   address in a namespace of the runner's is given). */
+static struct in_addr bind_ip = { 0x0100007f };   /* network order */
+
+/* --guest: the guest's address where the peer reaches it directly (a
+   hosted run on a TAP), else 0: through QEMU's forwards B .. B+3. */
+static struct in_addr guest_ip;
+static const int guest_port[4] = { 7, 9, 7, 9000 };
+
+static struct sockaddr_in sin_of(struct in_addr ip, int port)
 {
     struct sockaddr_in a = { 0 };
 
     a.sin_family = AF_INET;
     a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_addr = ip;
     return a;
+}
+
+/* The guest's port k of 0..3: TCP 7, TCP 9, UDP 7, TCP 9000. */
+static struct sockaddr_in guest(int k)
+{
+    if (guest_ip.s_addr)
+        return sin_of(guest_ip, guest_port[k]);
+    return sin_of(bind_ip, base + k);
 }
 
 static void set_nonblock(int fd)
@@ -122,10 +143,11 @@ static void set_nonblock(int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-/* A non-blocking TCP connection to 127.0.0.1:port, or -errno. */
-static int dial(int port, int64_t deadline)
+/* A non-blocking TCP connection to the guest's port k (guest()), or
+   -errno. */
+static int dial(int k, int64_t deadline)
 {
-    struct sockaddr_in a = loopback(port);
+    struct sockaddr_in a = guest(k);
     struct pollfd p;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), e = 0, one = 1;
     socklen_t el = sizeof e;
@@ -262,7 +284,7 @@ static bool ctl_connect(void)
         if (until > end)
             until = end;
         tries++;
-        ctl = dial(base + 3, until);
+        ctl = dial(3, until);
         if (ctl >= 0) {
             ctl_len = 0;
             rc = ctl_line(line, sizeof line, until);
@@ -384,7 +406,7 @@ static bool echo_one(int i, int r, int rsize, uint8_t *out, uint8_t *in)
 
     fill_random(out, size, (uint64_t)i);
     pthread_mutex_lock(&setup_lock);
-    fd = dial(base + 0, ec.deadline);
+    fd = dial(0, ec.deadline);
     if (fd < 0) {
         pthread_mutex_unlock(&setup_lock);
         echo_fail("conn %d: connect: %s", i, errname(fd));
@@ -536,7 +558,7 @@ static void cmd_sink(const char *args, int64_t deadline, char *reply,
         snprintf(reply, rlen, "fail bad arguments: sink %s", args);
         return;
     }
-    if ((fd = dial(base + 1, deadline)) < 0) {
+    if ((fd = dial(1, deadline)) < 0) {
         snprintf(reply, rlen, "fail connect: %s", errname(fd));
         return;
     }
@@ -582,7 +604,7 @@ static void cmd_source(const char *args, int64_t deadline, char *reply,
         snprintf(reply, rlen, "fail bad arguments: source %s", args);
         return;
     }
-    if ((fd = dial(base + 1, deadline)) < 0) {
+    if ((fd = dial(1, deadline)) < 0) {
         snprintf(reply, rlen, "fail connect: %s", errname(fd));
         return;
     }
@@ -625,7 +647,7 @@ static void cmd_idle(const char *args, int64_t deadline, char *reply,
     ts = (struct timespec){ ms / 1000, ms % 1000 * 1000000L };
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;
-    if ((fd = dial(base + 1, deadline)) < 0) {
+    if ((fd = dial(1, deadline)) < 0) {
         snprintf(reply, rlen, "fail connect: %s", errname(fd));
         return;
     }
@@ -647,7 +669,7 @@ static void cmd_idle(const char *args, int64_t deadline, char *reply,
 static void cmd_stall(const char *args, int64_t deadline, char *reply,
                       size_t rlen)
 {
-    struct sockaddr_in a = loopback(base + 1);
+    struct sockaddr_in a = guest(1);
     int ms, fd, small = 16384;
     uint64_t got = 0;
     struct timespec ts;
@@ -687,7 +709,7 @@ static void cmd_stall(const char *args, int64_t deadline, char *reply,
 static void cmd_udp(const char *args, int64_t deadline, char *reply,
                     size_t rlen)
 {
-    struct sockaddr_in a = loopback(base + 2);
+    struct sockaddr_in a = guest(2);
     uint8_t out[UDP_MAX], in[UDP_MAX + 64];
     int n, fd, resent = 0;
     uint64_t seed = 12345;
@@ -810,10 +832,10 @@ static void *serve_loop(void *arg)
     }
 }
 
-/* A socket bound to 127.0.0.1:port (listening if asked), or -1. */
+/* A socket bound to bind_ip:port (listening if asked), or -1. */
 static int bind_port(int type, int port, bool listening)
 {
-    struct sockaddr_in a = loopback(port);
+    struct sockaddr_in a = sin_of(bind_ip, port);
     int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 
     if (fd < 0)
@@ -876,7 +898,8 @@ static int probe(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: netpeer --probe\n"
-            "       netpeer --base PORT [--serve PORT] [--closed PORT] [-v]\n");
+            "       netpeer --base PORT [--serve PORT] [--closed PORT] [-v]\n"
+            "               [--guest ADDR --bind ADDR]\n");
     return 2;
 }
 
@@ -896,11 +919,15 @@ int main(int argc, char **argv)
             serve = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--closed"))
             closed = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--guest"))
+            inet_pton(AF_INET, argv[++i], &guest_ip);
+        else if (i + 1 < argc && !strcmp(argv[i], "--bind"))
+            inet_pton(AF_INET, argv[++i], &bind_ip);
         else
             return usage();
     }
-    if (base < 1 || base > 65535 - 3 || serve < 0 || serve > 65535 ||
-        closed < 0 || closed > 65535)
+    if ((!guest_ip.s_addr && (base < 1 || base > 65535 - 3)) || serve < 0 ||
+        serve > 65535 || closed < 0 || closed > 65535)
         return usage();
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);

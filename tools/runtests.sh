@@ -42,8 +42,13 @@
 # --serve B+5 --closed B+6` runs beside the boot (an echo server on B+5,
 # nothing listening on B+6), and the app's arguments get B+5 and B+6
 # after cores=N.  The peer ends with the boot; what it printed on stderr
-# is shown with the console tail when the boot fails.  Every other boot
-# has no NIC (NET and HOSTFWD from the environment are not used).
+# is shown with the console tail when the boot fails.  A hosted build
+# has no QEMU: there the boot runs as root in a network namespace of its
+# own with a TAP device (tools/tapns.sh; 192.0.2.1 the peer's end,
+# tap=spt0 ip=192.0.2.2/24 for the guest), the peer reaches the guest's
+# ports directly, and the app gets host= and guest= after the ports.
+# Every other boot has no NIC (NET and HOSTFWD from the environment are
+# not used).
 # Any sanitizer report in the console (hosted builds) is one more failure.
 # TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
 # builds) and MEM pass through.
@@ -167,8 +172,10 @@ tail_of() {
     fi
 }
 
-# The network of the `net` tests.
+# The network of the `net` tests.  Hosted builds: tools/tapns.sh's TAP
+# device (the peer's end) and the guest's address beside it.
 netpeer=${NETPEER:-build/host/netpeer}
+TAP_HOST=192.0.2.1 TAP_GUEST=192.0.2.2
 peer_pid=
 
 # net_start DIR LOG: picks the ports, and starts netpeer on them (logging
@@ -266,6 +273,17 @@ for item in "${items[@]}"; do
         fi
         continue
     fi
+    # A `net` test of a hosted build runs on a TAP device in a network
+    # namespace of its own (tools/tapns.sh), which takes root.
+    tapns=
+    if [ -f "$dir/net" ] && [ "${arch%%-*}" = hosted ]; then
+        if [ "$(id -u)" != 0 ] || ! command -v unshare ip > /dev/null; then
+            printf '%-62s not run on %s (its network namespace needs root, unshare and ip)\n' \
+                "$arch $dir" "$arch"
+            continue
+        fi
+        tapns=1
+    fi
     for n in $matrix; do
     for v in "${!variants[@]}"; do
         kargs=${variants[$v]}
@@ -278,6 +296,20 @@ for item in "${items[@]}"; do
         # probe and its start: then again on other ports, up to 3 times.
         for try in 1 2 3; do
             net= hostport= hostfwd= net_args=()
+            if [ -n "$tapns" ]; then
+                peer_args=
+                grep -qw peer "$dir/net" &&
+                    peer_args="--guest $TAP_GUEST --bind $TAP_HOST --serve 7001 --closed 7002"
+                : > "$log.peer"
+                # shellcheck disable=SC2086 # kargs is a list of words
+                NETPEER=$netpeer NETPEER_ARGS=$peer_args MEM=$mem QUIET=1 \
+                    timeout -k 5 "$timeout_s" tools/tapns.sh "$log.peer" \
+                    tools/qemu.sh "$arch" "$img" "$n" $kargs tap=spt0 \
+                    ip=$TAP_GUEST/24 gw=$TAP_HOST -- "cores=$n" 7001 7002 \
+                    host=$TAP_HOST guest=$TAP_GUEST > "$log" 2>&1 < /dev/null
+                rc=$?
+                break
+            fi
             if [ -f "$dir/net" ] && ! net_start "$dir" "$log"; then
                 echo "runtests: could not start $netpeer (see $log.peer)" > "$log"
                 rc=1

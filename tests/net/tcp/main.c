@@ -69,7 +69,10 @@
 #define ACCEPT_WAIT  SP_S(20)
 #define CTL_WAIT     SP_S(60)
 
-static const char guest_addr[] = "10.0.2.15";
+/* QEMU's user network: the guest's DHCP address, and the host as the
+   guest sees it.  A hosted run on a TAP passes others (host=, guest=). */
+static const char *guest_addr = "10.0.2.15";
+static const char *host_addr = "10.0.2.2";
 
 static int serve_port, closed_port;     /* from the command line */
 static sp_listener *l7, *l9, *lctl;
@@ -714,7 +717,7 @@ static void dial_echo(void)
     long n = 0;
     int err;
 
-    snprintf(addr, sizeof addr, "10.0.2.2:%d", serve_port);
+    snprintf(addr, sizeof addr, "%s:%d", host_addr, serve_port);
     dw.c = sp_dial(addr, SP_S(10), &err);
     CHECKF(dw.c, "dial %s: %s", addr, sp_net_strerror(err));
     printf("# dialed %s in %llu ms\n", addr,
@@ -751,7 +754,7 @@ static void dial_refused(void)
     sp_conn *c;
     int err;
 
-    snprintf(addr, sizeof addr, "10.0.2.2:%d", closed_port);
+    snprintf(addr, sizeof addr, "%s:%d", host_addr, closed_port);
     c = sp_dial(addr, SP_S(10), &err);
     if (c)
         sp_close(c);
@@ -803,16 +806,21 @@ static const struct sp_test tests[] = {
     { "shutdown", net_shutdown },
 };
 
-/* The two port numbers after --, among the runner's cores=N. */
+/* The two port numbers after --, among the runner's cores=N, and
+   host=A.B.C.D guest=A.B.C.D where the network is not QEMU's. */
 int main(int argc, char **argv)
 {
     int *next = &serve_port;
 
-    for (int i = 1; i < argc && next; i++) {
+    for (int i = 1; i < argc; i++) {
         char *end;
         long v = strtol(argv[i], &end, 10);
 
-        if (end == argv[i] || *end || v < 1 || v > 65535)
+        if (!strncmp(argv[i], "host=", 5))
+            host_addr = argv[i] + 5;
+        else if (!strncmp(argv[i], "guest=", 6))
+            guest_addr = argv[i] + 6;
+        if (!next || end == argv[i] || *end || v < 1 || v > 65535)
             continue;
         *next = (int)v;
         next = next == &serve_port ? &closed_port : NULL;
