@@ -40,6 +40,8 @@
  *   udp N           N datagrams of 4..1400 bytes to B+2, each to come
  *                   back intact (sent again up to 5 times, 200 ms apart):
  *                   "ok N"
+ *   ping N          N ICMP echo requests to the guest (--guest only),
+ *                   each answered intact: "ok N"
  *   idle MS         after MS ms, one connection to B+1 that sends
  *                   nothing, kept until the guest closes it: then "ok"
  *   stall MS        one connection to B+1 that reads nothing for MS ms
@@ -704,6 +706,85 @@ static void cmd_stall(const char *args, int64_t deadline, char *reply,
         snprintf(reply, rlen, "ok %llu", (unsigned long long)got);
 }
 
+/* ---- ping N ----------------------------------------------------------- */
+
+static uint16_t inet_sum(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint32_t sum = 0;
+
+    for (size_t i = 0; i + 1 < n; i += 2)
+        sum += (uint32_t)b[i] << 8 | b[i + 1];
+    if (n & 1)
+        sum += (uint32_t)b[n - 1] << 8;
+    while (sum >> 16)
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    return htons((uint16_t)~sum);
+}
+
+/*
+ * N ICMP echo requests to the guest (--guest only: a raw socket, as
+ * root, in the runner's namespace), each answered by a reply with the
+ * same id, sequence and payload; a lost one is sent again (the first
+ * waits for the guest's ARP).  "ok N".
+ */
+static void cmd_ping(const char *args, int64_t deadline, char *reply,
+                     size_t rlen)
+{
+    struct sockaddr_in a = sin_of(guest_ip, 0);
+    uint8_t out[64], in[256];
+    uint16_t id = (uint16_t)getpid();
+    int n, fd, ok = 0;
+
+    if (sscanf(args, "%d", &n) != 1 || n < 1) {
+        snprintf(reply, rlen, "fail bad arguments: ping %s", args);
+        return;
+    }
+    if (!guest_ip.s_addr) {
+        snprintf(reply, rlen, "fail ping needs --guest (a TAP)");
+        return;
+    }
+    fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+    if (fd < 0) {
+        snprintf(reply, rlen, "fail raw socket: %s", strerror(errno));
+        return;
+    }
+    set_nonblock(fd);
+    for (int seq = 0; seq < n && left_ms(deadline); seq++) {
+        bool back = false;
+
+        memset(out, 0, sizeof out);
+        out[0] = 8;                                 /* echo request */
+        memcpy(out + 4, &id, 2);
+        out[6] = (uint8_t)(seq >> 8), out[7] = (uint8_t)seq;
+        stream_fill((uint64_t)seq * 64, out + 8, sizeof out - 8);
+        {
+            uint16_t sum = inet_sum(out, sizeof out);
+
+            memcpy(out + 2, &sum, 2);
+        }
+        for (int t = 0; t < UDP_TRIES && !back; t++) {
+            int64_t until = now_ms() + UDP_WAIT_MS;
+
+            sendto(fd, out, sizeof out, 0, (struct sockaddr *)&a, sizeof a);
+            while (!back && wait_fd(fd, POLLIN, until)) {
+                ssize_t k = recv(fd, in, sizeof in, 0);
+                size_t ihl = k > 0 ? (size_t)(in[0] & 0xF) * 4 : 0;
+
+                back = k >= (ssize_t)(ihl + sizeof out) && in[ihl] == 0 &&
+                       !memcmp(in + ihl + 4, out + 4, sizeof out - 4) &&
+                       inet_sum(in + ihl, (size_t)k - ihl) == 0;
+            }
+        }
+        ok += back;
+    }
+    close(fd);
+    if (ok == n)
+        snprintf(reply, rlen, "ok %d", n);
+    else
+        snprintf(reply, rlen, "fail %d of %d echo requests answered", ok, n);
+}
+
 /* ---- udp N ------------------------------------------------------------ */
 
 static void cmd_udp(const char *args, int64_t deadline, char *reply,
@@ -987,6 +1068,8 @@ int main(int argc, char **argv)
             cmd_stall(args, deadline, reply, sizeof reply - 1);
         else if (!strncmp(line, "idle ", 5))
             cmd_idle(args, deadline, reply, sizeof reply - 1);
+        else if (!strncmp(line, "ping ", 5))
+            cmd_ping(args, deadline, reply, sizeof reply - 1);
         else if (!strcmp(line, "quit"))
             snprintf(reply, sizeof reply, "ok");
         else

@@ -16,6 +16,13 @@
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
 # guest's port 80 (GUESTPORT), so traffic stays on loopback; HOSTFWD may
 # add more forwards ("tcp:127.0.0.1:7001-:7,udp:127.0.0.1:7002-:7").
+# NET=tap TAP=spt0 attaches the guest's virtio-net NIC to an existing TAP
+# device (no vhost, no up/down scripts): the caller creates the device,
+# addresses it and brings it up, in its own network namespace, e.g.
+#   unshare -n sh -c 'ip tuntap add dev spt0 mode tap &&
+#     ip addr add 192.0.2.1/24 dev spt0 && ip link set spt0 up &&
+#     NET=tap TAP=spt0 tools/qemu.sh x86_64 IMAGE 2 ip=192.0.2.2/24 gw=192.0.2.1'
+# (tools/bench-net.sh does this).  The guest has no DHCP server there.
 # Without NET the guest has no NIC at all (QEMU would add a default one).
 #
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
@@ -58,7 +65,17 @@ user)
     [ "${QUIET:-0}" = 1 ] ||
         echo "qemu: virtio-net on the user network; http://127.0.0.1:${HOSTPORT:-8080}/ reaches the guest's port ${GUESTPORT:-80}" >&2
     ;;
-*) echo "qemu.sh: NET=$NET is not user (or empty for no NIC)" >&2; exit 2 ;;
+tap)
+    tap=${TAP:-}
+    if [ -z "$tap" ] || ! ip link show dev "$tap" >/dev/null 2>&1; then
+        echo "qemu.sh: NET=tap needs TAP=<an existing tap device>${tap:+ (no device $tap here)}" >&2
+        exit 2
+    fi
+    net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
+             -device virtio-net-pci,netdev=n0)
+    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net on tap device $tap" >&2
+    ;;
+*) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
 
 case $arch in

@@ -43,9 +43,11 @@
 # nothing listening on B+6), and the app's arguments get B+5 and B+6
 # after cores=N.  The peer ends with the boot; what it printed on stderr
 # is shown with the console tail when the boot fails.  A hosted build
-# has no QEMU: there the boot runs as root in a network namespace of its
-# own with a TAP device (tools/tapns.sh; 192.0.2.1 the peer's end,
-# tap=spt0 ip=192.0.2.2/24 for the guest), the peer reaches the guest's
+# has no QEMU, and a test whose `net` file says `tap` needs a network
+# the peer can reach directly (ping): there the boot runs as root in a
+# network namespace of its own with a TAP device (tools/tapns.sh;
+# 192.0.2.1 the peer's end, the guest 192.0.2.2/24 on it through QEMU's
+# NET=tap or the hosted build's tap=spt0), the peer reaches the guest's
 # ports directly, and the app gets host= and guest= after the ports.
 # Every other boot has no NIC (NET and HOSTFWD from the environment are
 # not used).
@@ -276,7 +278,7 @@ for item in "${items[@]}"; do
     # A `net` test of a hosted build runs on a TAP device in a network
     # namespace of its own (tools/tapns.sh), which takes root.
     tapns=
-    if [ -f "$dir/net" ] && [ "${arch%%-*}" = hosted ]; then
+    if [ -f "$dir/net" ] && { [ "${arch%%-*}" = hosted ] || grep -qw tap "$dir/net"; }; then
         if [ "$(id -u)" != 0 ] || ! command -v unshare ip > /dev/null; then
             printf '%-62s not run on %s (its network namespace needs root, unshare and ip)\n' \
                 "$arch $dir" "$arch"
@@ -302,11 +304,12 @@ for item in "${items[@]}"; do
                     peer_args="--guest $TAP_GUEST --bind $TAP_HOST --serve 7001 --closed 7002"
                 : > "$log.peer"
                 # shellcheck disable=SC2086 # kargs is a list of words
-                NETPEER=$netpeer NETPEER_ARGS=$peer_args MEM=$mem QUIET=1 \
-                    timeout -k 5 "$timeout_s" tools/tapns.sh "$log.peer" \
-                    tools/qemu.sh "$arch" "$img" "$n" $kargs tap=spt0 \
-                    ip=$TAP_GUEST/24 gw=$TAP_HOST -- "cores=$n" 7001 7002 \
-                    host=$TAP_HOST guest=$TAP_GUEST > "$log" 2>&1 < /dev/null
+                NET=tap TAP=spt0 NETPEER=$netpeer NETPEER_ARGS=$peer_args \
+                    CPU=$qcpu MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
+                    tools/tapns.sh "$log.peer" tools/qemu.sh "$arch" "$img" \
+                    "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
+                    "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST \
+                    > "$log" 2>&1 < /dev/null
                 rc=$?
                 break
             fi
