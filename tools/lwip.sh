@@ -2,22 +2,34 @@
 # tools/lwip.sh OUTDIR — fetch lwIP 2.1.3 from Debian's `lwip` source package (bookworm,
 # 2.1.3+dfsg1-*) and leave the upstream tree at OUTDIR/lwip (src/core/tcp.c, ...).
 # make calls it as: tools/lwip.sh build/lwip; kernel/net/lwip.mk compiles the tree.
-# Does nothing when OUTDIR/.stamp matches this script; the log of the last fetch is
-# OUTDIR/lwip.log. apt-get source needs a deb-src entry: as root this adds one (a copy
-# of the system's Debian entry) and installs what is missing; otherwise it prints the
-# commands to run and fails.
+# Does nothing when OUTDIR/.stamp matches this script and our patches (below); the
+# log of the last fetch is OUTDIR/lwip.log. apt-get source needs a deb-src entry: as
+# root this adds one (a copy of the system's Debian entry) and installs what is
+# missing; otherwise it prints the commands to run and fails.
 #
-# The upstream tarball is used as it is, without Debian's patches: they serve Debian's
-# build and its GNU/Hurd port (CMake and a shared library, a port/ directory, the socket,
-# netconn and tcpip APIs, PPP). The one file of ours they touch, core/init.c, only gains
-# a socket-only #error. So dpkg-source (dpkg-dev) is not needed either: apt-get source
-# --download-only fetches the files and checks them against the signed index, and tar
-# unpacks the one we use.
+# The upstream tarball is used without Debian's patches (ours are below): they serve
+# Debian's build and its GNU/Hurd port (CMake and a shared library, a port/ directory,
+# the socket, netconn and tcpip APIs, PPP). The one file of ours they touch, core/init.c,
+# only gains a socket-only #error. So dpkg-source (dpkg-dev) is not needed either:
+# apt-get source --download-only fetches the files and checks them against the signed
+# index, and tar unpacks the one we use.
+#
+# Our own patches, tools/lwip-*.patch listed in $patches below, are applied to that
+# pristine tree with patch(1) (Debian's `patch`, installed like xz-utils); each one's
+# header says what it fixes and why.  The stamp covers their content, so editing one
+# fetches and patches a pristine tree again; one that does not apply is an error.
+# (make only runs this script when it is newer than the stamp: kernel/net/lwip.mk's
+# stamp rule should list the patches too.)
 set -eu
 out=${1:?usage: lwip.sh OUTDIR}
 upstream=2.1.3+dfsg1
 
-stamp=$(sha256sum <"${BASH_SOURCE[0]}" | cut -c1-16)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+patches=(lwip-tcp-in.patch)
+for p in "${patches[@]}"; do
+    [ -f "$here/$p" ] || { echo "lwip.sh: no $here/$p" >&2; exit 1; }
+done
+stamp=$(cat "${BASH_SOURCE[0]}" "${patches[@]/#/$here/}" | sha256sum | cut -c1-16)
 [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 mkdir -p "$out"
@@ -68,10 +80,14 @@ if ! have_src; then
     step "apt-get update" apt-get update
     have_src || fail "apt's deb-src entries offer no lwip $upstream (Debian 12 bookworm's); see $log"
 fi
-# tar -x of the .tar.xz runs xz.
+# tar -x of the .tar.xz runs xz; our patches need patch.
 if ! command -v xz >/dev/null; then
     root || fail "xz is missing; run: sudo apt-get install -y --no-install-recommends xz-utils"
     step "installing xz-utils" apt_install xz-utils
+fi
+if ! command -v patch >/dev/null; then
+    root || fail "patch is missing; run: sudo apt-get install -y --no-install-recommends patch"
+    step "installing patch" apt_install patch
 fi
 
 # A fresh download each time the stamp is stale; apt drops to user _apt to download,
@@ -86,9 +102,28 @@ orig=$(compgen -G "$tmp/lwip_$upstream.orig.tar.*" || true)
 step "unpack ${orig##*/}" tar -xf "$orig" -C "$tmp"
 tree=$(compgen -G "$tmp/lwip*/src/core/tcp.c" || true)
 [ -n "$tree" ] || fail "no */src/core/tcp.c in ${orig##*/}; see $log"
+tree=${tree%/src/core/tcp.c}
+# --forward: a patch that looks applied already is a failure too (the tree is pristine).
+for p in "${patches[@]}"; do
+    step "patch $p" patch -d "$tree" -p1 --forward --batch --no-backup-if-mismatch \
+        -i "$here/$p"
+done
+# tar gives every file the tarball's mtime (2021), older than any object built since:
+# a file that differs from the tree it replaces (a patch added, changed or dropped)
+# gets the current time, so that make rebuilds what it goes into; one that does not
+# keeps the old file's mtime, so that nothing is rebuilt for it.
+if [ -d "$out/lwip" ]; then
+    (cd "$tree" && find . -type f) | while IFS= read -r f; do
+        if cmp -s "$tree/$f" "$out/lwip/$f"; then
+            touch -r "$out/lwip/$f" "$tree/$f"
+        else
+            touch "$tree/$f"
+        fi
+    done
+fi
 # Renames, not a copy: a make of another ARCH may be compiling from the old tree.
 [ ! -e "$out/lwip" ] || mv "$out/lwip" "$tmp/old"
-mv "${tree%/src/core/tcp.c}" "$out/lwip"
+mv "$tree" "$out/lwip"
 rm -rf "$tmp"
 echo "$stamp" >"$out/.stamp"
 echo "lwip: done in $(( $(date +%s) - t0 ))s -> $out/lwip" >&2

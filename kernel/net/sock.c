@@ -175,10 +175,16 @@ struct sp_sock *fail(int *err, int e)
     return NULL;
 }
 
-struct sp_sock *sock_open(enum kind kind, unsigned long *f, int *err)
+struct sp_sock *sock_open(enum kind kind, const char *addr, bool remote,
+                          struct sock_addr *a, unsigned long *f, int *err)
 {
     struct sp_sock *s;
 
+    if (!parse_addr(addr, &a->ip, &a->port) ||
+        (remote && (ip_addr_isany(&a->ip) || !a->port)))
+        return fail(err, -EINVAL);
+    if (!net_up())
+        return fail(err, -ENETDOWN);
     *f = stack_lock_take();
     s = sock_new(kind);
     if (s && kind == K_UDP)
@@ -190,8 +196,7 @@ struct sp_sock *sock_open(enum kind kind, unsigned long *f, int *err)
     if (s)
         sock_discard(s);
     stack_unlock(*f);
-    fail(err, -ENOMEM);
-    return NULL;
+    return fail(err, -ENOMEM);
 }
 
 void sock_discard(struct sp_sock *s)

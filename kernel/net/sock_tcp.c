@@ -114,21 +114,16 @@ static err_t accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
 sp_listener *sp_listen(const char *addr, int *err)
 {
     struct tcp_pcb *pcb, *lpcb;
+    struct sock_addr a;
     struct sp_sock *s;
     unsigned long f;
-    ip_addr_t ip;
-    u16_t port;
     err_t e;
 
-    if (!parse_addr(addr, &ip, &port))
-        return fail(err, -EINVAL);
-    if (!net_up())
-        return fail(err, -ENETDOWN);
-    if (!(s = sock_open(K_LISTEN, &f, err)))
+    if (!(s = sock_open(K_LISTEN, addr, false, &a, &f, err)))
         return NULL;
     pcb = s->pcb.tcp;
     ip_set_option(pcb, SOF_REUSEADDR);
-    e = tcp_bind(pcb, &ip, port);
+    e = tcp_bind(pcb, &a.ip, a.port);
     /* With SOF_REUSEADDR the bind succeeds on a port another socket
        listens on; tcp_listen is where that is refused (ERR_USE). */
     lpcb = e == ERR_OK ? tcp_listen_with_backlog_and_err(pcb, BACKLOG, &e)
@@ -185,23 +180,18 @@ sp_conn *sp_accept(sp_listener *l, int *err)
 
 sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
 {
+    struct sock_addr a;
     struct sp_sock *s;
     struct tcp_pcb *pcb;
     unsigned long f;
-    ip_addr_t ip;
-    u16_t port;
     int rc = 0;
     err_t e;
 
-    if (!parse_addr(addr, &ip, &port) || ip_addr_isany(&ip) || !port)
-        return fail(err, -EINVAL);
-    if (!net_up())
-        return fail(err, -ENETDOWN);
-    if (!(s = sock_open(K_TCP, &f, err)))
+    if (!(s = sock_open(K_TCP, addr, true, &a, &f, err)))
         return NULL;
     pcb = s->pcb.tcp;
     tcp_attach(s, pcb);
-    e = tcp_connect(pcb, &ip, port, tcp_connected_cb);
+    e = tcp_connect(pcb, &a.ip, a.port, tcp_connected_cb);
     hold(s);
     stack_timers_check();       /* the SYN's retransmission timer */
     stack_unlock(f);

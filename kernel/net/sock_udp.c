@@ -32,21 +32,16 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 
 sp_udp *sp_listen_udp(const char *addr, int *err)
 {
+    struct sock_addr a;
     struct sp_sock *s;
     struct udp_pcb *pcb;
     unsigned long f;
-    ip_addr_t ip;
-    u16_t port;
     err_t e;
 
-    if (!parse_addr(addr, &ip, &port))
-        return fail(err, -EINVAL);
-    if (!net_up())
-        return fail(err, -ENETDOWN);
-    if (!(s = sock_open(K_UDP, &f, err)))
+    if (!(s = sock_open(K_UDP, addr, false, &a, &f, err)))
         return NULL;
     pcb = s->pcb.udp;
-    if ((e = udp_bind(pcb, &ip, port)) != ERR_OK) {
+    if ((e = udp_bind(pcb, &a.ip, a.port)) != ERR_OK) {
         udp_remove(pcb);
         sock_discard(s);
         stack_unlock(f);

@@ -57,12 +57,22 @@ struct sp_sock {
 
 /* ---- Lifetime (sock.c) ---------------------------------------------- */
 
+/* An address of a call, parsed. */
+struct sock_addr {
+    ip_addr_t ip;
+    u16_t port;
+};
+
 /*
- * Takes stack_lock and a socket of this kind with a fresh pcb (a TCP one
- * for K_LISTEN too); NULL (lock released, *err -ENOMEM) if either pool is
- * empty.  On success the caller holds stack_lock with flags *f.
+ * The start of every call that makes a socket: parses addr into *a (a
+ * remote one needs an address and a port), then takes stack_lock and a
+ * socket of this kind with a fresh pcb (a TCP one for K_LISTEN too).
+ * NULL with *err set (-EINVAL, -ENETDOWN, or -ENOMEM when a pool is
+ * empty) and the lock not held; on success the caller holds stack_lock
+ * with flags *f.
  */
-struct sp_sock *sock_open(enum kind kind, unsigned long *f, int *err);
+struct sp_sock *sock_open(enum kind kind, const char *addr, bool remote,
+                          struct sock_addr *a, unsigned long *f, int *err);
 
 /* Gives back a socket sock_open made that never reached its user; under
    stack_lock. */
