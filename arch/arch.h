@@ -149,7 +149,8 @@ void arch_halt(void);
 /* ---- Devices -------------------------------------------------------- */
 
 /*
- * Device registers, for drivers/ (inline in arch_impl.h).  Each is one
+ * Device registers, for drivers/ (port I/O inline in arch_impl.h, MMIO
+ * below).  Each is one
  * access of the stated width, never merged, split or repeated, and any
  * context may make it (no lock, no allocation: the console drivers use
  * them in the panic path).
@@ -190,6 +191,36 @@ void arch_halt(void);
  * doorbell after a ring update) puts its own barrier before the register
  * write (drivers/virtq.c says which).
  */
+
+/* The MMIO half is the same on every arch: a volatile access of the
+   stated width between compiler barriers. */
+static inline uint8_t arch_mmio_read8(uintptr_t a)
+{
+    uint8_t v = *(volatile uint8_t *)a;
+
+    __asm__ volatile("" : : : "memory");
+    return v;
+}
+
+static inline uint32_t arch_mmio_read32(uintptr_t a)
+{
+    uint32_t v = *(volatile uint32_t *)a;
+
+    __asm__ volatile("" : : : "memory");
+    return v;
+}
+
+static inline void arch_mmio_write8(uintptr_t a, uint8_t v)
+{
+    __asm__ volatile("" : : : "memory");
+    *(volatile uint8_t *)a = v;
+}
+
+static inline void arch_mmio_write32(uintptr_t a, uint32_t v)
+{
+    __asm__ volatile("" : : : "memory");
+    *(volatile uint32_t *)a = v;
+}
 
 /*
  * Device interrupts are numbered 0..ARCH_NIRQ-1 by kernel/irq.c, which

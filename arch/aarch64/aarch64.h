@@ -90,7 +90,7 @@
 #ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch_impl.h"
+#include "arch.h"
 
 #define sysreg_read(r) ({ uint64_t _v; \
     __asm__ volatile("mrs %0, " #r : "=r"(_v)); _v; })

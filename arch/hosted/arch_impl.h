@@ -163,32 +163,5 @@ static inline void arch_pio_write8(uint16_t port, uint8_t v)
     (void)v;
 }
 
-static inline uint8_t arch_mmio_read8(uintptr_t a)
-{
-    uint8_t v = *(volatile uint8_t *)a;
-
-    __asm__ volatile("" : : : "memory");
-    return v;
-}
-
-static inline uint32_t arch_mmio_read32(uintptr_t a)
-{
-    uint32_t v = *(volatile uint32_t *)a;
-
-    __asm__ volatile("" : : : "memory");
-    return v;
-}
-
-static inline void arch_mmio_write8(uintptr_t a, uint8_t v)
-{
-    __asm__ volatile("" : : : "memory");
-    *(volatile uint8_t *)a = v;
-}
-
-static inline void arch_mmio_write32(uintptr_t a, uint32_t v)
-{
-    __asm__ volatile("" : : : "memory");
-    *(volatile uint32_t *)a = v;
-}
 
 #endif
