@@ -1,10 +1,12 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted|go] — make sure the host has what building and running
+# tools/deps.sh [x86_64|aarch64|hosted|go|net] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
 # `go` is not an arch: it checks only the Go toolchain that `make bench-go` builds
 # apps/bench/go with. Spindle itself never needs Go, so no arch asks for it.
+# `net` is not an arch either: it checks what tools/bench-net.sh drives the guest with (wrk,
+# curl, iproute2's ip and util-linux's unshare for the tap backend's network namespace).
 set -eu
 arch=${1:-x86_64}
 missing=
@@ -25,6 +27,14 @@ check() {
     missing=
     if [ "$arch" = go ]; then
         need golang-go go
+        return 0
+    fi
+    if [ "$arch" = net ]; then
+        need wrk wrk
+        need curl curl
+        need iproute2 ip
+        need util-linux unshare
+        need procps pgrep
         return 0
     fi
     need gcc gcc
@@ -52,8 +62,8 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted|go) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go|net) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net]" >&2; exit 2 ;;
 esac
 
 check
