@@ -242,6 +242,10 @@ uint8_t *vnet_tx_buf(struct vnet_queue *q)
     if (q->ntxfree == 0)
         tx_reclaim(q);
     if (q->ntxfree == 0) {
+        /* Every buffer is with the device: ring its doorbell even if it
+           said it needs no kick, so a device that is merely behind and
+           one that missed a notification both get on with it. */
+        *q->tx_notify = 2 * q->index + 1;
         q->st.tx_full++;
         return NULL;
     }

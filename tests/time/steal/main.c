@@ -20,7 +20,8 @@
  *     look_after_others).
  *
  * With two or more cores every timer must fire, and every after-func
- * run, long before the hog lets go: within 100 ms of its deadline, where
+ * run, long before the hog lets go: within 100 ms of its deadline (250
+ * ms under TSan), where
  * a timer that waits for the hog is 350-395 ms late.  (The issue asked
  * for 10 ms.  Under TCG on the 2-core development host that fails a
  * correct kernel in about one boot in five: even channel timers fired by
@@ -48,7 +49,11 @@
 #define MIN_DUE_MS 5
 #define MAX_DUE_MS 50
 #define HOG_TIME SP_MS(400)
-#define ON_TIME SP_MS(100)
+/* On time: well before the hog lets go.  Under TSan (hosted, 4 core
+   threads on a 2-core host, every access slowed several times) timers
+   run by other cores were seen 100-190 ms late; one that waits for the
+   hog is still 350 ms late or more, so 250 ms keeps the two apart. */
+#define ON_TIME (SP_TSAN ? SP_MS(250) : SP_MS(100))
 #define PROMPT SP_MS(10)
 
 struct steal {
