@@ -210,8 +210,10 @@ static void sweep(struct p *p)
         struct timer *t = p->timers[i].t;
 
         if (t->status == T_DELETED) {
-            set_idle(t);
+            /* h first: once set_idle publishes pp NULL, timer_delete
+               may return and the timer's memory be freed. */
             t->h = -1;
+            set_idle(t);
         } else {
             if (i != j)
                 swap(p, i, j);
