@@ -151,7 +151,7 @@ run:
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
 
-# Benchmarks of DESIGN.md section 10: one boot at SMP cores (and one at
+# Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
 	$(Q)tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)

@@ -5,7 +5,7 @@
 # It builds nothing: run `make images` first.  Two workloads need one core,
 # and the app cannot reboot itself, so there are two boots:
 #   1. smp=1 with only=fib,preempt: the 1-core fib time (for fib_speedup)
-#      and preempt, which DESIGN.md section 10 runs at 1 core;
+#      and preempt, which the README's benchmark table runs at 1 core;
 #   2. smp=SMP with fib1=<that time>, skip=preempt and the extra app args
 #      (reps=N, only=a,b).
 # The output is boot 2's lines plus boot 1's preempt lines.  Boot 1 is
@@ -106,7 +106,7 @@ fi
 [ -n "${fib1:-}" ] && echo "# fib at 1 core (the separate 1-core boot): $fib1 ms"
 grep -E '^(BENCH |# )' "$log"
 if runs preempt "$@"; then
-    echo "# preempt: from the 1-core boot, as DESIGN.md section 10 runs it"
+    echo "# preempt: from the 1-core boot, as the README's benchmark table runs it"
     grep -E '^(BENCH preempt_late|# preempt)' "$log1" | grep -v '^# preempt_cost'
 fi
 exit 0

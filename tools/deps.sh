@@ -54,6 +54,7 @@ check() {
     need newlib-source '/usr/src/newlib/newlib-*.tar.xz'
     need xz-utils xz
     need mtools mcopy
+    need iproute2 ip           # the runner's TAP tests (tools/tapns.sh)
     [ "$arch" = aarch64 ] || return 0
     need gcc-aarch64-linux-gnu aarch64-linux-gnu-gcc
     need binutils-aarch64-linux-gnu aarch64-linux-gnu-objcopy aarch64-linux-gnu-nm \

@@ -1,5 +1,5 @@
 /*
- * bench - the scheduler benchmarks of DESIGN.md section 10.
+ * bench - the scheduler benchmarks of the README's benchmark table.
  *
  * The workloads are fixed so that the numbers compare with the same
  * programs written in Go (GOMAXPROCS = the cores Spindle runs on):

@@ -1,7 +1,7 @@
 /*
  * fib - parallel fork-join: fib(N) (default 32; `-- N` to change) with a
  * new G for each call while n > 20 and plain recursion below, the shape of
- * DESIGN.md's fib benchmark.  Shows every core working on one problem.
+ * the fib benchmark (README, "What is measured").  Shows every core working on one problem.
  *
  *   make run APP=fib SMP=4
  */

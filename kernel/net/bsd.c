@@ -1292,7 +1292,7 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
     return n;
 }
 
-/* ---- fcntl (newlib's is a stub that fails with ENOSYS) ------------------ */
+/* ---- fcntl (newlib's own fails with ENOSYS) ---------------------------- */
 
 int fcntl(int fd, int cmd, ...)
 {

@@ -1,4 +1,4 @@
-// Command bench runs the scheduler benchmarks of DESIGN.md section 10
+// Command bench runs the scheduler benchmarks of the README's benchmark table
 // written in Go, so that Spindle's figures (apps/bench/*.c) have Go's
 // beside them.  Every workload, parameter, name, unit and check is the C
 // app's; only the language differs.  `make bench-go` builds it, runs it

@@ -4,7 +4,7 @@
 //	timers   100,000 goroutines each sleep a random 1-20 ms; the figures
 //	         are the wall time until the last one woke, and the mean, p99
 //	         and max of how late each woke (actual sleep - requested), in us.
-//	preempt  at GOMAXPROCS=1 (DESIGN.md section 10), a goroutine spins
+//	preempt  at GOMAXPROCS=1 (the README's benchmark table), a goroutine spins
 //	         without calling anything for 2 s while another sleeps 1 ms in
 //	         a loop; p99 and max of the sleeper's lateness.  Only
 //	         preemption (sysmon's, in Go) lets the sleeper run.
