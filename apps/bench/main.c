@@ -21,8 +21,8 @@
  *   timers      100,000 Gs each sleep a random 1-20 ms           ms total
  *   timers_late_mean, _p99, _max   how late they woke           us
  *   preempt_late_p99, _max   a G hogs the CPU for 2 s while     us
- *               another sleeps 1 ms in a loop; DESIGN runs it at
- *               1 core, and so does tools/bench.sh, in its 1-core boot
+ *               another sleeps 1 ms in a loop; tools/bench.sh runs
+ *               it at 1 core, in its 1-core boot
  *   preempt_cost  CPU a spinning G loses to preemption            %
  *   preempt_gap   what one preemption costs it (time.c)           us
  *

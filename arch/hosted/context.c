@@ -87,8 +87,10 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 /*
  * One TSan fiber per G slot, made when the slot first runs a G and reused
  * by every later G in it: the slot's Gs follow one another.  gcc 12's
- * TSan dies past 8,128 threads and fibers, and tests park 100,000 Gs, so
- * only the first TSAN_FIBERS slots get one; a G of a later slot runs in
+ * TSan dies past 8,128 threads and fibers, and does work in proportion
+ * to the fibers made at every acquire and release, while tests park
+ * 100,000 Gs: so only the first TSAN_FIBERS slots get one (more than any
+ * test keeps alive but the spawn storms); a G of a later slot runs in
  * the fiber of the core's thread (g0's), which costs TSan its view of
  * races between that G and others on the same core, not correctness:
  * across cores the run queue's atomics carry the happens-before.  Such
@@ -96,7 +98,7 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
  * not instrument function entry and exit (hosted.mk), and its reports
  * name only the racing functions.
  */
-#define TSAN_FIBERS 6000
+#define TSAN_FIBERS 2000
 static void **slot_fiber;
 
 static void *fiber_for(uintptr_t stack_top)

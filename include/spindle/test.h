@@ -41,6 +41,13 @@ int sp_test_main(const struct sp_test *tests, int n);
 #define SP_TSAN 0
 #endif
 
+/* 1 under AddressSanitizer (SANITIZE=address), else 0: the same use. */
+#ifdef __SANITIZE_ADDRESS__
+#define SP_ASAN 1
+#else
+#define SP_ASAN 0
+#endif
+
 #define SP_TEST_MAIN(t) sp_test_main((t), (int)(sizeof(t) / sizeof((t)[0])))
 
 #define CHECK(e)                                                    \

@@ -32,9 +32,9 @@ static bool wait_count(long *count, long want)
     return true;
 }
 
-/* ---- a million Gs, each runs exactly once ---------------------------- */
+/* ---- a million Gs (100,000 under a sanitizer), each runs exactly once -- */
 
-#define NSPAWN 1000000
+#define NSPAWN (SP_TSAN || SP_ASAN ? 100000 : 1000000)
 
 static unsigned char *ran;
 static long nran;
@@ -247,15 +247,16 @@ static void no_lost_wakeup(void)
     CHECKF(npings == NPINGS, "%ld turns", npings);
 }
 
-/* ---- 100,000 parked Gs ------------------------------------------------ */
+/* ---- 100,000 parked Gs (fewer under a sanitizer) ----------------------- */
 
 /*
- * Under TSan, 10,000: gcc 12's runtime gives each of the first 6,000 G
+ * Under TSan, 4,000: gcc 12's runtime gives each of the first 2,000 G
  * slots a fiber (arch/hosted/context.c) and does work in proportion to
- * the fibers at every acquire and release, so 100,000 Gs took two
- * minutes there.  10,000 still parks Gs past the fibered slots.
+ * the fibers at every acquire and release; 4,000 still parks Gs past
+ * the fibered slots.  Under ASan, 10,000: it poisons and unpoisons each
+ * G's stack as it starts and parks, which makes 100,000 slow there.
  */
-#define NPARK (SP_TSAN ? 10000 : 100000)
+#define NPARK (SP_TSAN ? 4000 : SP_ASAN ? 10000 : 100000)
 
 static struct spinlock park_lock = SPINLOCK_INIT("park test");
 static struct g *parked_list;
