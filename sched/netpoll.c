@@ -21,6 +21,7 @@
  * idle machine learns of a packet without waiting for a timer.
  */
 #include "arch.h"
+#include "cpu.h"
 #include "netpoll.h"
 #include "panic.h"
 #include "schedimpl.h"
@@ -52,6 +53,17 @@ static uint64_t period(void)
     return arch_cycles_hz() / 1000 * NETPOLL_PERIOD_MS;
 }
 
+/* Puts list in front of *head. */
+static void glist_push(struct g **head, struct g *list)
+{
+    struct g *tail = list;
+
+    while (tail->schedlink)
+        tail = tail->schedlink;
+    tail->schedlink = *head;
+    *head = list;
+}
+
 /*
  * One poll, holding `polling`.  A core that finds `polling` taken sets
  * `again` instead of waiting (netpoll_interrupt), and the holder polls
@@ -62,7 +74,7 @@ static uint64_t period(void)
  */
 static struct g *poll_locked(void)
 {
-    struct g *(*poll)(void), *list = NULL, *more, *tail;
+    struct g *(*poll)(void), *list = NULL, *more;
 
     /* Read again while holding `polling`, which netpoll_init waits for:
        a function it replaced is never called after it returned. */
@@ -71,13 +83,8 @@ static struct g *poll_locked(void)
         return NULL;
     do {
         __atomic_store_n(&again, 0, __ATOMIC_SEQ_CST);
-        more = poll();
-        if (more) {
-            for (tail = more; tail->schedlink; tail = tail->schedlink)
-                ;
-            tail->schedlink = list;
-            list = more;
-        }
+        if ((more = poll()))
+            glist_push(&list, more);
     } while (__atomic_load_n(&again, __ATOMIC_SEQ_CST));
     __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
     return list;
@@ -106,8 +113,17 @@ struct g *netpoll(void)
     return list;
 }
 
+/*
+ * A core that idles (its P on the idle list) keeps what its own interrupt
+ * polled in m->polled and runs it when the halt returns, as Go's last M
+ * runs the first G its blocking netpoll returned: putting it on the
+ * global queue would wake a second core for the G while this one, awake
+ * already, halts again.  A busy core's interrupt injects the list, and
+ * wakep finds the Gs a core.
+ */
 void netpoll_interrupt(void)
 {
+    struct m *m = this_cpu()->m;
     struct g *list;
 
     assert(!arch_irqs_enabled());
@@ -119,7 +135,11 @@ void netpoll_interrupt(void)
     while (__atomic_load_n(&again, __ATOMIC_SEQ_CST) && try_polling()) {
         list = poll_locked();
         __atomic_store_n(&polling, 0, __ATOMIC_SEQ_CST);
-        if (list)
+        if (!list)
+            continue;
+        if (m && __atomic_load_n(&m->p->idle, __ATOMIC_RELAXED))
+            glist_push(&m->polled, list);
+        else
             injectglist(list);
     }
 }

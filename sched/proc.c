@@ -543,14 +543,40 @@ static void unidle(struct p *p)
 }
 
 /*
- * Steps 4 and 5: give up the P and halt until an IPI hands it back, or
- * this P's own timer (armed for its earliest timer) brings work.
+ * Gs the network readied, for this core to run the first: the rest go to
+ * the global queue for whoever wakep finds (Go's findRunnable after a
+ * netpoll).  Returns the first, runnable.
  */
-static void stop_and_halt(struct m *m)
+static struct g *run_polled(struct g *list)
+{
+    if (list->schedlink)
+        injectglist(list->schedlink);
+    __atomic_store_n(&list->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    return list;
+}
+
+/* What this core's device interrupt readied while it idled, or NULL.
+   Interrupts are off: the interrupt cannot add to it meanwhile. */
+static struct g *take_polled(struct m *m)
+{
+    struct g *list = m->polled;
+
+    m->polled = NULL;
+    return list;
+}
+
+/*
+ * Steps 4 and 5: give up the P and halt until an IPI hands it back, this
+ * P's own timer (armed for its earliest timer) brings work, or the
+ * network readies Gs.  Returns one of those Gs for this core to run, or
+ * NULL: look for work again.
+ */
+static struct g *stop_and_halt(struct m *m)
 {
     struct p *p = m->p;
     bool was_spinning = __atomic_load_n(&m->spinning, __ATOMIC_RELAXED);
     unsigned long f = spin_lock(&sched.lock);
+    struct g *list;
 
     /* Before pidleput: from then on a waker may set it (see "Who writes
        m->spinning"). */
@@ -579,21 +605,23 @@ static void stop_and_halt(struct m *m)
             }
         }
         spin_unlock(&sched.lock, f);
-        return;
+        return NULL;
     }
     m->slice_end = 0;
     while (__atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
         uint64_t wake = run_due_timers();
-        struct g *list;
 
+        if ((list = take_polled(m))) {
+            unidle(p);
+            return run_polled(list);
+        }
         if (p_has_work(p)) {
             unidle(p);
-            return;
+            return NULL;
         }
         if ((list = netpoll())) {
             unidle(p);          /* first, or wakep would pick this P */
-            injectglist(list);
-            return;
+            return run_polled(list);
         }
         smp_poll_calls();
         core_timer_set(m, earliest(wake, netpoll_deadline()));
@@ -607,11 +635,13 @@ static void stop_and_halt(struct m *m)
            loop's first look; without this look the core would halt with
            nobody left to wake it (the waker's nmspinning = 1 stops every
            later one). */
-        if (!timers_next_any_before(m->armed) &&
+        if (!timers_next_any_before(m->armed) && !m->polled &&
             __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE))
             arch_halt();
         __atomic_store_n(&m->halted, false, __ATOMIC_RELAXED);
     }
+    /* A waker took the P; what the interrupt polled meanwhile is ours. */
+    return (list = take_polled(m)) ? run_polled(list) : NULL;
 }
 
 /*
@@ -748,12 +778,8 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             return gp;
         if ((gp = take_global(p, 0)))
             return gp;
-        if ((gp = netpoll())) {
-            if (gp->schedlink)
-                injectglist(gp->schedlink);
-            __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
-            return gp;
-        }
+        if ((gp = netpoll()))
+            return run_polled(gp);
         if (__atomic_load_n(&m->spinning, __ATOMIC_RELAXED) ||
             2 * __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST) <
                 ncpu - __atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST)) {
@@ -766,7 +792,8 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             if (spin_more(&spin_end))
                 continue;
         }
-        stop_and_halt(m);
+        if ((gp = stop_and_halt(m)))
+            return gp;
         spin_end = 0;           /* woken: a new window */
     }
 }

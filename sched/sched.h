@@ -131,6 +131,9 @@ struct m {
     struct g *handoff;          /* a G that switched straight to curg and
                                    whose park or yield (mcall_fn says
                                    which) curg finishes (proc.c) */
+    struct g *polled;           /* Gs a device interrupt readied while
+                                   this core idled, for it to run; only
+                                   this core touches it (netpoll.c) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */

@@ -59,6 +59,7 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "../stream.h"
+#include "sched.h"
 
 #define BULK_BYTES   (64u << 20)
 #define ECHO_CONNS   200         /* per echo command; five of them */
@@ -66,6 +67,7 @@
 #define UDP_COUNT    300
 #define DIAL_BYTES   (100 * 1024)
 #define REPLY_WAIT   SP_S(150)   /* longer than the peer's 120 s per command */
+#define STALL_WAIT   SP_S(20)    /* a bulk transfer without progress: failed */
 #define ACCEPT_WAIT  SP_S(20)
 #define CTL_WAIT     SP_S(60)
 
@@ -380,6 +382,17 @@ static void tcp_echo_1000(void)
            "error", echo_errors - errors0);
 }
 
+/* What a transfer that stopped moving leaves to read: who runs, who
+   halts, what the NIC and the stack counted. */
+static void stalled(void)
+{
+    static char report[1024];
+
+    sched_detail();
+    sp_net_report(report, sizeof report);
+    printf("%s", report);
+}
+
 static void bulk_in_64m(void)
 {
     static uint8_t buf[65536];
@@ -395,11 +408,15 @@ static void bulk_in_64m(void)
     c = accept9(&err);
     CHECKF(c, "accept on :9: %s", sp_net_strerror(err));
     t0 = sp_nanotime();
-    sp_set_read_deadline(c, (int64_t)(t0 + REPLY_WAIT));
-    while ((n = sp_read(c, buf, sizeof buf)) > 0) {
+    for (;;) {
+        sp_set_read_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
+        if ((n = sp_read(c, buf, sizeof buf)) <= 0)
+            break;
         sum = fnv1a(sum, buf, (size_t)n);
         got += (uint64_t)n;
     }
+    if (n == -ETIMEDOUT)
+        stalled();
     sp_close(c);
     printf("# %llu bytes in %llu ms\n", (unsigned long long)got,
            (unsigned long long)ms_since(t0));
@@ -427,16 +444,18 @@ static void bulk_out_64m(void)
     c = accept9(&err);
     CHECKF(c, "accept on :9: %s", sp_net_strerror(err));
     t0 = sp_nanotime();
-    sp_set_write_deadline(c, (int64_t)(t0 + REPLY_WAIT));
     while (off < BULK_BYTES) {
         size_t k = BULK_BYTES - off < sizeof buf ? BULK_BYTES - off
                                                  : sizeof buf;
 
         stream_fill(off, buf, k);
+        sp_set_write_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
         if ((n = sp_write(c, buf, k)) < 0)
             break;
         off += (uint64_t)n;     /* k, or less just before an error */
     }
+    if (n == -ETIMEDOUT)
+        stalled();
     /* No sp_close_write first: sp_close alone delivers what was written
        (as Go's Close does). */
     sp_close(c);
