@@ -44,7 +44,7 @@ LIBC_DEP   := deps
 IMAGE_RULE := HOSTED_IMAGE
 # No newlib (glibc stands in), and no firmware tables to parse.
 KSRCS := $(filter-out kernel/newlib.c kernel/acpi.c kernel/acpi_env.c \
-                       kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c kernel/net/bsd.c,$(KSRCS))
+                       kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c kernel/net/bsd.c kernel/net/inet.c,$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 
