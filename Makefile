@@ -100,7 +100,7 @@ NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
 $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
 
-.PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps \
+.PHONY: all images run test test-prepare test-host test-images $(TEST_HOSTED:%=test-images-%) bench bench-go clean deps \
         deps-go help
 all: images
 images: $(IMAGES)
@@ -282,15 +282,17 @@ test-host: $(HOST_TESTS:%=$(HB)/%_test)
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
 
 # `make test` tests every configuration of TEST_CONFIGS: both bare-metal
-# arches, the hosted build, the hosted build under ASan+UBSan at 1 and 4
-# cores, and under TSan at 4 cores only (their whole matrices are `make
-# test ARCH=hosted SANITIZE=address|thread`).  With ARCH= (and SANITIZE=) on the
+# arches (x86_64 at 1, 2, 4 and 8 cores), the hosted build, the hosted
+# build under ASan+UBSan at 1 and 4 cores, and under TSan at 4 cores only
+# (their whole matrices, x86_64's 3 cores included, are `make test
+# ARCH=x86_64` and `make test ARCH=hosted SANITIZE=address|thread`).  With ARCH= (and SANITIZE=) on the
 # command line, only that one, over its whole matrix.  The runner runs the
 # host tests and boots every test image of each configuration over its
 # core-count matrix, then prints the one total line.
 TEST_CONFIGS := x86_64 aarch64 hosted hosted-asan hosted-tsan
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH),$(TEST_CONFIGS))
-TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for hosted-asan "1 4" --smp-for hosted-tsan 4)
+TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 2 4 8" \
+                    --smp-for hosted-asan "1 4" --smp-for hosted-tsan 4)
 config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,ARCH=$(1)))
 
 # The images build in parallel, one job per host core, unless make was
@@ -298,17 +300,23 @@ config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(i
 # names the jobserver only in recipes, hence =).
 TEST_JOBS     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 
-# Before any image: the host packages of every configuration, one arch at
-# a time (apt-get holds a lock), then newlib for each bare-metal arch, lwIP
-# and the host tests side by side, as newlib's configure steps and the
-# downloads leave a core idle.
+# Before the bare-metal images: the host packages of every configuration,
+# one arch at a time (apt-get holds a lock), then newlib for each
+# bare-metal arch, the host tests and the hosted builds' images side by
+# side (one jobserver), as newlib's configure steps leave a core idle.
 TEST_ARCHES  := $(sort $(foreach c,$(TEST_RUN),$(firstword $(subst -, ,$(c)))))
 TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a)/lib/libc.a)
+TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
 test-prepare:
 	$(Q)for a in $(TEST_ARCHES); do tools/deps.sh $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
-	    test-host $(HB)/netpeer
+	    test-host $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
+
+# One configuration's test images (test-prepare), after the shared lwIP
+# tree exists.
+test-images-%: $(LWIP_STAMP)
+	$(Q)$(MAKE) --no-print-directory $(call config_args,$*) test-images
 
 test: test-prepare
 	$(Q)set -e; $(foreach c,$(TEST_RUN),\
