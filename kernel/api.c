@@ -6,7 +6,7 @@
 #include "spindle/cpu.h"
 #include "spindle/sched.h"
 #include "sched.h"
-#include "schedimpl.h"
+
 
 int sp_ncpu(void)
 {

@@ -16,7 +16,6 @@
 #include "printk.h"
 #include "smp.h"
 #include "sched.h"
-#include "schedimpl.h"
 
 struct cpu *cpus[MAXCPU];
 int ncpu = 1;
@@ -39,10 +38,7 @@ static void run_call(struct cpu *c)
 }
 
 /*
- * Runs c's pending smp_call_all request (smp_poll_calls, schedimpl.h, saw
- * one).  Called with interrupts off by a core between Gs (the scheduler's
- * idle path) or before the scheduler starts; the function runs with
- * interrupts on, as it would in a G.
+ * Runs c's pending smp_call_all request (smp.h); smp_poll_calls saw one.
  */
 void smp_run_call(struct cpu *c)
 {

@@ -5,6 +5,7 @@
 #define KERNEL_SMP_H
 
 #include <stdbool.h>
+#include "cpu.h"
 
 /* Discovers, limits (smp=) and starts the cores; returns how many run. */
 int smp_init(void);
@@ -23,9 +24,36 @@ void smp_check_cycles(void);
  */
 #define SMP_AP_TIMEOUT_MS 1000
 
-struct cpu;
 bool smp_ap_arrive(int i);
 bool smp_ap_arrived(int i);         /* a hint, for re-sending a start */
 void smp_ap_wait(struct cpu **cpus, int n);
+
+/*
+ * For the scheduler, which runs other cores' smp_call_all requests
+ * between Gs.  smp_run_call runs c's pending request; called with
+ * interrupts off by a core between Gs (the scheduler's idle path) or
+ * before the scheduler starts, it runs the function with interrupts on,
+ * as it would run in a G.  The checks are inline: every schedule makes
+ * one.
+ */
+void smp_run_call(struct cpu *c);
+
+/* True if a smp_call_all request waits for this core. */
+static inline bool smp_calls_pending(void)
+{
+    struct cpu *c = this_cpu();
+
+    return __atomic_load_n(&c->call_seq, __ATOMIC_RELAXED) != c->call_done;
+}
+
+/* Runs this core's pending request, if any. */
+static inline void smp_poll_calls(void)
+{
+    struct cpu *c = this_cpu();
+
+    /* Pairs with the store-release of call_seq in smp_call_all. */
+    if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done)
+        smp_run_call(c);
+}
 
 #endif

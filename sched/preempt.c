@@ -44,13 +44,10 @@
  * QEMU's TCG a timer interrupt is expensive well beyond the guest: QEMU's
  * main-loop thread fires it, is woken by an eventfd every time a vCPU
  * moves its deadline earlier, and takes the lock that the vCPU threads
- * need to take the interrupt and to EOI it.  With 100,000 sleepers at 2
- * cores (the timers benchmark) the interrupts, every ~150 us per core,
- * kept the host's two CPUs contended, and the lateness p99 was 2-4 ms;
- * with a 250 us gap it is 0.2-0.5 ms.  A timer on a core whose G runs on
- * is then at most timergap late, and only when its heap is dense: the
- * first interrupt after a quiet spell comes at the deadline (the 1 ms
- * sleeper beside a CPU hog, `preempt`, is as prompt as before).  A core
+ * need to take the interrupt and to EOI it (docs/benchmarks.md, "Timers
+ * under TCG", has what the gap is worth).  A timer on a core whose G
+ * runs on is at most timergap late, and only when its heap is dense: the
+ * first interrupt after a quiet spell comes at the deadline.  A core
  * about to halt sets its timer exactly (core_timer_set): nothing else
  * would run its timers.
  *
@@ -59,10 +56,9 @@
  * tenth of its quantum, the running G is preempted at once instead of at
  * the end of its slice.  A sleeper beside a CPU hog then wakes within
  * about a millisecond instead of up to a whole quantum late, and no G
- * loses more than a tenth of a slice per wakeup.  (The test used to be
- * "the run queue went from empty to not", which never held on a P whose
- * queue was full of spawned Gs: with 100,000 sleepers, those on the
- * spawning P waited whole slices.)
+ * loses more than a tenth of a slice per wakeup.  The test is the wake
+ * queue, not "the run queue went from empty to not", which never holds
+ * on a P whose queue is full of spawned Gs.
  */
 #include <spindle/time.h>
 #include "arch.h"

@@ -96,7 +96,7 @@ static bool put_slow(struct runq *q, struct g *gp, uint32_t h, uint32_t t,
     return true;
 }
 
-bool runq_put(struct runq *q, struct g *gp, bool next, struct g **overflow,
+bool runq_push(struct runq *q, struct g *gp, bool next, struct g **overflow,
               uint32_t *noverflow)
 {
     *noverflow = 0;
@@ -134,9 +134,9 @@ bool runq_put(struct runq *q, struct g *gp, bool next, struct g **overflow,
     }
 }
 
-uint32_t runq_put_batch(struct runq *q, struct g *const *gs, uint32_t n)
+uint32_t runq_push_batch(struct runq *q, struct g *const *gs, uint32_t n)
 {
-    /* load-acquire (R2), as in runq_put: the free slots are really free. */
+    /* load-acquire (R2), as in runq_push: the free slots are really free. */
     uint32_t h = __atomic_load_n(&q->head, __ATOMIC_ACQUIRE);
     uint32_t t = q->tail;
     uint32_t room = RUNQ_SIZE - (t - h);

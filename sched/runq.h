@@ -5,11 +5,11 @@
  * Ownership:
  *   - tail and the ring slots are written only by the owner P.
  *   - head is advanced by CAS, by the owner (runq_get, runq_get_ring,
- *     and the overflow in runq_put) and by thieves (runq_grab /
+ *     and the overflow in runq_push) and by thieves (runq_grab /
  *     runq_steal).
  *   - runnext is set to a G only by the owner; the owner and thieves CAS
  *     it back to NULL to take the G it holds.
- * runq_put, runq_put_batch, runq_get and runq_get_ring are owner-only;
+ * runq_push, runq_push_batch, runq_get and runq_get_ring are owner-only;
  * runq_grab and runq_steal may run on any P (the thief), concurrently
  * with the owner and with other thieves; runq_len and runq_empty may run
  * anywhere.
@@ -54,7 +54,7 @@ struct runq {
      * Set once, after runq_init and before any other core can see the
      * queue; read as a plain field.  Go pauses only if the victim P is
      * running; here a P sets runnext only while its core runs, so the
-     * kernel can point this at a plain short delay (proc.c, steal_pause).
+     * kernel can point this at a plain short delay (steal.c, steal_pause).
      */
     bool (*pause)(struct runq *q);
 };
@@ -71,14 +71,14 @@ void runq_init(struct runq *q);
  * queue order; the caller must put them on the global queue.  *noverflow
  * is 0 when true is returned.
  */
-bool runq_put(struct runq *q, struct g *gp, bool next, struct g **overflow,
+bool runq_push(struct runq *q, struct g *gp, bool next, struct g **overflow,
               uint32_t *noverflow);
 
 /*
  * Owner: puts gs[0..n) at the tail in order, as many as there is room
  * for, and returns how many it put (the rest stay with the caller).
  */
-uint32_t runq_put_batch(struct runq *q, struct g *const *gs, uint32_t n);
+uint32_t runq_push_batch(struct runq *q, struct g *const *gs, uint32_t n);
 
 /*
  * Owner: takes the G in runnext, or NULL if there is none (a thief may

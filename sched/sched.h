@@ -21,6 +21,14 @@
  *   that takes the lock and finds the G cannot goready it before it has
  *   stopped running.  The waker: lock; dequeue gp; set gp->param; unlock;
  *   goready(gp).
+ *
+ * Names.  Operations on Gs, Ms and Ps keep Go's runtime names, run
+ * together (runqput, findrunnable, goready, gopark, wakep, injectglist),
+ * so a reader can hold proc.c beside proc.go.  Operations on a data
+ * structure are object_verb (runq_push, wakeq_get, timer_start,
+ * pd_wait for a polldesc).  No two functions differ only by an underscore or by a
+ * suffix that does not say how they differ: runqput is the P's
+ * operation (ring, then the global queue), runq_push the ring's alone.
  */
 #ifndef SCHED_SCHED_H
 #define SCHED_SCHED_H
@@ -212,6 +220,8 @@ uint32_t fastrandn(uint32_t n);
 uint64_t newproc(void (*fn)(void *), void *arg);
 /* newproc from a G (sp_go): yields when the G has filled its P's queue. */
 uint64_t go(void (*fn)(void *), void *arg);
+/* Ends the calling G (sp_goexit, and a G's function returning). */
+__attribute__((noreturn)) void goexit(void);
 
 /*
  * Called on every core once the machine is up: becomes this core's M and

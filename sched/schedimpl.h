@@ -7,6 +7,7 @@
 
 #include "cpu.h"
 #include "sched.h"
+#include "smp.h"
 #include "spinlock.h"
 
 /*
@@ -22,7 +23,7 @@ struct sched {
     struct m *allm[MAXCPU];
     bool ready;                 /* allp/allm built; store-release */
 
-    /* Atomics (seq-cst: the spinning protocol in proc.c needs it);
+    /* Atomics (seq-cst: the spinning protocol in idle.c needs it);
        written only when a core goes idle, wakes or spins. */
     _Alignas(CACHE_LINE) int npidle;
     int nmspinning;
@@ -31,8 +32,8 @@ struct sched {
     _Alignas(CACHE_LINE) uint64_t goidgen;
 
     _Alignas(CACHE_LINE) struct spinlock lock;
-    /* Under lock: the global run queue (chunks of G pointers, proc.c)
-       and the idle P list. */
+    /* Under lock: the global run queue (chunks of G pointers,
+       globrunq.c) and the idle P list. */
     struct gchunk *runqhead, *runqtail, *chunkfree;
     long nchunks;               /* pages they take; atomic stores */
     uint32_t runqsize;          /* also read without the lock, as a hint */
@@ -41,18 +42,42 @@ struct sched {
 
 extern struct sched sched;
 
-/* proc.c */
+/* globrunq.c: the global run queue.  The callers of globrunqput,
+   globrunqputbatch (gs[0..n) in order) and globrunqget (Go's batch for
+   p, at most max if max is not 0, into out[]; how many) hold
+   sched.lock.  injectglist makes a schedlink list of waiting Gs
+   runnable on the global queue and calls wakep. */
+void globrunq_init(void);
 void globrunqput(struct g *gp);
-void runqput(struct p *p, struct g *gp, bool next);
-void wakep(void);
+void globrunqputbatch(struct g *const *gs, uint32_t n);
+uint32_t globrunqget(struct p *p, uint32_t max, struct g **out);
 void injectglist(struct g *list);
+
+/* proc.c: puts gp on p's ring (runnext if next), half the ring going
+   global on overflow. */
+void runqput(struct p *p, struct g *gp, bool next);
+
+/* idle.c: idle Ps, spinning Ms and waking cores (its steps 1 to 5).
+   wakep and wakep_after_rmw (below, inline) are step 3's check, and
+   wake_idle_core its slow half.  resetspinning is step 2; stop_and_halt steps 4 and 5, returning a G
+   the network readied for this core, or NULL: look again.  spin_more
+   says whether a spinner that found nothing keeps looking (idlespin).
+   run_polled takes the first G of a list the network readied and
+   injects the rest. */
+void wake_idle_core(void);
+void resetspinning(struct m *m);
+struct g *stop_and_halt(struct m *m);
+bool spin_more(uint64_t *end);
+void idlespin_init(void);
+struct g *run_polled(struct g *list);
+
+/* proc.c */
 /* On g0: gp, just switched out, goes to the global queue (a yield or a
    preemption, as Go's goschedImpl) and an idle core may take it. */
 void gosched_m(struct g *gp);
 /* Called by a G that resumes, interrupts off: finishes the park or yield
    of the G that switched straight to it (the direct hand-off), if any. */
 void finish_handoff(void);
-__attribute__((noreturn)) void goexit(void);
 
 /* timers.c: the earliest `when` in p's timer heap, 0 if empty; a hint
    read without the lock (pairs with update_timer0's store-release). */
@@ -74,6 +99,9 @@ static inline bool wakeq_empty(struct p *p)
 /* steal.c */
 void steal_init(int n);
 struct g *stealwork(struct m *m);
+/* The runq pause hook of every P (runq.c): true if the victim may lose
+   its runnext. */
+bool steal_pause(struct runq *q);
 /* One pass over the other Ps, taking from their wake queues, and from
    their rings when they hold two Gs or more (never their runnext); for a
    G that yields with nothing else on its P. */
@@ -134,30 +162,9 @@ static inline void schedtrace_tick(void)
         schedtrace_due();
 }
 
-/* kernel/smp.c: runs a pending smp_call_all request on this core.  The
-   check is inline: every schedule makes it. */
-void smp_run_call(struct cpu *c);
-
-/* True if a smp_call_all request waits for this core. */
-static inline bool smp_calls_pending(void)
-{
-    struct cpu *c = this_cpu();
-
-    return __atomic_load_n(&c->call_seq, __ATOMIC_RELAXED) != c->call_done;
-}
-
-static inline void smp_poll_calls(void)
-{
-    struct cpu *c = this_cpu();
-
-    /* Pairs with the store-release of call_seq in smp_call_all. */
-    if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done)
-        smp_run_call(c);
-}
-
 /*
  * A full barrier between a store and the loads after it (the spinning
- * protocol's store-fence-load pairs, proc.c).  ThreadSanitizer does not
+ * protocol's store-fence-load pairs, idle.c).  ThreadSanitizer does not
  * model fences (gcc refuses them under -fsanitize=thread), so there it is
  * a seq-cst read-modify-write of one shared word: both sides of a pair
  * then order through that word, which TSan follows, and the hardware
@@ -176,10 +183,62 @@ static inline void seq_fence(void)
 }
 #endif
 
+/*
+ * Step 3 of the spinning protocol (idle.c): if some P is idle and no M
+ * spins, wake_idle_core turns an idle core into the spinner.  Inline: a
+ * G readied on a busy machine pays two loads.
+ *
+ * wakep_after_rmw is for a caller whose only publication of work was a
+ * seq-cst read-modify-write (goready's CAS of an empty runnext): in the
+ * seq-cst order the loads come after it, which is all wakep's fence is
+ * for.  The spinner's side is unchanged: after its decrement of
+ * nmspinning it either finds runnext set (or already taken by a thief,
+ * which then runs all the work there was), or the loads here see it
+ * still spinning.  A runnext that displaced a G also stored the ring's
+ * tail, with a release store only: that needs wakep.
+ */
+static inline void wakep_after_rmw(void)
+{
+    if (!__atomic_load_n(&sched.npidle, __ATOMIC_SEQ_CST) ||
+        __atomic_load_n(&sched.nmspinning, __ATOMIC_SEQ_CST))
+        return;
+    wake_idle_core();
+}
+
+/*
+ * For a caller that has just published work with a release store (a run
+ * queue's tail, or sched.lock's unlock).  A release store followed by a
+ * load may be reordered (the load satisfied first, x86's store buffer,
+ * or any weakly ordered core), and then this waker reads a stale
+ * "somebody spins" while the last spinner, after its seq-cst decrement,
+ * reads the queues from before the store: a lost wakeup.  The full fence
+ * pairs with that decrement in stop_and_halt (step 4).
+ */
+static inline void wakep(void)
+{
+    seq_fence();
+    wakep_after_rmw();
+}
+
 /* The earlier of two arch_cycles() deadlines, where 0 means none. */
 static inline uint64_t earliest(uint64_t a, uint64_t b)
 {
     return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* Cycles in us microseconds, for a counter of any rate. */
+static inline uint64_t us_cycles(uint64_t us)
+{
+    return arch_cycles_hz() * us / 1000000;
+}
+
+/* Spins for `cycles` of the cycle counter, relaxing the core. */
+static inline void relax_for(uint64_t cycles)
+{
+    uint64_t end = arch_cycles() + cycles;
+
+    while (arch_cycles() < end)
+        arch_cpu_relax();
 }
 
 #endif

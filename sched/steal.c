@@ -5,10 +5,9 @@
  * stride coprime with ncpu, so every P is visited exactly once per round
  * and no two thieves walk the same sequence in lockstep.  It takes half of
  * a victim's ring (runq_steal).  Only in the last of four rounds does it
- * also take a victim's runnext, after the short pause in runq.c that
- * lets an owner about to run that G do so (Go usleeps 3 us; see
- * steal_pause in proc.c for why Spindle waits longer): snatching
- * it would move a G that shares its readier's time slice to a cold core.
+ * also take a victim's runnext, after a pause (steal_pause, below) that
+ * lets an owner about to run that G do so: snatching it would move a G
+ * that shares its readier's time slice to a cold core.
  * In the last round it also runs a busy victim's due timers.  In every
  * round it takes from a victim's wake queue (wakeq.c) before its ring.
  */
@@ -16,6 +15,28 @@
 #include "timers.h"
 
 #define STEAL_TRIES 4
+
+/*
+ * The thief's pause before taking a victim's runnext.  Go sleeps 3 us,
+ * the time an owner on hardware needs from readying a G to running it;
+ * under emulation (QEMU's TCG, where Spindle is tested) that path takes
+ * several times longer, and a pause that short splits hand-off pairs
+ * across cores with an IPI per message (docs/benchmarks.md has what the
+ * longer pause is worth).  On hardware it only delays the last steal
+ * round of an idle core.  True if the victim did not switch meanwhile
+ * (its nsched, which setcurg bumps, is unchanged): its runnext is still
+ * waiting, and the thief may take it.
+ */
+#define STEAL_PAUSE_US 20
+
+bool steal_pause(struct runq *q)
+{
+    struct p *p = (struct p *)((char *)q - offsetof(struct p, runq));
+    uint64_t nsched = __atomic_load_n(&p->nsched, __ATOMIC_RELAXED);
+
+    relax_for(us_cycles(STEAL_PAUSE_US));
+    return __atomic_load_n(&p->nsched, __ATOMIC_RELAXED) == nsched;
+}
 
 static uint32_t coprimes[MAXCPU];
 static int ncoprimes;

@@ -7,19 +7,17 @@
  * Each slot holds a copy of its timer's `when` beside the pointer (Go 1.23's
  * timerWhen): the four children of a node are one 64-byte line, and a
  * sift compares them without touching the timers, which live all over
- * memory (a sleeping G's timer is on its own stack, one page per G).  With
- * 100,000 sleepers that took the heap from ~40 scattered reads per
- * operation to ~8.  The copy is written wherever a timer's when changes
- * while in a heap.
+ * memory (a sleeping G's timer is on its own stack, one page per G).
+ * The copy is written wherever a timer's when changes while in a heap.
  *
  * Nor does a sift write to the timers it moves.  A timer in a heap holds
  * a handle, h, and two arrays beside the slots map slots to handles and
  * handles to slots (h_slot[h] is where the timer is), so a move writes
- * only the P's own dense arrays.  Writing the slot index into each moved
- * timer instead cost a soft-TLB miss per level under QEMU's TCG: a pop
- * took 1.65 us there, against 0.54 us without those writes.  slot_h is a
- * permutation of the handles 0..cap-1: the first ntimers are in use, the
- * one at index ntimers is the next free one, so handles need no list.
+ * only the P's own dense arrays (writing the slot index into each moved
+ * timer instead costs a soft-TLB miss per level under QEMU's TCG).
+ * slot_h is a permutation of the handles 0..cap-1: the first ntimers are
+ * in use, the one at index ntimers is the next free one, so handles need
+ * no list.
  *
  * Locks: p->timerlock, after sched.lock and channel locks, before newlib's
  * (the heap array grows with realloc).  A timer function runs with no

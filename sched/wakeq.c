@@ -20,7 +20,7 @@
  * The queue is a list through g->schedlink under the P's wakelock, which
  * nests inside nothing but sched.lock's peers: it is taken alone, with
  * interrupts off.  nwake is read without the lock as a hint; its updates
- * are seq-cst so that the spinning protocol's re-check (proc.c step 4)
+ * are seq-cst so that the spinning protocol's re-check (idle.c step 4)
  * sees a G queued before its readier looked for idle cores.
  */
 #include "schedimpl.h"

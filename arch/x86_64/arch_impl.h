@@ -25,8 +25,8 @@
  * acknowledged and noted in irq_slow, and trap() returns at once;
  * whoever turns them on again sends it to this core anew (a self-IPI),
  * so it runs then.  Why: under QEMU's TCG, sti and popf end a translated
- * block and cost ~23 ns each, against ~1 ns for a store, and the channel
- * and scheduler paths turn interrupts on several times per switch.  IF is
+ * block, which costs over twenty times a store, and the channel and
+ * scheduler paths turn interrupts on several times per switch.  IF is
  * clear only inside interrupt handlers, in the few lines that turn the
  * mask off (arch_irq_slow, arch_halt, trap's exit), and in a scheduler
  * entered from a preempting handler until it next turns interrupts on

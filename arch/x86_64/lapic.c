@@ -105,7 +105,7 @@ void lapic_init(void)
     uint32_t r[4];
     uint64_t base = rdmsr(MSR_APIC_BASE);
 
-    cpuid(1, 0, r);
+    x86_cpuid(1, 0, r);
     x2apic = r[2] & (1 << 21);
     base |= APIC_BASE_ENABLE;
     if (x2apic)

@@ -65,13 +65,13 @@ static uint32_t cpuid_apic_id(void)
 {
     uint32_t r[4];
 
-    cpuid(0, 0, r);
+    x86_cpuid(0, 0, r);
     if (r[0] >= 0xB) {
-        cpuid(0xB, 0, r);
+        x86_cpuid(0xB, 0, r);
         if (r[1])               /* leaf 0xB valid: x2APIC id in edx */
             return r[3];
     }
-    cpuid(1, 0, r);
+    x86_cpuid(1, 0, r);
     return r[1] >> 24;
 }
 

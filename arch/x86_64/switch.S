@@ -1,11 +1,11 @@
 /*
- * switch.S - voluntary context switch (scheduler issue uses it).
+ * switch.S - voluntary context switch.
  *
  *   void arch_switch(void **save_sp, void *new_sp);
  *
  * Saves the callee-saved registers of the System V ABI (rbx, rbp, r12-r15)
- * on the current stack, stores the stack pointer through *save, and resumes
- * the context whose saved stack pointer is `to`.  Caller-saved registers,
+ * on the current stack, stores the stack pointer through save_sp, and
+ * resumes the context whose saved stack pointer is new_sp.  Caller-saved registers,
  * including all SSE state, are dead across a call by the ABI, so a
  * voluntary switch needs none of them; MXCSR and the x87 control word are
  * callee-saved and kept too.  Both are loaded only when the resumed

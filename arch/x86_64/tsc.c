@@ -30,14 +30,14 @@ static uint64_t from_cpuid(void)
 {
     uint32_t r[4];
 
-    cpuid(0, 0, r);
+    x86_cpuid(0, 0, r);
     if (r[0] >= 0x15) {
-        cpuid(0x15, 0, r);      /* eax/ebx = TSC/crystal ratio, ecx = Hz */
+        x86_cpuid(0x15, 0, r);      /* eax/ebx = TSC/crystal ratio, ecx = Hz */
         if (r[0] && r[1] && r[2])
             return (uint64_t)r[2] * r[1] / r[0];
     }
     if (r[0] >= 0x16) {
-        cpuid(0x16, 0, r);      /* eax = base MHz */
+        x86_cpuid(0x16, 0, r);      /* eax = base MHz */
         if (r[0])
             return (uint64_t)r[0] * 1000000;
     }
@@ -123,10 +123,10 @@ bool arch_cycles_invariant(void)
 {
     uint32_t r[4];
 
-    cpuid(0x80000000, 0, r);
+    x86_cpuid(0x80000000, 0, r);
     if (r[0] < 0x80000007)
         return false;
-    cpuid(0x80000007, 0, r);
+    x86_cpuid(0x80000007, 0, r);
     return r[3] & (1 << 8);     /* EDX[8]: invariant TSC */
 }
 

@@ -89,7 +89,7 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
                      "d"((uint32_t)(v >> 32)) : "memory");
 }
 
-static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+static inline void x86_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
     __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
                      : "a"(leaf), "c"(sub));

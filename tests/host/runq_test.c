@@ -4,12 +4,12 @@
  * The single-threaded cases pin down Go's semantics: FIFO order, runnext
  * displacement and inheritTime, the overflow of half the ring plus one,
  * steals of n - n/2, the runnext steal and its pause, runq_empty,
- * runq_put_batch, index wrap-around at 2^32, and the steal precondition.
+ * runq_push_batch, index wrap-around at 2^32, and the steal precondition.
  *
  * The stress case runs one owner thread that creates NG uniquely numbered
  * Gs and randomly puts (to runnext or the tail) and gets them, pushing
  * overflow batches to a locked global list and refilling from it
- * with runq_put_batch, while NTHIEF thieves steal (with and without
+ * with runq_push_batch, while NTHIEF thieves steal (with and without
  * runnext) from it and from each other into their own queues and drain
  * those.  Every G must be run exactly once.  Built with ThreadSanitizer it
  * also checks that every handoff orders the G's contents (written by the
@@ -84,7 +84,7 @@ static bool fill(struct runq *q, int from, int to)
     uint32_t nov;
 
     for (int i = from; i < to; i++)
-        if (!runq_put(q, &small[i], false, ov, &nov) || nov != 0)
+        if (!runq_push(q, &small[i], false, ov, &nov) || nov != 0)
             return false;
     return true;
 }
@@ -143,18 +143,18 @@ static void runnext_displacement(void)
     bool inh;
 
     setup();
-    CHECK(runq_put(&qa, &small[0], true, ov, &nov) && nov == 0);
+    CHECK(runq_push(&qa, &small[0], true, ov, &nov) && nov == 0);
     CHECK(qa.runnext == &small[0]);
     CHECK(runq_len(&qa) == 0);      /* runnext is not in the ring */
-    CHECK(runq_put(&qa, &small[1], false, ov, &nov) && nov == 0);
+    CHECK(runq_push(&qa, &small[1], false, ov, &nov) && nov == 0);
     /* small[0] is displaced to the tail, behind small[1]. */
-    CHECK(runq_put(&qa, &small[2], true, ov, &nov) && nov == 0);
-    CHECK(runq_put(&qa, &small[3], false, ov, &nov) && nov == 0);
+    CHECK(runq_push(&qa, &small[2], true, ov, &nov) && nov == 0);
+    CHECK(runq_push(&qa, &small[3], false, ov, &nov) && nov == 0);
     CHECK(runq_get(&qa, &inh) == &small[2] && inh);
     CHECK(runq_get(&qa, &inh) == &small[1] && !inh);
     CHECK(runq_get(&qa, &inh) == &small[0] && !inh);
     /* A new runnext jumps the queue again. */
-    CHECK(runq_put(&qa, &small[4], true, ov, &nov) && nov == 0);
+    CHECK(runq_push(&qa, &small[4], true, ov, &nov) && nov == 0);
     CHECK(runq_get(&qa, &inh) == &small[4] && inh);
     CHECK(runq_get(&qa, &inh) == &small[3] && !inh);
     CHECK(runq_get(&qa, &inh) == NULL && !inh);
@@ -169,7 +169,7 @@ static void overflow_moves_half_plus_one(void)
     advance(&qa, 77);   /* the ring starts mid-way, so the copy wraps */
     CHECK(fill(&qa, 0, RUNQ_SIZE));
     CHECK(runq_len(&qa) == RUNQ_SIZE);
-    CHECK(!runq_put(&qa, &small[RUNQ_SIZE], false, ov, &nov));
+    CHECK(!runq_push(&qa, &small[RUNQ_SIZE], false, ov, &nov));
     if (!CHECK(nov == RUNQ_SIZE / 2 + 1))
         return;
     for (int i = 0; i < RUNQ_SIZE / 2; i++)
@@ -188,10 +188,10 @@ static void overflow_from_runnext(void)
     bool inh;
 
     setup();
-    CHECK(runq_put(&qa, &small[500], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[500], true, ov, &nov));
     CHECK(fill(&qa, 0, RUNQ_SIZE));
     /* small[501] takes runnext; the displaced small[500] does not fit. */
-    CHECK(!runq_put(&qa, &small[501], true, ov, &nov));
+    CHECK(!runq_push(&qa, &small[501], true, ov, &nov));
     if (!CHECK(nov == RUNQ_SIZE / 2 + 1))
         return;
     CHECK(ov[0] == &small[0] && ov[RUNQ_SIZE / 2 - 1] ==
@@ -291,7 +291,7 @@ static bool owner_runs_and_readies_again(struct runq *q)
 
     npause++;
     CHECK(runq_get(q, &inh) == &small[7] && inh);
-    CHECK(runq_put(q, &small[7], true, ov, &nov));
+    CHECK(runq_push(q, &small[7], true, ov, &nov));
     return false;
 }
 
@@ -304,7 +304,7 @@ static void steal_runnext(void)
     setup();
     qa.pause = count_pause;
     npause = 0;
-    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[7], true, ov, &nov));
     CHECK(!runq_empty(&qa));
     CHECK(runq_steal(&qb, &qa, false) == NULL);
     CHECK(npause == 0);
@@ -313,7 +313,7 @@ static void steal_runnext(void)
     CHECK(runq_empty(&qa) && runq_empty(&qb));
 
     /* With Gs in the ring, runnext stays where it is. */
-    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[7], true, ov, &nov));
     CHECK(fill(&qa, 0, 2));
     CHECK(runq_steal(&qb, &qa, true) == &small[0]);
     CHECK(npause == 1);
@@ -322,7 +322,7 @@ static void steal_runnext(void)
 
     /* The owner wins the race for runnext during the pause. */
     qa.pause = owner_takes_runnext;
-    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[7], true, ov, &nov));
     CHECK(runq_steal(&qb, &qa, true) == NULL);
     CHECK(npause == 2);
     CHECK(runq_empty(&qa) && runq_empty(&qb));
@@ -330,20 +330,20 @@ static void steal_runnext(void)
     /* The owner switched during the pause and the same G is back in
        runnext: it is running its runnext Gs, so the thief leaves it. */
     qa.pause = owner_runs_and_readies_again;
-    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[7], true, ov, &nov));
     CHECK(runq_steal(&qb, &qa, true) == NULL);
     CHECK(npause == 3);
     CHECK(runq_empty(&qb) && runq_get(&qa, &inh) == &small[7] && inh);
 
     /* Nothing happened during the pause: the thief takes it. */
     qa.pause = count_pause;
-    CHECK(runq_put(&qa, &small[7], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[7], true, ov, &nov));
     CHECK(runq_steal(&qb, &qa, true) == &small[7]);
     CHECK(npause == 4);
 
     /* NULL hook: no pause, still steals. */
     qa.pause = NULL;
-    CHECK(runq_put(&qa, &small[8], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[8], true, ov, &nov));
     CHECK(runq_steal(&qb, &qa, true) == &small[8]);
 }
 
@@ -355,9 +355,9 @@ static void empty_and_len(void)
 
     setup();
     CHECK(runq_empty(&qa) && runq_len(&qa) == 0);
-    CHECK(runq_put(&qa, &small[0], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[0], true, ov, &nov));
     CHECK(!runq_empty(&qa) && runq_len(&qa) == 0);
-    CHECK(runq_put(&qa, &small[1], true, ov, &nov));
+    CHECK(runq_push(&qa, &small[1], true, ov, &nov));
     CHECK(!runq_empty(&qa) && runq_len(&qa) == 1);
     CHECK(runq_get(&qa, &inh) == &small[1]);
     CHECK(!runq_empty(&qa) && runq_len(&qa) == 1);
@@ -374,21 +374,21 @@ static void put_batch(void)
     setup();
     for (int i = 0; i < RUNQ_SIZE; i++)
         gs[i] = &small[300 + i];
-    CHECK(runq_put_batch(&qa, gs, 0) == 0);
-    CHECK(runq_put_batch(&qa, gs, 5) == 5);
+    CHECK(runq_push_batch(&qa, gs, 0) == 0);
+    CHECK(runq_push_batch(&qa, gs, 5) == 5);
     CHECK(runq_len(&qa) == 5);
     drain_expect(&qa, 300, 305);
     /* Only the free space is filled; the rest stays with the caller. */
     advance(&qa, 100);
     CHECK(fill(&qa, 0, 250));
-    CHECK(runq_put_batch(&qa, gs, 10) == 6);
+    CHECK(runq_push_batch(&qa, gs, 10) == 6);
     CHECK(runq_len(&qa) == RUNQ_SIZE);
-    CHECK(runq_put_batch(&qa, gs + 6, 4) == 0);
+    CHECK(runq_push_batch(&qa, gs + 6, 4) == 0);
     drain_expect(&qa, 0, 250);
     drain_expect(&qa, 300, 306);
     CHECK(runq_empty(&qa));
     /* A batch steals like anything else. */
-    CHECK(runq_put_batch(&qa, gs, 128) == 128);
+    CHECK(runq_push_batch(&qa, gs, 128) == 128);
     CHECK(runq_steal(&qb, &qa, false) == &small[363]);
     CHECK(runq_len(&qb) == 63 && runq_len(&qa) == 64);
 }
@@ -412,7 +412,7 @@ static void index_wraparound(void)
     /* Overflow across the wrap. */
     advance(&qa, -(uint32_t)100);
     CHECK(fill(&qa, 0, RUNQ_SIZE));
-    CHECK(!runq_put(&qa, &small[600], false, ov, &nov) &&
+    CHECK(!runq_push(&qa, &small[600], false, ov, &nov) &&
           nov == RUNQ_SIZE / 2 + 1);
     CHECK(ov[0] == &small[0] && ov[RUNQ_SIZE / 2] == &small[600]);
     drain_expect(&qa, RUNQ_SIZE / 2, RUNQ_SIZE);
@@ -502,16 +502,16 @@ static void *empty_owner(void *arg)
             __atomic_load_n(&eq_checks, __ATOMIC_RELAXED) >= MINCHECKS)
             break;
 
-        runq_put(&eq, x, true, ov, &nov);
+        runq_push(&eq, x, true, ov, &nov);
         /* store-release: the observer that reads it sees x queued. */
         __atomic_fetch_add(&live, 1, __ATOMIC_RELEASE);
         for (int k = 0; k < NSTEP; k++) {
             struct g *y = &small[1 + k % 8], *z = &small[10 + k % 8];
 
-            runq_put(&eq, y, true, ov, &nov);
+            runq_push(&eq, y, true, ov, &nov);
             if (runq_get(&eq, &inh) != y || !inh)
                 eq_owner_bad++;
-            runq_put(&eq, z, true, ov, &nov);
+            runq_push(&eq, z, true, ov, &nov);
             if (runq_grab(&eq, scratch, 0, false) != 1 || scratch[0] != x)
                 eq_owner_bad++;
             x = z;
@@ -730,9 +730,9 @@ static void owner_refill(uint32_t max)
     if (n == 0)
         return;
     for (uint32_t i = 0; i < n; i++)
-        gs[i]->hops++;  /* must reach a thief through runq_put_batch */
+        gs[i]->hops++;  /* must reach a thief through runq_push_batch */
     st_add(&st_refill);
-    m = runq_put_batch(&owner_q, gs, n);
+    m = runq_push_batch(&owner_q, gs, n);
     if (m < n) {
         st_add(&st_partial);
         glob_put(gs + m, n - m, true);
@@ -759,7 +759,7 @@ static void *owner(void *arg)
         if (made < NG && r % 100 < pp) {
             gp = &sg[made];
             gp->id = (int)made++;
-            if (!runq_put(&owner_q, gp, (r >> 8) % 100 < kn.next_pct, ov,
+            if (!runq_push(&owner_q, gp, (r >> 8) % 100 < kn.next_pct, ov,
                           &nov)) {
                 if (nov != RUNQ_SIZE / 2 + 1)
                     __atomic_fetch_add(&nbad, 1, __ATOMIC_RELAXED);
