@@ -448,6 +448,15 @@ const char *fdt_getprop_str(const void *blob, int node, const char *name)
     return fdt_view_open(&v, blob) || !name ? NULL : prop_str(&v, node, name);
 }
 
+uint32_t fdt_getprop_u32(const void *blob, int node, const char *name,
+                         uint32_t def)
+{
+    struct view v;
+
+    return fdt_view_open(&v, blob) || !name ? def
+                                            : prop_u32(&v, node, name, def);
+}
+
 int fdt_path_offset_n(const void *blob, const char *path, size_t len)
 {
     struct view v;
@@ -476,6 +485,13 @@ int fdt_interrupt_parent(const void *blob, int node)
     if (fdt_view_open(&v, blob))
         return -FDT_ECORRUPT;
     return by_phandle(&v, irq_parent(&v, node));
+}
+
+uint32_t fdt_interrupt_parent_phandle(const void *blob, int node)
+{
+    struct view v;
+
+    return fdt_view_open(&v, blob) ? 0 : irq_parent(&v, node);
 }
 
 bool fdt_node_compatible(const void *blob, int node, const char *compat)

@@ -112,6 +112,10 @@ const void *fdt_getprop(const void *blob, int node, const char *name,
 /* A string property: its value if that holds a NUL, else NULL. */
 const char *fdt_getprop_str(const void *blob, int node, const char *name);
 
+/* A one-cell property: its value if it is 4 bytes long, else def. */
+uint32_t fdt_getprop_u32(const void *blob, int node, const char *name,
+                         uint32_t def);
+
 /*
  * The node at an absolute path ("/cpus", "/memory@40000000"), or at an
  * alias path ("serial0", "serial0/child") resolved through /aliases.  A
@@ -128,6 +132,9 @@ int fdt_node_by_phandle(const void *blob, uint32_t ph);
 
 /* The node named by node's interrupt-parent, or its nearest ancestor's. */
 int fdt_interrupt_parent(const void *blob, int node);
+
+/* That interrupt-parent's phandle itself, 0 if no ancestor names one. */
+uint32_t fdt_interrupt_parent_phandle(const void *blob, int node);
 
 /* True if the <stringlist> value p[0..len) holds s (§2.2.4). */
 bool fdt_strlist_has(const void *p, int len, const char *s);
