@@ -20,17 +20,15 @@
  *     look_after_others).
  *
  * With two or more cores every timer must fire, and every after-func
- * run, long before the hog lets go: within 100 ms of its deadline (250
- * ms under TSan), where
- * a timer that waits for the hog is 350-395 ms late.  (The issue asked
- * for 10 ms.  Under TCG on the 2-core development host that fails a
- * correct kernel in about one boot in five: even channel timers fired by
- * the hogged core's own interrupt, with no stealing involved, were seen
- * 13 ms late at smp 2 and 21 ms late at smp 8, the hog's own vCPU
- * descheduled by the host for up to 8 ms at a time, and 60 ms late with
- * other test runs loading the host.  How many timers were more than
- * 10 ms late is printed.)  On one core nothing else can run them: there
- * they must only all fire, none early.
+ * run, long before the hog lets go: within 100 ms of its deadline, where
+ * a timer that waits for the 400 ms hog is 350-395 ms late (under TSan
+ * the hog runs 1 s and the bound is 700 ms).  The bound is not 10 ms:
+ * under TCG on a 2-core host even timers fired by the hogged core's own
+ * interrupt, with no stealing involved, come tens of milliseconds late
+ * whenever the host deschedules a vCPU, so a tight bound fails correct
+ * kernels; how many timers were more than 10 ms late is printed.  On one
+ * core nothing else can run them: there they must only all fire, none
+ * early.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +46,13 @@
 #define NSTEAL 100
 #define MIN_DUE_MS 5
 #define MAX_DUE_MS 50
-#define HOG_TIME SP_MS(400)
 /* On time: well before the hog lets go.  Under TSan (hosted, 4 core
    threads on a 2-core host, every access slowed several times) timers
-   run by other cores were seen 100-190 ms late; one that waits for the
-   hog is still 350 ms late or more, so 250 ms keeps the two apart. */
-#define ON_TIME (SP_TSAN ? SP_MS(250) : SP_MS(100))
+   run by other cores were seen up to 500 ms late with the host loaded,
+   so there the hog runs 1 s: a timer that waits for it is 950 ms late
+   or more, and 700 ms keeps the two apart. */
+#define HOG_TIME (SP_TSAN ? SP_S(1) : SP_MS(400))
+#define ON_TIME (SP_TSAN ? SP_MS(700) : SP_MS(100))
 #define PROMPT SP_MS(10)
 
 struct steal {
