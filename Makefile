@@ -100,7 +100,7 @@ NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
 $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
 
-.PHONY: all images run test test-prepare test-host test-images $(TEST_HOSTED:%=test-images-%) bench bench-go clean deps \
+.PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps \
         deps-go help
 all: images
 images: $(IMAGES)
@@ -283,10 +283,9 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 
 # `make test` tests every configuration of TEST_CONFIGS: both bare-metal
 # arches (x86_64 at 1, 2, 4 and 8 cores), the hosted build at 1, 4 and 8,
-# under ASan+UBSan at 1 and 4, and under TSan at 4 only (their whole
-# matrices, x86_64's 3 cores and the hosted builds' 2 included, are `make
-# test ARCH=x86_64` and `make test ARCH=hosted [SANITIZE=address|thread]`).  With ARCH= (and SANITIZE=) on the
-# command line, only that one, over its whole matrix.  The runner runs the
+# under ASan+UBSan at 1 and 4, and under TSan at 4 only.  With ARCH= (and
+# SANITIZE=) on the command line, only that one, over its whole matrix
+# (x86_64's 3 cores and the hosted builds' 2 included).  The runner runs the
 # host tests and boots every test image of each configuration over its
 # core-count matrix, then prints the one total line.
 TEST_CONFIGS := x86_64 aarch64 hosted hosted-asan hosted-tsan
@@ -316,11 +315,13 @@ test-prepare:
 
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.
+.PHONY: $(TEST_HOSTED:%=test-images-%)
 test-images-%: $(LWIP_STAMP)
 	$(Q)$(MAKE) --no-print-directory $(call config_args,$*) test-images
 
+# The hosted images were built by test-prepare; the bare-metal ones now.
 test: test-prepare
-	$(Q)set -e; $(foreach c,$(TEST_RUN),\
+	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \

@@ -59,8 +59,9 @@ void runqput(struct p *p, struct g *gp, bool next);
 
 /* idle.c: idle Ps, spinning Ms and waking cores (its steps 1 to 5).
    wakep and wakep_after_rmw (below, inline) are step 3's check, and
-   wake_idle_core its slow half.  resetspinning is step 2; stop_and_halt steps 4 and 5, returning a G
-   the network readied for this core, or NULL: look again.  spin_more
+   wake_idle_core its slow half.  resetspinning is step 2;
+   stop_and_halt steps 4 and 5, returning a G the network readied for
+   this core, or NULL: look again.  spin_more
    says whether a spinner that found nothing keeps looking (idlespin).
    run_polled takes the first G of a list the network readied and
    injects the rest. */

@@ -41,6 +41,8 @@ check() {
     need make make
     need procps pgrep          # the test runner finds QEMU to measure it
     need binutils objcopy nm objdump
+    need xz-utils xz           # unpacks lwIP (and newlib) from Debian's sources
+    need iproute2 ip           # the runner's TAP tests (tools/tapns.sh)
     if [ "$arch" = hosted ]; then
         # make test builds the hosted kernel under TSan and ASan+UBSan.
         need libgcc-12-dev '/usr/lib/gcc/*/*/libtsan.so' '/usr/lib/gcc/*/*/libasan.so' \
@@ -52,9 +54,7 @@ check() {
     # --no-install-recommends install is checked for the firmware we boot with.
     need qemu-system-data /usr/share/qemu/qboot.rom
     need newlib-source '/usr/src/newlib/newlib-*.tar.xz'
-    need xz-utils xz
     need mtools mcopy
-    need iproute2 ip           # the runner's TAP tests (tools/tapns.sh)
     [ "$arch" = aarch64 ] || return 0
     need gcc-aarch64-linux-gnu aarch64-linux-gnu-gcc
     need binutils-aarch64-linux-gnu aarch64-linux-gnu-objcopy aarch64-linux-gnu-nm \
