@@ -6,7 +6,7 @@
  * see gfree.c for how stdio is shared).
  *
  * There is no file system: fds 0-2 are the console, the others are the
- * BSD sockets of kernel/net/bsd.c (read, write, close, fstat, isatty and
+ * BSD sockets of kernel/net/bsd*.c (read, write, close, fstat, isatty and
  * lseek go there), everything else is EBADF or ENOENT.
  */
 #include <errno.h>
@@ -201,7 +201,7 @@ static bool is_console(int fd)
 }
 
 /*
- * A socket call's result.  bsd.c sets the calling G's errno; newlib's
+ * A socket call's result.  bsd*.c set the calling G's errno; newlib's
  * _read_r and friends then copy this global errno over it when it is not
  * 0, so it gets the same value.  (The global is shared by every G: one
  * that fails on another core between our store and _read_r's load could

@@ -42,9 +42,12 @@ LIBS    := -lm -lrt
 # runtimes of libgcc-12-dev).
 LIBC_DEP   := deps
 IMAGE_RULE := HOSTED_IMAGE
-# No newlib (glibc stands in), and no firmware tables to parse.
+# No newlib (glibc stands in), no BSD socket calls (glibc's are the
+# host's: kernel/net/bsd*.c and inet.c would replace them), and no
+# firmware tables to parse.
 KSRCS := $(filter-out kernel/newlib.c kernel/acpi.c kernel/acpi_env.c \
-                       kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c kernel/net/bsd.c kernel/net/inet.c,$(KSRCS))
+                       kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c \
+                       kernel/net/bsd%.c kernel/net/inet.c,$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 

@@ -1,11 +1,12 @@
 /*
- * bsd.h - what the BSD socket calls (bsd.c, include/bsd/) need from the
+ * bsd.h - what the BSD socket calls (bsd*.c, include/bsd/) need from the
  * socket layer (sock.c) beyond spindle/net.h, and what newlib's system
- * calls (kernel/newlib.c) need from bsd.c.
+ * calls (kernel/newlib.c) need from them.
  *
  * Free of the BSD headers and of lwIP's, so that sock.c and newlib.c can
- * include it; bsd.c is built for bare metal only (ARCH=hosted has
- * glibc's sockets), sock.c for every arch.
+ * include it; bsd*.c are built for bare metal only (ARCH=hosted has
+ * glibc's sockets), sock.c for every arch.  What the bsd*.c files share
+ * among themselves is bsdimpl.h.
  */
 #ifndef KERNEL_NET_BSD_H
 #define KERNEL_NET_BSD_H
@@ -15,7 +16,7 @@
 
 struct sp_sock;
 
-/* ---- sock.c, for bsd.c ----------------------------------------------- */
+/* ---- sock.c, for bsd*.c ---------------------------------------------- */
 
 /* sp_sock_ready's bits. */
 #define SP_SOCK_IN      1   /* a read, accept or recvfrom would not wait */
@@ -45,14 +46,15 @@ long sp_write_nowait(struct sp_sock *c, const void *buf, size_t len);
  * Called by sock.c's lwIP callbacks (under stack_lock, in any context:
  * the NIC's poll function, lwIP's timer, a G inside the stack) whenever
  * s may have become readable or writable, or failed, after they have
- * recorded why.  It calls sock_event_hook, if one is installed: bsd.c's,
- * which wakes the Gs parked in poll().  The hook runs under stack_lock,
- * never parks, and hands the Gs it readies to net_ready.
+ * recorded why.  It calls sock_event_hook, if one is installed:
+ * bsd_poll.c's, which wakes the Gs parked in poll().  The hook runs
+ * under stack_lock, never parks, and hands the Gs it readies to
+ * net_ready.
  */
 void sock_event(struct sp_sock *s);
 extern void (*sock_event_hook)(struct sp_sock *s);
 
-/* ---- bsd.c, for newlib.c's system calls -------------------------------- */
+/* ---- bsd*.c, for newlib.c's system calls ----------------------------- */
 
 /*
  * read, write and close of a descriptor other than the console's: each

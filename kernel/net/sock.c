@@ -358,9 +358,10 @@ void (*sock_event_hook)(struct sp_sock *s);
 
 void sock_event(struct sp_sock *s)
 {
-    /* Relaxed: bsd.c installs it before its first socket exists, and a
-       callback that matters to a G in poll() comes after that G looked
-       at the socket under stack_lock, which orders the store before. */
+    /* Relaxed: the BSD calls install it before their first socket
+       exists, and a callback that matters to a G in poll() comes after
+       that G looked at the socket under stack_lock, which orders the
+       store before. */
     void (*hook)(struct sp_sock *) =
         __atomic_load_n(&sock_event_hook, __ATOMIC_RELAXED);
 

@@ -399,7 +399,7 @@ void tcp_detach(struct sp_sock *s)
     s->pcb.tcp = NULL;
 }
 
-/* For bsd.c (bsd.h): sp_write that never waits. */
+/* For bsd_data.c (bsd.h): sp_write that never waits. */
 long sp_write_nowait(sp_conn *c, const void *buf, size_t len)
 {
     unsigned long f = stack_lock_take();

@@ -106,7 +106,7 @@ int format_addr(const ip_addr_t *ip, u16_t port, char *buf, size_t len);
 /* True if the machine has a NIC (the calls fail with -ENETDOWN if not). */
 bool net_up(void);
 
-/* Tells bsd.c's poll() that s changed; under stack_lock (bsd.h). */
+/* Tells bsd_poll.c's poll() that s changed; under stack_lock (bsd.h). */
 void sock_event(struct sp_sock *s);
 
 /* ---- Per protocol (sock_tcp.c, sock_udp.c) -------------------------- */

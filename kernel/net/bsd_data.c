@@ -1,0 +1,266 @@
+/*
+ * bsd_data.c - the BSD calls that move data on a descriptor's socket:
+ * recv, recvfrom, send and sendto, and the read and write of newlib's
+ * system calls (bsd.h); the layer's design is at the top of bsd.c.  TCP
+ * reads and writes a connection's byte stream; UDP sends and receives
+ * datagrams, from the connected peer alone once connect() has named one.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <spindle/net.h>
+#include <spindle/sync.h>
+#include <spindle/time.h>
+#include "bsd.h"
+#include "bsdimpl.h"
+
+/* ---- TCP data ------------------------------------------------------- */
+
+static ssize_t tcp_recv(struct bsock *b, void *buf, size_t len, int flags)
+{
+    bool nbio = nonblocking(b, flags);
+    uint64_t timeo = 0;
+    struct sp_sock *s;
+    size_t got = 0;
+    long n = 0;
+
+    switch (LOAD(b->state)) {
+    case ST_CONNECTED:
+        break;
+    case ST_CONNECTING:
+        return fail(nbio ? EAGAIN : ENOTCONN);
+    default:
+        return fail(ENOTCONN);
+    }
+    s = LOAD(b->s);
+    if (LOAD(b->rshut) || len == 0)
+        return 0;
+    if (!lock_dir(&b->rmu, nbio))
+        return fail(EAGAIN);
+    if (!nbio && (timeo = LOAD(b->rcvtimeo)))
+        bsd_set_deadline(b, s, 'r', (int64_t)(sp_nanotime() + timeo));
+    for (;;) {
+        if (nbio && !(sp_sock_ready(s, NULL) & SP_SOCK_IN)) {
+            n = -EAGAIN;
+            break;
+        }
+        if ((n = sp_read(s, (char *)buf + got, len - got)) <= 0)
+            break;
+        got += (size_t)n;
+        if (!(flags & MSG_WAITALL) || got == len)
+            break;
+    }
+    if (timeo)
+        bsd_set_deadline(b, s, 'r', 0);
+    sp_mutex_unlock(&b->rmu);
+    if (got)
+        return (ssize_t)got;
+    if (n == 0)
+        return 0;
+    if (LOAD(b->closed))
+        return fail(EBADF);
+    if (LOAD(b->rshut))
+        return 0;
+    if (n == -ETIMEDOUT && timeo)
+        return fail(EAGAIN);
+    return fail((int)-n);
+}
+
+static ssize_t tcp_send(struct bsock *b, const void *buf, size_t len,
+                        int flags)
+{
+    bool nbio = nonblocking(b, flags);
+    uint64_t timeo = 0;
+    struct sp_sock *s;
+    unsigned gen;
+    long n;
+
+    switch (LOAD(b->state)) {
+    case ST_CONNECTED:
+        break;
+    case ST_CONNECTING:
+        return fail(nbio ? EAGAIN : ENOTCONN);
+    default:
+        return fail(ENOTCONN);
+    }
+    s = LOAD(b->s);
+    if (LOAD(b->wshut))
+        return fail(EPIPE);
+    if (len == 0)
+        return 0;
+    if (!lock_dir(&b->wmu, nbio))
+        return fail(EAGAIN);
+    if (nbio) {
+        gen = __atomic_load_n(&bsd_event_gen, __ATOMIC_RELAXED);
+        n = sp_write_nowait(s, buf, len);
+        if (n == -EAGAIN)
+            STORE(b->wblock_gen, gen);
+        STORE(b->wblocked, n == -EAGAIN);
+    } else {
+        if ((timeo = LOAD(b->sndtimeo)))
+            bsd_set_deadline(b, s, 'w', (int64_t)(sp_nanotime() + timeo));
+        n = sp_write(s, buf, len);
+        if (timeo)
+            bsd_set_deadline(b, s, 'w', 0);
+    }
+    sp_mutex_unlock(&b->wmu);
+    if (n >= 0)
+        return n;
+    if (LOAD(b->closed))
+        return fail(EBADF);
+    if (LOAD(b->wshut))
+        return fail(EPIPE);
+    if (n == -ETIMEDOUT && timeo)
+        return fail(EAGAIN);
+    return fail((int)-n);
+}
+
+/* ---- UDP data ------------------------------------------------------- */
+
+static ssize_t udp_recv(struct bsock *b, void *buf, size_t len, int flags,
+                        struct sockaddr *from, socklen_t *fromlen)
+{
+    bool nbio = nonblocking(b, flags), filter;
+    struct sockaddr_in src, peer;
+    uint64_t timeo = 0;
+    char str[ADDRLEN];
+    struct sp_sock *s;
+    int e = 0;
+    long n;
+
+    if (!(s = bsd_udp_sock(b, &e)))
+        return fail(e);
+    if (LOAD(b->rshut))
+        return 0;
+    if (!lock_dir(&b->rmu, nbio))
+        return fail(EAGAIN);
+    sp_mutex_lock(&b->mu);
+    filter = b->has_peer;
+    peer = b->peer;
+    sp_mutex_unlock(&b->mu);
+    if (!nbio && (timeo = LOAD(b->rcvtimeo)))
+        bsd_set_deadline(b, s, 'r', (int64_t)(sp_nanotime() + timeo));
+    for (;;) {
+        if (nbio && !(sp_sock_ready(s, NULL) & SP_SOCK_IN)) {
+            n = -EAGAIN;
+            break;
+        }
+        if ((n = sp_recvfrom(s, buf, len, str, sizeof str)) < 0)
+            break;
+        if (!bsd_sin_parse(str, &src))
+            continue;
+        /* A connected socket takes datagrams from its peer only. */
+        if (!filter || (src.sin_addr.s_addr == peer.sin_addr.s_addr &&
+                        src.sin_port == peer.sin_port))
+            break;
+    }
+    if (timeo)
+        bsd_set_deadline(b, s, 'r', 0);
+    sp_mutex_unlock(&b->rmu);
+    if (n >= 0) {
+        bsd_sin_out(&src, from, fromlen);
+        return n;
+    }
+    if (LOAD(b->closed))
+        return fail(EBADF);
+    if (LOAD(b->rshut))
+        return 0;
+    if (n == -ETIMEDOUT && timeo)
+        return fail(EAGAIN);
+    return fail((int)-n);
+}
+
+static ssize_t udp_send(struct bsock *b, const void *buf, size_t len,
+                        const struct sockaddr *to, socklen_t tolen)
+{
+    struct sockaddr_in dst;
+    char str[ADDRLEN];
+    struct sp_sock *s;
+    int e = 0;
+    long n;
+
+    if (to) {
+        if ((e = bsd_sin_arg(to, tolen, &dst)))
+            return fail(e);
+    } else {
+        sp_mutex_lock(&b->mu);
+        dst = b->peer;
+        e = b->has_peer ? 0 : EDESTADDRREQ;
+        sp_mutex_unlock(&b->mu);
+        if (e)
+            return fail(e);
+    }
+    if (LOAD(b->wshut))
+        return fail(EPIPE);
+    if (!(s = bsd_udp_sock(b, &e)))
+        return fail(e);
+    bsd_dest_format(&dst, str);
+    if ((n = sp_sendto(s, buf, len, str)) < 0)
+        return fail(LOAD(b->closed) ? EBADF : (int)-n);
+    return n;
+}
+
+/* ---- The data calls ------------------------------------------------- */
+
+/* Flags every call accepts; MSG_NOSIGNAL: there are no signals. */
+#define SEND_FLAGS  (MSG_DONTWAIT | MSG_NOSIGNAL)
+#define RECV_FLAGS  (MSG_DONTWAIT | MSG_WAITALL | MSG_NOSIGNAL)
+
+ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
+                 struct sockaddr *from, socklen_t *fromlen)
+{
+    struct bsock *b;
+    ssize_t n;
+    int e;
+
+    if (!(b = bsd_fd_get(fd, &e)))
+        return fail(e);
+    if (flags & ~RECV_FLAGS)
+        n = fail(EOPNOTSUPP);
+    else if (b->type == SOCK_STREAM)
+        n = tcp_recv(b, buf, len, flags);
+    else
+        n = udp_recv(b, buf, len, flags, from, fromlen);
+    bsd_fd_put(b);
+    return n;
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+    return recvfrom(fd, buf, len, flags, NULL, NULL);
+}
+
+ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+               const struct sockaddr *to, socklen_t tolen)
+{
+    struct bsock *b;
+    ssize_t n;
+    int e;
+
+    if (!(b = bsd_fd_get(fd, &e)))
+        return fail(e);
+    if (flags & ~SEND_FLAGS)
+        n = fail(EOPNOTSUPP);
+    else if (b->type == SOCK_STREAM)
+        n = tcp_send(b, buf, len, flags);   /* `to` ignored, as Linux */
+    else
+        n = udp_send(b, buf, len, to, tolen);
+    bsd_fd_put(b);
+    return n;
+}
+
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+    return sendto(fd, buf, len, flags, NULL, 0);
+}
+
+long bsd_read(int fd, void *buf, size_t len)
+{
+    return recvfrom(fd, buf, len, 0, NULL, NULL);
+}
+
+long bsd_write(int fd, const void *buf, size_t len)
+{
+    return sendto(fd, buf, len, 0, NULL, 0);
+}
+

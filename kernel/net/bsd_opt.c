@@ -1,0 +1,173 @@
+/*
+ * bsd_opt.c - a descriptor's options: a socket's setsockopt and
+ * getsockopt (SO_REUSEADDR, SO_KEEPALIVE, SO_RCVTIMEO, SO_SNDTIMEO,
+ * SO_TYPE, SO_ACCEPTCONN, SO_ERROR, TCP_NODELAY), and fcntl (O_NONBLOCK;
+ * the console's descriptors too).  Options are recorded in the struct
+ * bsock, where the other calls read them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <spindle/sync.h>
+#include "bsd.h"
+#include "bsdimpl.h"
+
+/* ---- Options -------------------------------------------------------- */
+
+static int opt_int(const void *val, socklen_t len, int *v)
+{
+    if (!val || len < sizeof(int))
+        return EINVAL;
+    memcpy(v, val, sizeof *v);
+    return 0;
+}
+
+static int opt_timeo(const void *val, socklen_t len, uint64_t *ns)
+{
+    struct timeval tv;
+
+    if (!val || len < sizeof tv)
+        return EINVAL;
+    memcpy(&tv, val, sizeof tv);
+    if (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+        return EDOM;
+    *ns = (uint64_t)tv.tv_sec * 1000000000 + (uint64_t)tv.tv_usec * 1000;
+    return 0;
+}
+
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+    struct bsock *b;
+    uint64_t ns = 0;
+    int e, v = 0;
+
+    if (!(b = bsd_fd_get(fd, &e)))
+        return fail(e);
+    e = ENOPROTOOPT;
+    if (level == SOL_SOCKET) {
+        switch (name) {
+        case SO_REUSEADDR:      /* sp_listen reuses addresses anyway */
+            if (!(e = opt_int(val, len, &v)))
+                STORE(b->reuseaddr, v != 0);
+            break;
+        case SO_KEEPALIVE:      /* recorded, not given to lwIP */
+            if (!(e = opt_int(val, len, &v)))
+                STORE(b->keepalive, v != 0);
+            break;
+        case SO_RCVTIMEO:
+            if (!(e = opt_timeo(val, len, &ns)))
+                STORE(b->rcvtimeo, ns);
+            break;
+        case SO_SNDTIMEO:
+            if (!(e = opt_timeo(val, len, &ns)))
+                STORE(b->sndtimeo, ns);
+            break;
+        }
+    } else if (level == IPPROTO_TCP && b->type == SOCK_STREAM) {
+        if (name == TCP_NODELAY && !(e = opt_int(val, len, &v)))
+            STORE(b->nodelay, v != 0);  /* Nagle stays off either way */
+    }
+    bsd_fd_put(b);
+    return e ? fail(e) : 0;
+}
+
+int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+    struct timeval tv;
+    struct bsock *b;
+    uint64_t ns = 0;
+    int e, v = 0, err = 0;
+    bool is_tv = false;
+
+    if (!(b = bsd_fd_get(fd, &e)))
+        return fail(e);
+    e = 0;
+    if (!val || !len) {
+        e = EFAULT;
+    } else if (level == SOL_SOCKET) {
+        switch (name) {
+        case SO_REUSEADDR:  v = LOAD(b->reuseaddr); break;
+        case SO_KEEPALIVE:  v = LOAD(b->keepalive); break;
+        case SO_TYPE:       v = b->type; break;
+        case SO_ACCEPTCONN: v = LOAD(b->state) == ST_LISTEN; break;
+        case SO_RCVTIMEO:   ns = LOAD(b->rcvtimeo); is_tv = true; break;
+        case SO_SNDTIMEO:   ns = LOAD(b->sndtimeo); is_tv = true; break;
+        case SO_ERROR:
+            /* A failed non-blocking connect's error, once; else the
+               connection's sticky one. */
+            sp_mutex_lock(&b->mu);
+            v = b->soerror;
+            b->soerror = 0;
+            sp_mutex_unlock(&b->mu);
+            if (!v && LOAD(b->state) == ST_CONNECTED) {
+                sp_sock_ready(LOAD(b->s), &err);
+                v = -err;
+            }
+            break;
+        default:
+            e = ENOPROTOOPT;
+        }
+    } else if (level == IPPROTO_TCP && b->type == SOCK_STREAM &&
+               name == TCP_NODELAY) {
+        v = LOAD(b->nodelay);
+    } else {
+        e = ENOPROTOOPT;
+    }
+    if (!e && is_tv) {
+        tv.tv_sec = (time_t)(ns / 1000000000);
+        tv.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
+        memcpy(val, &tv, *len < sizeof tv ? *len : sizeof tv);
+        *len = sizeof tv;
+    } else if (!e) {
+        memcpy(val, &v, *len < sizeof v ? *len : sizeof v);
+        *len = sizeof v;
+    }
+    bsd_fd_put(b);
+    return e ? fail(e) : 0;
+}
+
+/* ---- fcntl (newlib's own fails with ENOSYS) ------------------------- */
+
+int fcntl(int fd, int cmd, ...)
+{
+    struct bsock *b;
+    va_list ap;
+    int arg = 0, e, r = 0;
+
+    if (cmd == F_SETFL || cmd == F_SETFD) {
+        va_start(ap, cmd);
+        arg = va_arg(ap, int);
+        va_end(ap);
+    }
+    if (fd >= 0 && fd < FD_FIRST) {
+        switch (cmd) {
+        case F_GETFL:   return O_RDWR;
+        case F_SETFL:
+        case F_GETFD:
+        case F_SETFD:   return 0;
+        default:        return fail(EINVAL);
+        }
+    }
+    if (!(b = bsd_fd_get(fd, &e)))
+        return fail(EBADF);
+    switch (cmd) {
+    case F_GETFL:
+        r = O_RDWR | (LOAD(b->nonblock) ? O_NONBLOCK : 0);
+        break;
+    case F_SETFL:
+        STORE(b->nonblock, (arg & O_NONBLOCK) != 0);
+        break;
+    case F_GETFD:               /* no exec: FD_CLOEXEC means nothing */
+    case F_SETFD:
+        break;
+    default:
+        r = fail(EINVAL);
+    }
+    bsd_fd_put(b);
+    return r;
+}
