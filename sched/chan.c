@@ -1,5 +1,6 @@
 /*
- * chan.c - channels (Go's runtime/chan.go); select is in select.c.
+ * chan.c - channels (Go's runtime/chan.go); the ring of a buffered channel
+ * is in chanring.c, select in select.c.
  *
  * A channel is one malloc'd block: the header below and, for a buffered
  * channel, a ring of cap cells.  A G that cannot complete an operation
@@ -17,18 +18,12 @@
  *           goready the sudog's stack frame may be gone: nothing touches
  *           it again.
  *
- * Buffered channels are not Go's: their ring is a lock-free bounded queue
- * (Vyukov's), so senders and receivers on different cores meet only on
- * the ring's cells, never on a lock.  Each cell has a sequence number:
- * cell i is free for the sender at position pos (pos % cap == i) when
- * seq == 2 pos, and holds the value for the receiver at pos when
- * seq == 2 pos + 1 (doubled, so that with cap 1 "full at pos" and "free
- * at pos + 1" differ).  A sender claims pos by a CAS on enq, writes the
- * value and publishes it with a store-release of seq = 2 pos + 1; a
- * receiver claims by a CAS on deq, reads, and frees the cell for the next
- * lap with seq = 2 (pos + cap).  close sets ENQ_CLOSED in enq, so every send either
- * claimed its cell before the close or fails; a receiver that finds the
- * ring empty, closed, and deq == enq knows no value can come any more.
+ * Buffered channels are not Go's: their ring (chanring.c) is a lock-free
+ * bounded queue, so senders and receivers on different cores meet only on
+ * the ring's cells, never on a lock.  A sender claims a position by a CAS
+ * on enq, then publishes its value in the position's cell; a receiver
+ * claims one by a CAS on deq, then frees the cell.  close sets ENQ_CLOSED
+ * in enq, after which no send claims a cell.
  *   The queues only hold Gs that found the ring full (senders) or empty
  * (receivers).  Waking them is a notice, not a hand-off: the woken G
  * tries again.  The rule that no wakeup is lost is a Dekker handshake
@@ -153,40 +148,7 @@ void sudog_init(struct sudog *sg, void *elem, struct sudog **done)
     sg->success = false;
 }
 
-/* ---- moving values --------------------------------------------------- */
-
-/* A NULL source sends the zero value; a NULL destination discards. */
-static inline __attribute__((always_inline)) void
-copyelem(sp_chan *c, void *dst, const void *src)
-{
-    if (!dst || !c->elemsize)
-        return;
-    if (!src) {
-        memset(dst, 0, c->elemsize);
-        return;
-    }
-    /* Word-sized elements (most channels carry ints and pointers) are
-       one move; newlib's memcpy spends ~20 instructions on 8 bytes. */
-    switch (c->elemsize) {
-    case 4:
-        __builtin_memcpy(dst, src, 4);
-        break;
-    case 8:
-        __builtin_memcpy(dst, src, 8);
-        break;
-    default:
-        memcpy(dst, src, c->elemsize);
-    }
-}
-
-/* ---- the buffered ring (lock-free; see the top of the file) ---------- */
-
-static struct cell *cellat(sp_chan *c, uint64_t pos)
-{
-    uint64_t i = c->pow2 ? pos & c->mask : pos % c->cap;
-
-    return (struct cell *)(c->cells + i * c->cellsize);
-}
+/* ---- buffered waiters (the handshake; see the top of the file) ------ */
 
 /* Caller holds the lock, after a change to a queue of a buffered c. */
 void chan_set_waiting(sp_chan *c)
@@ -211,110 +173,6 @@ struct g *chan_notify(sp_chan *c, struct waitq *q)
     sg->success = true;
     sg->g->param = sg;
     return sg->g;
-}
-
-/*
- * The ringer's half of the handshake, right after the seq-cst CAS that
- * claimed a cell for a push (q = recvq) or a pop (q = sendq): takes one
- * waiter of q to wake, if its bit says there may be one.  The read is
- * seq-cst, so either it sees the waiter's bit or the waiter's
- * ring_claimable sees the claim.  Done before the cell is published (or
- * freed): after that this G must not touch c, which the G that takes the
- * last value may free at once.  `locked`: the caller holds c->lock.
- */
-static struct g *ring_ringer(sp_chan *c, struct waitq *q, int bit,
-                             bool locked)
-{
-    unsigned long flags;
-    struct g *wake;
-
-    if (!(__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) & bit))
-        return NULL;
-    if (locked)
-        return chan_notify(c, q);
-    flags = spin_lock(&c->lock);
-    wake = chan_notify(c, q);
-    spin_unlock(&c->lock, flags);
-    return wake;
-}
-
-/*
- * One send attempt: RING_OK, RING_WAIT (full) or RING_CLOSED.  *wake: a
- * receiver to ready after RING_OK (ring_ringer), or NULL.
- */
-static enum ring ring_push(sp_chan *c, const void *elem, bool locked,
-                           struct g **wake)
-{
-    /* Relaxed: the CAS below checks the position; the cell's seq,
-       acquired, says whether its last receiver is done with it. */
-    uint64_t pos = __atomic_load_n(&c->enq, __ATOMIC_RELAXED);
-
-    for (;;) {
-        struct cell *cl;
-        uint64_t seq;
-
-        if (pos & ENQ_CLOSED)
-            return RING_CLOSED;
-        cl = cellat(c, pos);
-        seq = __atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE);
-        if (seq == 2 * pos) {
-            /* Seq-cst: the claim is what a waiter's handshake reads
-               (ring_claimable); see the top of the file. */
-            if (__atomic_compare_exchange_n(&c->enq, &pos, pos + 1, false,
-                                            __ATOMIC_SEQ_CST,
-                                            __ATOMIC_RELAXED)) {
-                *wake = ring_ringer(c, &c->recvq, WAITING_RECV, locked);
-                copyelem(c, cl->val, elem);
-                /* Release: the value before the receiver's acquire. */
-                __atomic_store_n(&cl->seq, 2 * pos + 1, __ATOMIC_RELEASE);
-                return RING_OK;
-            }
-        } else if ((int64_t)(seq - 2 * pos) < 0) {
-            return RING_WAIT;   /* last lap's value is still in it */
-        } else {
-            pos = __atomic_load_n(&c->enq, __ATOMIC_RELAXED);
-        }
-    }
-}
-
-/* One receive attempt: RING_OK, RING_WAIT (empty) or RING_CLOSED (closed
-   and drained, elem zeroed).  *wake: a sender to ready after RING_OK. */
-static enum ring ring_pop(sp_chan *c, void *elem, bool locked,
-                          struct g **wake)
-{
-    uint64_t pos = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
-    uint64_t enq;
-
-    for (;;) {
-        struct cell *cl = cellat(c, pos);
-        uint64_t seq = __atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE);
-
-        if (seq == 2 * pos + 1) {
-            if (__atomic_compare_exchange_n(&c->deq, &pos, pos + 1, false,
-                                            __ATOMIC_SEQ_CST,
-                                            __ATOMIC_RELAXED)) {
-                *wake = ring_ringer(c, &c->sendq, WAITING_SEND, locked);
-                copyelem(c, elem, cl->val);
-                /* Release: our read before the next sender's write. */
-                __atomic_store_n(&cl->seq, 2 * (pos + c->cap),
-                                 __ATOMIC_RELEASE);
-                return RING_OK;
-            }
-        } else if ((int64_t)(seq - (2 * pos + 1)) < 0) {
-            break;              /* empty, or its sender has not published */
-        } else {
-            pos = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
-        }
-    }
-    /* Closed, and every claimed cell taken: nothing can come any more.
-       Acquire: a close seen here comes after the sends it ended. */
-    enq = __atomic_load_n(&c->enq, __ATOMIC_ACQUIRE);
-    if ((enq & ENQ_CLOSED) &&
-        __atomic_load_n(&c->deq, __ATOMIC_RELAXED) == (enq & ~ENQ_CLOSED)) {
-        copyelem(c, elem, NULL);
-        return RING_CLOSED;
-    }
-    return RING_WAIT;
 }
 
 /*
@@ -477,8 +335,8 @@ RING_INLINE enum ring ring_op(sp_chan *c, void *elem, bool send, bool locked,
                               struct g **wake)
 {
     *wake = NULL;
-    return send ? ring_push(c, elem, locked, wake)
-                : ring_pop(c, elem, locked, wake);
+    return send ? chan_ring_push(c, elem, locked, wake)
+                : chan_ring_pop(c, elem, locked, wake);
 }
 
 enum ring chan_ring_op(sp_chan *c, void *elem, bool send, bool locked,
@@ -655,7 +513,7 @@ void sp_chan_close(sp_chan *c)
         panic("close of closed channel");
     }
     c->closed = true;
-    /* Release: pairs with ring_pop's acquire of enq. */
+    /* Release: pairs with chan_ring_pop's acquire of enq. */
     __atomic_fetch_or(&c->enq, ENQ_CLOSED, __ATOMIC_RELEASE);
     wake_all(c, &c->recvq, true, &tail);    /* they return ok == false */
     wake_all(c, &c->sendq, false, &tail);   /* they panic */

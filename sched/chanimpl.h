@@ -1,8 +1,9 @@
 /*
- * chanimpl.h - what chan.c and select.c share: the channel and its wait
- * records, and chan.c's operations that select builds on.  The design is
- * at the top of chan.c; callers of the functions below hold the channel's
- * lock unless a comment says otherwise.
+ * chanimpl.h - what chan.c, chanring.c and select.c share: the channel
+ * and its wait records, the buffered channel's ring (chanring.c), and
+ * chan.c's operations that select builds on.  The design is at the top of
+ * chan.c, the ring's at the top of chanring.c; callers of the functions
+ * below hold the channel's lock unless a comment says otherwise.
  */
 #ifndef CHANIMPL_H
 #define CHANIMPL_H
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "sched.h"
 #include "schedimpl.h"
 #include "spinlock.h"
@@ -68,6 +70,31 @@ struct sp_chan {
     _Alignas(CACHE_LINE) uint64_t deq;  /* next to claim by receivers */
 };
 
+/* Copies one element of c: a NULL source sends the zero value, a NULL
+   destination discards.  Inline: it is on every fast path. */
+static inline __attribute__((always_inline)) void
+copyelem(sp_chan *c, void *dst, const void *src)
+{
+    if (!dst || !c->elemsize)
+        return;
+    if (!src) {
+        memset(dst, 0, c->elemsize);
+        return;
+    }
+    /* Word-sized elements (most channels carry ints and pointers) are
+       one move, not a call to newlib's memcpy. */
+    switch (c->elemsize) {
+    case 4:
+        __builtin_memcpy(dst, src, 4);
+        break;
+    case 8:
+        __builtin_memcpy(dst, src, 8);
+        break;
+    default:
+        memcpy(dst, src, c->elemsize);
+    }
+}
+
 void waitq_enqueue(struct waitq *q, struct sudog *sg);
 /* Unlinks sg if it is still queued on q (a losing case of a select). */
 void waitq_remove(struct waitq *q, struct sudog *sg);
@@ -82,6 +109,15 @@ struct g *chan_notify(sp_chan *c, struct waitq *q);
 /* Buffered c, the waiter's half of the handshake (no lock needed): is a
    cell claimed for receivers (!send) or free for senders, or c closed? */
 bool ring_claimable(sp_chan *c, bool send);
+/* Buffered c, chanring.c: one send (push) or receive (pop) attempt, no
+   lock needed.  RING_OK; RING_WAIT, the ring full (empty); RING_CLOSED,
+   c closed (a pop: closed and drained, elem zeroed).  `locked`: the
+   caller holds c->lock.  On RING_OK *wake is a G to ready after
+   unlocking, or NULL; otherwise it is left alone. */
+enum ring chan_ring_push(sp_chan *c, const void *elem, bool locked,
+                         struct g **wake);
+enum ring chan_ring_pop(sp_chan *c, void *elem, bool locked,
+                        struct g **wake);
 /* Buffered c: one send or receive attempt.  `locked`: the caller holds
    c->lock.  *wake: a G to ready after unlocking, or NULL. */
 enum ring chan_ring_op(sp_chan *c, void *elem, bool send, bool locked,
