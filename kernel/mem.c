@@ -45,7 +45,7 @@ uint64_t mem_alloc_pages(size_t n)
     unsigned long f;
     uint64_t pa;
 
-    vm_stack_probe();
+    vm_stack_probe(MEM_PROBE_BYTES);
     f = spin_lock(&mem_lock);
     pa = page_alloc(&pages, n);
     spin_unlock(&mem_lock, f);
@@ -58,7 +58,7 @@ void mem_free_pages(uint64_t pa, size_t n)
 {
     unsigned long f;
 
-    vm_stack_probe();
+    vm_stack_probe(MEM_PROBE_BYTES);
     f = spin_lock(&mem_lock);
     page_free(&pages, pa, n);
     spin_unlock(&mem_lock, f);

@@ -41,7 +41,7 @@ void *vm_stack_alloc(size_t bytes)
     unsigned long f;
     uintptr_t lo;
 
-    vm_stack_probe();
+    vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     lo = stack_next + PAGE_SIZE;               /* skip the guard page */
 
@@ -65,7 +65,7 @@ void *vm_gslot_alloc(void)
     unsigned long f;
     uintptr_t base;
 
-    vm_stack_probe();
+    vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     base = gslot_next;
 
@@ -125,7 +125,7 @@ void *vm_heap_grow(ptrdiff_t incr)
     uintptr_t old, end;
     void *ret;
 
-    vm_stack_probe();
+    vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     old = heap_end;
     end = heap_end + incr;
@@ -165,7 +165,7 @@ void *vm_map_device(uint64_t pa, size_t len)
 
     if (!len || end < pa)
         return NULL;
-    vm_stack_probe();
+    vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     for (uint64_t a = first; a < end && ok; a += PAGE_SIZE)
         if (!arch_virt_to_phys(a, &phys))

@@ -46,18 +46,20 @@ static inline uintptr_t vm_gslot_of(uintptr_t va)
 }
 
 /*
- * Touches the stack VM_PROBE_BYTES below the caller's frame.  Code that
- * takes vm_lock or mem_lock calls it first: a G's stack page that is not
+ * Touches the stack `bytes` below the caller's frame.  Code that takes
+ * vm_lock or mem_lock calls it first: a G's stack page that is not
  * mapped yet then faults in before the lock is held, not while it is (the
- * fault handler needs both locks).  Their critical sections use far less
- * stack than this.
+ * fault handler needs both locks).  MEM_PROBE_BYTES is for mem.c, whose
+ * critical sections use far less stack.  vm.c's call the page allocator
+ * under vm_lock, and its probe then reaches MEM_PROBE_BYTES below a frame
+ * deeper than vm.c's: VM_PROBE_BYTES covers that reach.
  */
-#define VM_PROBE_BYTES 2048
+#define MEM_PROBE_BYTES 2048
+#define VM_PROBE_BYTES (2 * MEM_PROBE_BYTES)
 
-static inline void vm_stack_probe(void)
+static inline void vm_stack_probe(size_t bytes)
 {
-    (void)*(volatile char *)((char *)__builtin_frame_address(0) -
-                             VM_PROBE_BYTES);
+    (void)*(volatile char *)((char *)__builtin_frame_address(0) - bytes);
 }
 
 /*
