@@ -15,43 +15,29 @@
 # is one result.  A boot that times out, ends without its closing
 # "N passed, M failed" line, disagrees with it, or exits non-zero without
 # a failing case counts as one failure, and its console tail is shown.
-# A test folder with an `expect` file is a fatal-path test instead: the boot
-# must end with the panic exit status (or the one a line `status N` names)
-# and print every other line of `expect` (each an extended regular
-# expression); it counts as one result.  An `expect.ARCH` file, where the
-# report differs by arch (registers, fault names), replaces it for ARCH.
-# A test folder with a `cmdlines` file boots once per line of it (each line
-# a kernel command line) at every core count; `cmdlines.ARCH` replaces it
-# for ARCH.  One with a `hostcpu` file
-# (a number) must keep QEMU's host CPU use between its "IDLE START" and
-# "IDLE END" console lines under that percent of one host core.  One with
-# a `mem` file (MiB) boots with that much guest memory, one with a
-# `cpu.ARCH` file with that CPU model (tools/qemu.sh's CPU=).
-# One with an `arches` file (words: x86_64, aarch64, hosted; hosted
-# covers its sanitizer builds too) boots only on those: elsewhere one
-# line says it is not run, and it counts neither way.  One with an `smp`
-# file (core counts; `smp.ARCH` replaces it) boots only at the counts of
-# the arch's matrix that it lists.
-# One with a `net` file boots with a NIC on QEMU's user network
-# (tools/qemu.sh's NET=user): for each boot the runner picks seven free
-# ports B..B+6 on 127.0.0.1 (build/host/netpeer --probe; NETPEER names
-# another netpeer) and forwards B+4 to the guest's TCP port 80.  If the
-# file holds the word `peer`, the boot also gets a peer on the host,
-# netpeer (tools/netpeer.c): B, B+1 and B+3 are forwarded to the guest's
-# TCP ports 7, 9 and 9000 and B+2 to its UDP port 7, `netpeer --base B
-# --serve B+5 --closed B+6` runs beside the boot (an echo server on B+5,
-# nothing listening on B+6), and the app's arguments get B+5 and B+6
-# after cores=N.  The peer ends with the boot; what it printed on stderr
-# is shown with the console tail when the boot fails.  A hosted build
-# has no QEMU, and a test whose `net` file says `tap` needs a network
-# the peer can reach directly (ping): there the boot runs as root in a
-# network namespace of its own with a TAP device (tools/tapns.sh;
-# 192.0.2.1 the peer's end, the guest 192.0.2.2/24 on it through QEMU's
-# NET=tap or the hosted build's tap=spt0), the peer reaches the guest's
-# ports directly, and the app gets host= and guest= after the ports.
-# Every other boot has no NIC (NET and HOSTFWD from the environment are
-# not used).
 # Any sanitizer report in the console (hosted builds) is one more failure.
+#
+# A test folder's `test.conf` says how its image is booted: which builds
+# and core counts, kernel command lines, memory, CPU model, a NIC and a
+# host peer, a host-CPU bound, or the output of a fatal-path test.
+# docs/testing.md describes its keys; conf() below reads them.
+#
+# A `net` test gets a NIC on QEMU's user network: for each boot the runner
+# picks seven free ports B..B+6 on 127.0.0.1 (build/host/netpeer --probe;
+# NETPEER names another netpeer) and forwards B+4 to the guest's TCP port
+# 80.  With `peer`, B, B+1 and B+3 are forwarded to the guest's TCP ports
+# 7, 9 and 9000 and B+2 to its UDP port 7, `netpeer --base B --serve B+5
+# --closed B+6` runs beside the boot (an echo server on B+5, nothing
+# listening on B+6), and the app's arguments get B+5 and B+6 after
+# cores=N.  The peer ends with the boot; what it printed on stderr is
+# shown with the console tail when the boot fails.  A hosted build has no
+# QEMU, and a `tap` test needs a network the peer can reach directly
+# (ping): there the boot runs as root in a network namespace of its own
+# with a TAP device (tools/tapns.sh; 192.0.2.1 the peer's end, the guest
+# 192.0.2.2/24 on it through QEMU's NET=tap or the hosted build's
+# tap=spt0), the peer reaches the guest's ports directly, and the app gets
+# host= and guest= after the ports.  Every other boot has no NIC (NET and
+# HOSTFWD from the environment are not used).
 # TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
 # builds) and MEM pass through.
 set -u
@@ -90,31 +76,57 @@ matrix_of() {
     esac
 }
 
-# boots_at DIR ARCH: the core counts DIR boots at on ARCH: the matrix, cut
-# to the counts DIR's `smp` file lists; nothing if its `arches` file
-# leaves ARCH out.
-boots_at() {
-    local m n f
-    if [ -f "$1/arches" ] && ! grep -qw -- "${2%%-*}" "$1/arches"; then
-        return
-    fi
-    m=$(matrix_of "$2")
-    f=$(per_arch "$1" smp "$2")
-    [ -f "$f" ] || { echo "$m"; return; }
-    for n in $m; do
-        grep -qw -- "$n" "$f" && printf '%s ' "$n"
-    done
-    echo
+# conf DIR KEY ARCH: the values of KEY in DIR/test.conf for ARCH, one a
+# line: those of its `KEY.ARCH` lines if it has any (`KEY.hosted` serves
+# every hosted build), else those of its `KEY` lines.  A value is the rest
+# of its line after the key and the blanks that follow it.
+conf() {
+    [ -f "$1/test.conf" ] || return 0
+    awk -v k="$2" -v a="$3" -v b="${3%%-*}" '
+        /^[ \t]*(#|$)/ { next }
+        { v = $0; sub(/^[ \t]*[^ \t]+[ \t]*/, "", v); sub(/[ \t]+$/, "", v) }
+        $1 == k "." a { xa[na++] = v; next }
+        $1 == k "." b { xb[nb++] = v; next }
+        $1 == k       { x[n++] = v }
+        END {
+            if (na) for (i = 0; i < na; i++) print xa[i]
+            else if (nb) for (i = 0; i < nb; i++) print xb[i]
+            else for (i = 0; i < n; i++) print x[i]
+        }' "$1/test.conf"
 }
 
-# per_arch DIR FILE ARCH: DIR/FILE.ARCH if there is one (FILE.hosted for
-# every hosted build), else DIR/FILE.
-per_arch() {
-    local f=$1/$2
-    if [ -f "$f.$3" ]; then echo "$f.$3"
-    elif [ -f "$f.${3%%-*}" ]; then echo "$f.${3%%-*}"
-    else echo "$f"
-    fi
+# conf_check DIR: fails, naming the line, if DIR/test.conf has a key the
+# runner does not know (a misspelt key would silently change nothing).
+conf_check() {
+    [ -f "$1/test.conf" ] || return 0
+    awk -v f="$1/test.conf" '
+        /^[ \t]*(#|$)/ { next }
+        { k = $1; sub(/\..*/, "", k) }
+        k !~ /^(arches|smp|cmdline|mem|cpu|hostcpu|net|status|expect)$/ {
+            printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
+        }
+        END { exit bad }' "$1/test.conf"
+}
+
+# in_arches DIR ARCH: DIR's `arches` (none: every build) include ARCH.
+in_arches() {
+    local a
+    a=$(conf "$1" arches "$2")
+    [ -z "$a" ] || grep -qw -- "${2%%-*}" <<< "$a"
+}
+
+# boots_at DIR ARCH: the core counts DIR boots at on ARCH: the matrix, cut
+# to the counts of DIR's `smp`; nothing if its `arches` leave ARCH out.
+boots_at() {
+    local m n s
+    in_arches "$1" "$2" || return 0
+    m=$(matrix_of "$2")
+    s=$(conf "$1" smp "$2")
+    [ -n "$s" ] || { echo "$m"; return; }
+    for n in $m; do
+        grep -qw -- "$n" <<< "$s" && printf '%s ' "$n"
+    done
+    echo
 }
 
 passed=0 failed=0
@@ -180,29 +192,29 @@ netpeer=${NETPEER:-build/host/netpeer}
 TAP_HOST=192.0.2.1 TAP_GUEST=192.0.2.2
 peer_pid=
 
-# net_start DIR LOG: picks the ports, and starts netpeer on them (logging
-# to LOG.peer) if DIR's `net` file asks for it; sets net, hostport and
+# net_start LOG: picks the ports, and starts netpeer on them (logging to
+# LOG.peer) if the test's `net` ($netw) asks for it; sets net, hostport and
 # hostfwd (qemu.sh's NET, HOSTPORT and HOSTFWD) and net_args (the app's).
 # Fails if netpeer is missing or could not get its ports.
 net_start() {
     local b i
     net= hostport= hostfwd= net_args=() peer_pid=
-    : > "$2.peer"
+    : > "$1.peer"
     if [ ! -x "$netpeer" ]; then
-        echo "runtests: no $netpeer (make $netpeer)" > "$2.peer"
+        echo "runtests: no $netpeer (make $netpeer)" > "$1.peer"
         return 1
     fi
-    b=$("$netpeer" --probe 2>> "$2.peer") || return 1
+    b=$("$netpeer" --probe 2>> "$1.peer") || return 1
     net=user hostport=$((b + 4))
-    grep -qw peer "$1/net" || return 0
+    grep -qw peer <<< "$netw" || return 0
     hostfwd=tcp:127.0.0.1:$b-:7,tcp:127.0.0.1:$((b + 1))-:9,udp:127.0.0.1:$((b + 2))-:7,tcp:127.0.0.1:$((b + 3))-:9000
     net_args=($((b + 5)) $((b + 6)))
     "$netpeer" --base "$b" --serve $((b + 5)) --closed $((b + 6)) \
-        > "$2.peer.out" 2>> "$2.peer" < /dev/null &
+        > "$1.peer.out" 2>> "$1.peer" < /dev/null &
     peer_pid=$!
     # Bound and ready in a few ms; a peer that lost its ports exits.
     for i in $(seq 100); do
-        grep -q '^netpeer: ready' "$2.peer.out" 2>/dev/null && return 0
+        grep -q '^netpeer: ready' "$1.peer.out" 2>/dev/null && return 0
         kill -0 "$peer_pid" 2>/dev/null || break
         sleep 0.05
     done
@@ -242,9 +254,9 @@ for item in "${items[@]}"; do
     arch=${item%% *} img=${item#* }
     dir=${img#build/$arch/}; dir=${dir%.elf}
     [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
-    nvar=1
-    cmdlines=$(per_arch "$dir" cmdlines "$arch")
-    [ -f "$cmdlines" ] && nvar=$(grep -c . "$cmdlines")
+    conf_check "$dir" || exit 2
+    nvar=$(conf "$dir" cmdline "$arch" | grep -c .)
+    [ "$nvar" -gt 0 ] || nvar=1
     for n in $(boots_at "$dir" "$arch"); do nboots=$((nboots + nvar)); done
 done
 
@@ -257,28 +269,31 @@ for item in "${items[@]}"; do
     name=$(basename "$dir")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")
-    cmdlines=$(per_arch "$dir" cmdlines "$arch")
-    [ -f "$cmdlines" ] && mapfile -t variants < <(grep . "$cmdlines")
-    mem=${MEM:-}
-    [ -f "$dir/mem" ] && mem=$(cat "$dir/mem")
-    qcpu=${CPU:-}
-    [ -f "$dir/cpu.$arch" ] && qcpu=$(cat "$dir/cpu.$arch")
+    [ -n "$(conf "$dir" cmdline "$arch")" ] &&
+        mapfile -t variants < <(conf "$dir" cmdline "$arch")
+    mem=$(conf "$dir" mem "$arch")
+    mem=${mem:-${MEM:-}}
+    qcpu=$(conf "$dir" cpu "$arch")
+    qcpu=${qcpu:-${CPU:-}}
+    netw=$(conf "$dir" net "$arch")
+    hostcpu=$(conf "$dir" hostcpu "$arch")
+    expect=$(conf "$dir" expect "$arch")
     timeout_s=$(timeout_of "$arch")
     matrix=$(boots_at "$dir" "$arch")
     if [ -z "${matrix// /}" ]; then
-        if [ -f "$dir/arches" ] && ! grep -qw -- "${arch%%-*}" "$dir/arches"; then
-            printf '%-62s not run on %s (its arches file: %s)\n' "$arch $dir" \
-                "$arch" "$(tr -s ' \n' ' ' < "$dir/arches" | sed 's/ $//')"
+        if ! in_arches "$dir" "$arch"; then
+            printf '%-62s not run on %s (its arches: %s)\n' "$arch $dir" \
+                "$arch" "$(conf "$dir" arches "$arch")"
         else
-            printf '%-62s not run at smp %s (its smp file: %s)\n' "$arch $dir" \
-                "$(matrix_of "$arch")" "$(tr -s ' \n' ' ' < "$(per_arch "$dir" smp "$arch")" | sed 's/ $//')"
+            printf '%-62s not run at smp %s (its smp: %s)\n' "$arch $dir" \
+                "$(matrix_of "$arch")" "$(conf "$dir" smp "$arch")"
         fi
         continue
     fi
     # A `net` test of a hosted build runs on a TAP device in a network
     # namespace of its own (tools/tapns.sh), which takes root.
     tapns=
-    if [ -f "$dir/net" ] && { [ "${arch%%-*}" = hosted ] || grep -qw tap "$dir/net"; }; then
+    if [ -n "$netw" ] && { [ "${arch%%-*}" = hosted ] || grep -qw tap <<< "$netw"; }; then
         if [ "$(id -u)" != 0 ] || ! command -v unshare ip > /dev/null; then
             printf '%-62s not run on %s (its network namespace needs root, unshare and ip)\n' \
                 "$arch $dir" "$arch"
@@ -300,7 +315,7 @@ for item in "${items[@]}"; do
             net= hostport= hostfwd= net_args=()
             if [ -n "$tapns" ]; then
                 peer_args=
-                grep -qw peer "$dir/net" &&
+                grep -qw peer <<< "$netw" &&
                     peer_args="--guest $TAP_GUEST --bind $TAP_HOST --serve 7001 --closed 7002"
                 : > "$log.peer"
                 # shellcheck disable=SC2086 # kargs is a list of words
@@ -313,14 +328,14 @@ for item in "${items[@]}"; do
                 rc=$?
                 break
             fi
-            if [ -f "$dir/net" ] && ! net_start "$dir" "$log"; then
+            if [ -n "$netw" ] && ! net_start "$log"; then
                 echo "runtests: could not start $netpeer (see $log.peer)" > "$log"
                 rc=1
                 [ -x "$netpeer" ] && continue
                 break
             fi
             # shellcheck disable=SC2086 # kargs is a list of words
-            if [ -f "$dir/hostcpu" ]; then
+            if [ -n "$hostcpu" ]; then
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
                     boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
@@ -330,25 +345,23 @@ for item in "${items[@]}"; do
                 rc=$?
             fi
             peer_stop
-            [ -f "$dir/net" ] && grep -qi 'could not set up host forwarding' "$log" && continue
+            [ -n "$netw" ] && grep -qi 'could not set up host forwarding' "$log" && continue
             break
         done
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
         ms=$((($(date +%s%N) - start) / 1000000))
         label=$(printf '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}")
         why=
-        expect=$(per_arch "$dir" expect "$arch")
-        if [ -f "$expect" ]; then
+        if [ -n "$expect" ]; then
             p=1 f=0
-            want=$(sed -n 's/^status \([0-9]*\)$/\1/p' "$expect")
+            want=$(conf "$dir" status "$arch")
             want=${want:-$panic_status}
             if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
             elif [ $rc != "$want" ]; then why="exit status $rc, expected $want"
             else
                 while IFS= read -r re; do
-                    case $re in ""|"status "*) continue ;; esac
                     grep -qE -- "$re" "$log" || { why="missing expected output: $re"; break; }
-                done < "$expect"
+                done <<< "$expect"
             fi
             [ -n "$why" ] && p=0 f=1
         else
@@ -360,11 +373,11 @@ for item in "${items[@]}"; do
             elif [ "$total" != "$p passed, $f failed" ]; then why="closing line '$total' does not match the $p PASS / $f FAIL lines"
             elif [ $rc != 0 ] && [ "$f" = 0 ]; then why="exit status $rc"
             fi
-            if [ -z "$why" ] && [ -f "$dir/hostcpu" ]; then
+            if [ -z "$why" ] && [ -n "$hostcpu" ]; then
                 cpu=$(cat "$log.cpu")
                 if ! grep -q '^IDLE END' "$log"; then why="no IDLE START/IDLE END window"
                 elif [ "$cpu" = unmeasured ]; then why="could not read QEMU's CPU time"
-                elif [ "$cpu" -ge "$(cat "$dir/hostcpu")" ]; then why="idle guest used $cpu% of a host core (limit $(cat "$dir/hostcpu")%)"
+                elif [ "$cpu" -ge "$hostcpu" ]; then why="idle guest used $cpu% of a host core (limit $hostcpu%)"
                 else p=$((p + 1)); echo "    idle guest: $cpu% of a host core"
                 fi
             fi

@@ -1,14 +1,14 @@
 /*
  * spindle/test.h - the in-image test framework.
  *
- * A test app is a table of cases; sp_test_main runs them in order and
- * prints one line per case, "TEST <name> PASS" or "TEST <name> FAIL
- * <reason>", then "N passed, M failed", and returns the exit status
- * (0 only if every case passed).  tools/runtests.sh reads those lines.
+ * A test app declares each case once, with TEST; sp_test_main runs every
+ * case of the image in the order of their lines in the source, prints
+ * one line per case, "TEST <name> PASS" or "TEST <name> FAIL <reason>",
+ * then "N passed, M failed", and returns the exit status (0 only if
+ * every case passed).  tools/runtests.sh reads those lines.
  *
- *   static void counter(void) { CHECK(count() == 4); }
- *   static const struct sp_test tests[] = { { "counter", counter }, };
- *   int main(void) { return SP_TEST_MAIN(tests); }
+ *   TEST(counter) { CHECK(count() == 4); }
+ *   int main(void) { return sp_test_main(); }
  *
  * CHECK(e) fails the running case with the expression, file and line
  * and returns from the case function; CHECKF adds a formatted reason.
@@ -23,12 +23,28 @@
 struct sp_test {
     const char *name;
     void (*fn)(void);
+    const char *file;           /* where TEST declared it: the run order */
+    int line;
 };
+
+/*
+ * TEST(name) { body }: the case `name`.  It registers a pointer to its
+ * descriptor in the section sp_tests (the linker scripts keep it and
+ * bound it with __start_sp_tests and __stop_sp_tests; a hosted link gets
+ * them from ld); the body becomes the static function sp_case_<name>.
+ */
+#define TEST(name)                                                      \
+    static void sp_case_##name(void);                                   \
+    static const struct sp_test sp_test_##name = {                      \
+        #name, sp_case_##name, __FILE__, __LINE__ };                    \
+    static const struct sp_test *const sp_test_ref_##name               \
+        __attribute__((used, section("sp_tests"))) = &sp_test_##name;   \
+    static void sp_case_##name(void)
 
 __attribute__((format(printf, 3, 4)))
 void sp_test_fail(const char *file, int line, const char *fmt, ...);
 bool sp_test_failed(void);
-int sp_test_main(const struct sp_test *tests, int n);
+int sp_test_main(void);
 
 /*
  * 1 in an image built with ThreadSanitizer (make ARCH=hosted
@@ -47,8 +63,6 @@ int sp_test_main(const struct sp_test *tests, int n);
 #else
 #define SP_ASAN 0
 #endif
-
-#define SP_TEST_MAIN(t) sp_test_main((t), (int)(sizeof(t) / sizeof((t)[0])))
 
 #define CHECK(e)                                                    \
     do {                                                            \

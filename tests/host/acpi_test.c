@@ -340,7 +340,7 @@ static bool error_is(const char *prefix)
 
 /* ---- cases ---- */
 
-static void xapic_4cpu(void)
+TEST(xapic_4cpu)
 {
     reset();
     put_madt(MADT_PA, 4);
@@ -365,7 +365,7 @@ static void xapic_4cpu(void)
     CHECK(info.nmcfg == 0 && info.pm_tmr_port == 0);
 }
 
-static void rsdp_v1_uses_rsdt(void)
+TEST(rsdp_v1_uses_rsdt)
 {
     reset();
     put_madt(MADT_PA, 2);
@@ -374,7 +374,7 @@ static void rsdp_v1_uses_rsdt(void)
     CHECK(info.ncpus == 2);
 }
 
-static void x2apic_entries(void)
+TEST(x2apic_entries)
 {
     struct tb t;
 
@@ -397,7 +397,7 @@ static void x2apic_entries(void)
     CHECK(!info.cpus[2].usable);
 }
 
-static void disabled_and_online_capable(void)
+TEST(disabled_and_online_capable)
 {
     struct tb t;
 
@@ -416,7 +416,7 @@ static void disabled_and_online_capable(void)
     CHECK(info.cpus[2].apic_id == 3 && info.cpus[2].usable);
 }
 
-static void only_offline_cpus_is_error(void)
+TEST(only_offline_cpus_is_error)
 {
     struct tb t;
 
@@ -430,7 +430,7 @@ static void only_offline_cpus_is_error(void)
     CHECK(info.ncpus == 1);
 }
 
-static void duplicate_ids(void)
+TEST(duplicate_ids)
 {
     struct tb t;
 
@@ -448,7 +448,7 @@ static void duplicate_ids(void)
     CHECK(logged("duplicate"));
 }
 
-static void lapic_override(void)
+TEST(lapic_override)
 {
     struct tb t;
 
@@ -462,7 +462,7 @@ static void lapic_override(void)
     CHECK(info.lapic_pa == 0x123456789000ull);
 }
 
-static void cpus_capped(void)
+TEST(cpus_capped)
 {
     struct tb t;
 
@@ -486,7 +486,7 @@ static void cpus_capped(void)
     CHECK(logged("44 CPUs beyond 256"));
 }
 
-static void madt_entry_len0(void)
+TEST(madt_entry_len0)
 {
     struct tb t;
     uint8_t bad[8] = { 0, 0, 2, 2, 1 };
@@ -504,7 +504,7 @@ static void madt_entry_len0(void)
     CHECK(logged("bad length 0"));
 }
 
-static void madt_entry_past_end(void)
+TEST(madt_entry_past_end)
 {
     struct tb t;
     uint8_t cut[6] = { 0, 8, 2, 2, 1, 0 };  /* claims 8, table has 6 left */
@@ -521,7 +521,7 @@ static void madt_entry_past_end(void)
     CHECK(logged("bad length 8"));
 }
 
-static void madt_entry_too_short(void)
+TEST(madt_entry_too_short)
 {
     struct tb t;
     uint8_t shrt[4] = { 9, 4, 0, 0 };       /* an x2APIC entry needs 16 */
@@ -537,7 +537,7 @@ static void madt_entry_too_short(void)
     CHECK(info.ncpus == 1);
 }
 
-static void madt_unknown_entry_skipped(void)
+TEST(madt_unknown_entry_skipped)
 {
     struct tb t;
     uint8_t gicc[80] = { 0xB, 80 };
@@ -553,7 +553,7 @@ static void madt_unknown_entry_skipped(void)
     CHECK(info.ncpus == 2);
 }
 
-static void bad_madt_checksum(void)
+TEST(bad_madt_checksum)
 {
     reset();
     put_madt(MADT_PA, 4);
@@ -565,7 +565,7 @@ static void bad_madt_checksum(void)
     CHECK(logged("checksum"));
 }
 
-static void madt_absurd_length(void)
+TEST(madt_absurd_length)
 {
     static const uint32_t lens[] = { 20, 40, (1u << 20) + 4 };
 
@@ -581,7 +581,7 @@ static void madt_absurd_length(void)
     }
 }
 
-static void second_madt_used_if_first_bad(void)
+TEST(second_madt_used_if_first_bad)
 {
     reset();
     put_madt(MADT_PA, 4);
@@ -592,7 +592,7 @@ static void second_madt_used_if_first_bad(void)
     CHECK(info.ncpus == 3);
 }
 
-static void no_madt(void)
+TEST(no_madt)
 {
     reset();
     put_mcfg(MCFG_PA);
@@ -605,7 +605,7 @@ static void no_madt(void)
     CHECK(info.pm_tmr_port == 0x408);
 }
 
-static void xsdt_preferred(void)
+TEST(xsdt_preferred)
 {
     reset();
     put_madt(MADT_PA, 2);
@@ -617,7 +617,7 @@ static void xsdt_preferred(void)
     CHECK(info.ncpus == 2);
 }
 
-static void bad_xsdt_falls_back(void)
+TEST(bad_xsdt_falls_back)
 {
     reset();
     put_madt(MADT_PA, 2);
@@ -631,7 +631,7 @@ static void bad_xsdt_falls_back(void)
     CHECK(logged("falling back to RSDT"));
 }
 
-static void bad_xsdt_and_rsdt(void)
+TEST(bad_xsdt_and_rsdt)
 {
     reset();
     put_madt(MADT_PA, 2);
@@ -642,7 +642,7 @@ static void bad_xsdt_and_rsdt(void)
     CHECK(error_is("no valid XSDT or RSDT"));
 }
 
-static void unmappable_entries_skipped(void)
+TEST(unmappable_entries_skipped)
 {
     reset();
     put_madt(MADT_PA, 4);
@@ -655,7 +655,7 @@ static void unmappable_entries_skipped(void)
     CHECK(error_is("RSDP"));
 }
 
-static void scan_ebda(void)
+TEST(scan_ebda)
 {
     reset();
     put_standard();
@@ -667,7 +667,7 @@ static void scan_ebda(void)
     CHECK(info.ncpus == 6);
 }
 
-static void scan_bios_area(void)
+TEST(scan_bios_area)
 {
     reset();
     put_standard();
@@ -686,7 +686,7 @@ static void scan_bios_area(void)
     CHECK(scan() == 0xFFFE0);
 }
 
-static void bad_rsdp_checksum(void)
+TEST(bad_rsdp_checksum)
 {
     reset();
     put_standard();
@@ -696,7 +696,7 @@ static void bad_rsdp_checksum(void)
     CHECK(error_is("RSDP checksum bad"));
 }
 
-static void bad_rsdp_ext_checksum(void)
+TEST(bad_rsdp_ext_checksum)
 {
     reset();
     put_standard();
@@ -706,7 +706,7 @@ static void bad_rsdp_ext_checksum(void)
     CHECK(error_is("RSDP extended checksum bad"));
 }
 
-static void no_rsdp(void)
+TEST(no_rsdp)
 {
     reset();
     CHECK(scan() == 0);
@@ -717,7 +717,7 @@ static void no_rsdp(void)
     CHECK(error_is("RSDP signature missing"));
 }
 
-static void mcfg_parsed(void)
+TEST(mcfg_parsed)
 {
     struct tb t;
 
@@ -739,7 +739,7 @@ static void mcfg_parsed(void)
     CHECK(logged("inverted"));
 }
 
-static void fadt_pm_timer(void)
+TEST(fadt_pm_timer)
 {
     const uint64_t tabs[] = { MADT_PA, FADT_PA };
 
@@ -867,7 +867,7 @@ static void fuzz_one(void)
         reseal_all();
 }
 
-static void fuzz(void)
+TEST(fuzz)
 {
     const int iters = 20000;
     int ok = 0;
@@ -903,38 +903,7 @@ static void fuzz(void)
     CHECK(ok > iters / 10 && ok < iters);
 }
 
-static const struct h_case cases[] = {
-    CASE(xapic_4cpu),
-    CASE(rsdp_v1_uses_rsdt),
-    CASE(x2apic_entries),
-    CASE(disabled_and_online_capable),
-    CASE(only_offline_cpus_is_error),
-    CASE(duplicate_ids),
-    CASE(lapic_override),
-    CASE(cpus_capped),
-    CASE(madt_entry_len0),
-    CASE(madt_entry_past_end),
-    CASE(madt_entry_too_short),
-    CASE(madt_unknown_entry_skipped),
-    CASE(bad_madt_checksum),
-    CASE(madt_absurd_length),
-    CASE(second_madt_used_if_first_bad),
-    CASE(no_madt),
-    CASE(xsdt_preferred),
-    CASE(bad_xsdt_falls_back),
-    CASE(bad_xsdt_and_rsdt),
-    CASE(unmappable_entries_skipped),
-    CASE(scan_ebda),
-    CASE(scan_bios_area),
-    CASE(bad_rsdp_checksum),
-    CASE(bad_rsdp_ext_checksum),
-    CASE(no_rsdp),
-    CASE(mcfg_parsed),
-    CASE(fadt_pm_timer),
-    CASE(fuzz),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
     int rc;
 
@@ -942,7 +911,7 @@ int main(void)
     arena = calloc(1, ARENA_SIZE);
     if (!arena)
         return 1;
-    rc = h_run(cases, NCASES(cases));
+    rc = h_run(argc, argv);
     unmap_all();
     free(maps);
     free(arena);

@@ -15,7 +15,7 @@ static bool val_is(const char *key, const char *want)
     return cmdline_get(key, &v) && v != NULL && strcmp(v, want) == 0;
 }
 
-static void get_basic(void)
+TEST(get_basic)
 {
     cmdline_parse("smp=4 quantum=10ms debug test=chan_basic");
     CHECK(val_is("smp", "4"));
@@ -29,14 +29,14 @@ static void get_basic(void)
     CHECK(!cmdline_truncated());
 }
 
-static void get_last_wins(void)
+TEST(get_last_wins)
 {
     cmdline_parse("smp=1 smp=2 debug=x debug smp=8");
     CHECK(val_is("smp", "8"));
     CHECK(val_is("debug", ""));
 }
 
-static void get_exact_key(void)
+TEST(get_exact_key)
 {
     /* Prefixes and extensions of a key must not match it. */
     cmdline_parse("smpx=1 sm=2 a=b=c =odd");
@@ -49,7 +49,7 @@ static void get_exact_key(void)
     CHECK(!cmdline_get(NULL, NULL));
 }
 
-static void get_absent_keeps_val(void)
+TEST(get_absent_keeps_val)
 {
     const char *v = "untouched";
 
@@ -58,7 +58,7 @@ static void get_absent_keeps_val(void)
     CHECK(strcmp(v, "untouched") == 0);
 }
 
-static void blanks(void)
+TEST(blanks)
 {
     cmdline_parse("  \t smp=3 \n\r  debug\t\t  ");
     CHECK(val_is("smp", "3"));
@@ -68,7 +68,7 @@ static void blanks(void)
     CHECK(strcmp(cmdline_raw(), " \t\n ") == 0);
 }
 
-static void null_and_empty(void)
+TEST(null_and_empty)
 {
     char *argv[4];
 
@@ -82,7 +82,7 @@ static void null_and_empty(void)
     CHECK(!cmdline_truncated());
 }
 
-static void reparse_replaces(void)
+TEST(reparse_replaces)
 {
     cmdline_parse("a=1 b=2");
     cmdline_parse("c=3");
@@ -90,7 +90,7 @@ static void reparse_replaces(void)
     CHECK(val_is("c", "3"));
 }
 
-static void truncation(void)
+TEST(truncation)
 {
     static char big[3000];
     size_t n;
@@ -136,7 +136,7 @@ static void truncation(void)
     CHECK(!cmdline_truncated());
 }
 
-static void many_tokens(void)
+TEST(many_tokens)
 {
     static char line[CMDLINE_MAX];
     char *argv[600];
@@ -214,7 +214,7 @@ static const char *stname(enum cmdline_status s)
     return (unsigned)s < 4 ? names[s] : "?";
 }
 
-static void long_table(void)
+TEST(long_table)
 {
     for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
         const struct numcase *c = &nums[i];
@@ -229,7 +229,7 @@ static void long_table(void)
     }
 }
 
-static void argv_basic(void)
+TEST(argv_basic)
 {
     char *argv[8];
     int argc;
@@ -248,7 +248,7 @@ static void argv_basic(void)
     CHECK(!cmdline_get("x", NULL));         /* app args are not keys */
 }
 
-static void argv_edges(void)
+TEST(argv_edges)
 {
     char *argv[4] = { (char *)"junk", (char *)"junk", (char *)"junk", NULL };
 
@@ -282,22 +282,7 @@ static void argv_edges(void)
     CHECK(cmdline_get("--x", NULL) && cmdline_get("---", NULL));
 }
 
-static const struct h_case cases[] = {
-    CASE(get_basic),
-    CASE(get_last_wins),
-    CASE(get_exact_key),
-    CASE(get_absent_keeps_val),
-    CASE(blanks),
-    CASE(null_and_empty),
-    CASE(reparse_replaces),
-    CASE(truncation),
-    CASE(many_tokens),
-    CASE(long_table),
-    CASE(argv_basic),
-    CASE(argv_edges),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-    return h_run(cases, NCASES(cases));
+    return h_run(argc, argv);
 }

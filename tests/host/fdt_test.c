@@ -368,7 +368,7 @@ static struct fdt_machine mach;
 
 /* ---- fdt_check: real blobs and a broken header ---- */
 
-static void check_real_blobs(void)
+TEST(check_real_blobs)
 {
     for (int i = 0; i < NBLOBS; i++) {
         size_t n;
@@ -388,7 +388,7 @@ static void check_real_blobs(void)
     }
 }
 
-static void check_bad_magic(void)
+TEST(check_bad_magic)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -402,7 +402,7 @@ static void check_bad_magic(void)
     free(b);
 }
 
-static void check_small_buffer(void)
+TEST(check_small_buffer)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n), *p;
@@ -418,7 +418,7 @@ static void check_small_buffer(void)
     free(b);
 }
 
-static void check_totalsize_past_buffer(void)
+TEST(check_totalsize_past_buffer)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n), *p;
@@ -437,7 +437,7 @@ static void check_totalsize_past_buffer(void)
     free(b);
 }
 
-static void check_version(void)
+TEST(check_version)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n);
@@ -457,7 +457,7 @@ static void check_version(void)
 }
 
 /* A version 16 blob has no size_dt_struct: the walk ends at FDT_END. */
-static void check_version16(void)
+TEST(check_version16)
 {
     size_t n;
     uint8_t *b;
@@ -472,7 +472,7 @@ static void check_version16(void)
     free(b);
 }
 
-static void check_alignment(void)
+TEST(check_alignment)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n);
@@ -492,7 +492,7 @@ static void check_alignment(void)
     free(b);
 }
 
-static void check_blocks_outside(void)
+TEST(check_blocks_outside)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n);
@@ -530,7 +530,7 @@ static void check_blocks_outside(void)
     free(b);
 }
 
-static void check_rsvmap_unterminated(void)
+TEST(check_rsvmap_unterminated)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n);
@@ -562,7 +562,7 @@ static void check_rsvmap_unterminated(void)
 
 /* ---- fdt_check: the structure and strings blocks ---- */
 
-static void check_truncated_struct(void)
+TEST(check_truncated_struct)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n), *p;
@@ -589,7 +589,7 @@ static void check_truncated_struct(void)
     free(b);
 }
 
-static void check_unterminated_strings(void)
+TEST(check_unterminated_strings)
 {
     size_t n;
     uint8_t *b;
@@ -638,7 +638,7 @@ static void check_unterminated_strings(void)
     free(b);
 }
 
-static void check_prop_past_end(void)
+TEST(check_prop_past_end)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -675,7 +675,7 @@ out:
     free(b);
 }
 
-static void check_node_name_past_end(void)
+TEST(check_node_name_past_end)
 {
     size_t n;
     uint8_t *b;
@@ -695,7 +695,7 @@ static void check_node_name_past_end(void)
     free(b);
 }
 
-static void check_depth_limit(void)
+TEST(check_depth_limit)
 {
     size_t n;
     uint8_t *b;
@@ -730,7 +730,7 @@ static void check_depth_limit(void)
     built_rejects("deeper than FDT_MAX_DEPTH");
 }
 
-static void check_token_structure(void)
+TEST(check_token_structure)
 {
     b_reset();
     b_begin("");
@@ -803,7 +803,7 @@ static void check_token_structure(void)
 
 /* ---- The walker, on real blobs ---- */
 
-static void walk_counts(void)
+TEST(walk_counts)
 {
     for (int i = 0; i < NBLOBS; i++) {
         size_t n;
@@ -820,7 +820,7 @@ static void walk_counts(void)
     }
 }
 
-static void walk_root_children(void)
+TEST(walk_root_children)
 {
     static const char *const want[] = {
         "psci", "memory@40000000", "platform-bus@c000000", "fw-cfg@9020000",
@@ -853,7 +853,7 @@ out:
     free(b);
 }
 
-static void path_lookup(void)
+TEST(path_lookup)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -902,7 +902,7 @@ static void path_lookup(void)
     free(b);
 }
 
-static void getprop_values(void)
+TEST(getprop_values)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -936,7 +936,7 @@ static void getprop_values(void)
     free(b);
 }
 
-static void prop_iteration(void)
+TEST(prop_iteration)
 {
     static const char *const want[] = {
         "migrate", "cpu_on", "cpu_off", "cpu_suspend", "method", "compatible",
@@ -966,7 +966,7 @@ static void prop_iteration(void)
     free(b);
 }
 
-static void compatible_and_find(void)
+TEST(compatible_and_find)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -1004,7 +1004,7 @@ static void compatible_and_find(void)
     free(b);
 }
 
-static void parent_and_cells(void)
+TEST(parent_and_cells)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -1046,7 +1046,7 @@ static void parent_and_cells(void)
     free(b);
 }
 
-static void reg_decode(void)
+TEST(reg_decode)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -1111,7 +1111,7 @@ static void reg_decode(void)
     free(b);
 }
 
-static void phandles(void)
+TEST(phandles)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -1139,7 +1139,7 @@ static void phandles(void)
     free(b);
 }
 
-static void bad_offsets(void)
+TEST(bad_offsets)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n);
@@ -1175,7 +1175,7 @@ static void bad_offsets(void)
     free(b);
 }
 
-static void mem_rsv_entries(void)
+TEST(mem_rsv_entries)
 {
     size_t n;
     uint8_t *b = load("board.dtb", &n);
@@ -1249,7 +1249,7 @@ static void virt_common(uint32_t ncpu)
     CHECK(mach.timer[FDT_TIMER_HYP].intid == 26);
 }
 
-static void virt_gicv3(void)
+TEST(virt_gicv3)
 {
     const uint32_t flags = 4;  /* level high */
 
@@ -1267,7 +1267,7 @@ static void virt_gicv3(void)
     CHECK(strcmp(mach.bootargs, "(null)") == 0);
 }
 
-static void virt_gicv2(void)
+TEST(virt_gicv2)
 {
     if (!parse_file("virt-gicv2-smp2.dtb"))
         return;
@@ -1282,7 +1282,7 @@ static void virt_gicv2(void)
         CHECK(mach.timer[i].flags == 0x304);
 }
 
-static void virt_bootargs(void)
+TEST(virt_bootargs)
 {
     if (!parse_file("virt-gicv3-bootargs.dtb"))
         return;
@@ -1290,7 +1290,7 @@ static void virt_bootargs(void)
     CHECK(strcmp(mach.bootargs, "smp=2 quantum=5") == 0);
 }
 
-static void virt_el2_4g(void)
+TEST(virt_el2_4g)
 {
     if (!parse_file("virt-gicv3-el2-smp8-4g.dtb"))
         return;
@@ -1302,7 +1302,7 @@ static void virt_el2_4g(void)
     CHECK(mach.gic.version == 3 && mach.gic.nredist == 1);
 }
 
-static void virt_secure(void)
+TEST(virt_secure)
 {
     size_t n;
     uint8_t *b;
@@ -1336,7 +1336,7 @@ static void virt_secure(void)
     free(b);
 }
 
-static void board(void)
+TEST(board)
 {
     static const struct fdt_cpu cpus[] = {
         { 0x0, 0x8000fff8, FDT_ENABLE_SPIN_TABLE },
@@ -1400,7 +1400,7 @@ static int parse_built(void)
     return rc;
 }
 
-static void machine_minimal(void)
+TEST(machine_minimal)
 {
     b_machine(true, 1, 0);
     b_end();
@@ -1412,7 +1412,7 @@ static void machine_minimal(void)
           mach.bootargs == NULL && mach.stdout_path == NULL);
 }
 
-static void machine_missing_memory(void)
+TEST(machine_missing_memory)
 {
     b_machine(false, 2, 0);
     b_end();
@@ -1430,7 +1430,7 @@ static void machine_missing_memory(void)
     CHECK(parse_built() == -FDT_ENOTFOUND && strstr(mach.error, "/memory"));
 }
 
-static void machine_missing_cpus(void)
+TEST(machine_missing_cpus)
 {
     b_machine(true, -1, 0);
     b_end();
@@ -1458,7 +1458,7 @@ static void machine_missing_cpus(void)
     CHECK(parse_built() == -FDT_ENOTFOUND && mach.ncpus == 0);
 }
 
-static void machine_caps(void)
+TEST(machine_caps)
 {
     char name[32];
 
@@ -1494,7 +1494,7 @@ static void machine_caps(void)
     CHECK(mach.dropped == (300 - 256) + (21 - 16) + (40 - 32));
 }
 
-static void machine_bad_ranges(void)
+TEST(machine_bad_ranges)
 {
     b_machine(false, 1, 0);
     b_begin("memory@0");
@@ -1530,7 +1530,7 @@ static void machine_bad_ranges(void)
           range_is(mach.reserved[1], 0x3000, 0x100));
 }
 
-static void machine_reserved_caps(void)
+TEST(machine_reserved_caps)
 {
     b_machine(true, 1, 0);
     b_end();
@@ -1544,7 +1544,7 @@ static void machine_reserved_caps(void)
           range_is(mach.reserved[3], 0x500000000ull, 0x1000));
 }
 
-static void machine_uart_choice(void)
+TEST(machine_uart_choice)
 {
     static const char *const paths[] = {
         "/serial@2000", "/serial@2000:115200", "ser2", "ser2:9600n8",
@@ -1603,7 +1603,7 @@ static void machine_uart_choice(void)
     CHECK(parse_built() == 0 && mach.uart.base == 0x2000 && mach.stdout_path);
 }
 
-static void machine_gic_variants(void)
+TEST(machine_gic_variants)
 {
     /* Two redistributor regions, as QEMU has beyond 123 CPUs. */
     b_machine(true, 1, 0);
@@ -1661,7 +1661,7 @@ static void machine_gic_variants(void)
           mach.gic.dist.base == 0x2000 && mach.gic.cpuif.base == 0x3000);
 }
 
-static void machine_irq_cases(void)
+TEST(machine_irq_cases)
 {
     /* No interrupt-parent anywhere: nothing can be decoded. */
     b_machine(true, 1, 0);
@@ -1741,7 +1741,7 @@ static void machine_irq_cases(void)
           mach.timer[FDT_TIMER_HYP].flags == 8);
 }
 
-static void machine_psci_variants(void)
+TEST(machine_psci_variants)
 {
     static const struct {
         const char *compat, *method;
@@ -1799,7 +1799,7 @@ static void machine_psci_variants(void)
           mach.cpus[2].release_addr == 0);
 }
 
-static void machine_pci_bus_range(void)
+TEST(machine_pci_bus_range)
 {
     static const struct {
         int len;
@@ -1837,7 +1837,7 @@ static void machine_pci_bus_range(void)
     }
 }
 
-static void machine_corrupt_zeroes(void)
+TEST(machine_corrupt_zeroes)
 {
     size_t n;
     uint8_t *b = load("virt-gicv3-smp4.dtb", &n);
@@ -1978,7 +1978,7 @@ static bool machine_sane(int rc, const uint8_t *b, size_t n)
     return true;
 }
 
-static void fuzz(void)
+TEST(fuzz)
 {
     static const char *const names[] = {
         "virt-gicv3-smp4.dtb", "virt-gicv3-smp4.dtb", "virt-gicv2-smp2.dtb",
@@ -2047,55 +2047,7 @@ static void fuzz(void)
         free(orig[i]);
 }
 
-static const struct h_case cases[] = {
-    CASE(check_real_blobs),
-    CASE(check_bad_magic),
-    CASE(check_small_buffer),
-    CASE(check_totalsize_past_buffer),
-    CASE(check_version),
-    CASE(check_version16),
-    CASE(check_alignment),
-    CASE(check_blocks_outside),
-    CASE(check_rsvmap_unterminated),
-    CASE(check_truncated_struct),
-    CASE(check_unterminated_strings),
-    CASE(check_prop_past_end),
-    CASE(check_node_name_past_end),
-    CASE(check_depth_limit),
-    CASE(check_token_structure),
-    CASE(walk_counts),
-    CASE(walk_root_children),
-    CASE(path_lookup),
-    CASE(getprop_values),
-    CASE(prop_iteration),
-    CASE(compatible_and_find),
-    CASE(parent_and_cells),
-    CASE(reg_decode),
-    CASE(phandles),
-    CASE(bad_offsets),
-    CASE(mem_rsv_entries),
-    CASE(virt_gicv3),
-    CASE(virt_gicv2),
-    CASE(virt_bootargs),
-    CASE(virt_el2_4g),
-    CASE(virt_secure),
-    CASE(board),
-    CASE(machine_minimal),
-    CASE(machine_missing_memory),
-    CASE(machine_missing_cpus),
-    CASE(machine_caps),
-    CASE(machine_bad_ranges),
-    CASE(machine_reserved_caps),
-    CASE(machine_uart_choice),
-    CASE(machine_gic_variants),
-    CASE(machine_irq_cases),
-    CASE(machine_psci_variants),
-    CASE(machine_pci_bus_range),
-    CASE(machine_corrupt_zeroes),
-    CASE(fuzz),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-    return h_run(cases, NCASES(cases));
+    return h_run(argc, argv);
 }

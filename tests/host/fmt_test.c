@@ -146,7 +146,7 @@ static bool same(const struct fcase *c)
     return true;
 }
 
-static void vs_host(void)
+TEST(vs_host)
 {
     for (size_t i = 0; i < sizeof(host_cases) / sizeof(host_cases[0]); i++)
         if (!same(&host_cases[i]))
@@ -215,7 +215,7 @@ static void rspec(char *f, struct fcase *c)
         c->i = sgn ? (short)c->i % 128 : (unsigned short)c->i % 256;
 }
 
-static void vs_host_random(void)
+TEST(vs_host_random)
 {
     char f[64];
     struct fcase c;
@@ -237,7 +237,7 @@ static void vs_host_random(void)
                  want);                                                   \
     } while (0)
 
-static void pointer(void)
+TEST(pointer)
 {
     EXPECT("0x0000000000001234", "%p", (void *)0x1234);
     EXPECT("0x0000000000000000", "%p", NULL);
@@ -247,7 +247,7 @@ static void pointer(void)
     EXPECT("0x0000000000000010", "%5p", (void *)0x10);
 }
 
-static void null_string(void)
+TEST(null_string)
 {
     const char *volatile nul = NULL;    /* hidden from -Wformat-overflow */
 
@@ -256,7 +256,7 @@ static void null_string(void)
     EXPECT("(nu", "%.3s", nul);
 }
 
-static void unterminated_prec(void)
+TEST(unterminated_prec)
 {
     char raw[4] = { 'a', 'b', 'c', 'd' };     /* no NUL: ASan watches */
 
@@ -269,7 +269,7 @@ static void unterminated_prec(void)
  * "%5%" is C's own oddity, kept here because ASan's snprintf interceptor
  * complains about it.
  */
-static void odd_specs(void)
+TEST(odd_specs)
 {
     const char *f[] = {
         "%q", "a%", "%5", "%-", "%#x", "%+d", "% d", "%f", "%n", "%llld",
@@ -289,7 +289,7 @@ static void odd_specs(void)
     }
 }
 
-static void null_buffer(void)
+TEST(null_buffer)
 {
     const char *nullf = NULL;
     char b[16];
@@ -303,7 +303,7 @@ static void null_buffer(void)
     CHECK(strcmp(b, "(null)") == 0);
 }
 
-static void huge_width(void)
+TEST(huge_width)
 {
     /* volatile, or gcc's -Wformat-overflow sees through the variables. */
     const char *volatile f1 = "%2147483647d";
@@ -342,7 +342,7 @@ static int wrap(char *b, size_t n, const char *f, ...)
     return r1 == r2 ? r1 : -2;
 }
 
-static void valist(void)
+TEST(valist)
 {
     char b[64], inner[32];
 
@@ -355,19 +355,7 @@ static void valist(void)
     CHECK(strcmp(b, "[<-0003>|<-0003>  ]") == 0);
 }
 
-static const struct h_case cases[] = {
-    CASE(vs_host),
-    CASE(vs_host_random),
-    CASE(pointer),
-    CASE(null_string),
-    CASE(unterminated_prec),
-    CASE(odd_specs),
-    CASE(null_buffer),
-    CASE(huge_width),
-    CASE(valist),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-    return h_run(cases, NCASES(cases));
+    return h_run(argc, argv);
 }

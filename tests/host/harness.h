@@ -1,13 +1,15 @@
 /*
  * harness.h - the tiny unit-test harness shared by the host tests.
  *
- * A test is a table of cases; each case is a void function.  CHECK(e)
+ * A test declares each case once, with TEST(name) { body }.  CHECK(e)
  * records the first failing expression of the case with its file:line and
  * evaluates to e's truth, so a case can go on checking or bail out with
  * `if (!CHECK(p)) return;` before it would dereference something bad.
- * h_run() prints one line per case, `TEST <name> PASS` or
- * `TEST <name> FAIL <reason>`, then `N passed, M failed`, and returns the
- * exit status (1 if any case failed).  Host-only: it uses stdio.
+ * h_run(argc, argv) runs the cases in the order of their lines (or, with
+ * arguments, only the cases they name, to chase one failure), prints one
+ * line per case, `TEST <name> PASS` or `TEST <name> FAIL <reason>`, then
+ * `N passed, M failed`, and returns the exit status (1 if any case
+ * failed).  Host-only: it uses stdio.
  */
 #ifndef TESTS_HOST_HARNESS_H
 #define TESTS_HOST_HARNESS_H
@@ -15,14 +17,27 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 struct h_case {
     const char *name;
     void (*fn)(void);
+    int line;                   /* where TEST declared it: the run order */
 };
 
-#define CASE(fn) { #fn, fn }
-#define NCASES(t) ((int)(sizeof(t) / sizeof((t)[0])))
+/* TEST(name) { body }: registers a pointer to the case's descriptor in
+   the section h_cases (ld bounds it with __start_h_cases and
+   __stop_h_cases); the body becomes the function h_case_<name>. */
+#define TEST(name)                                                      \
+    static void h_case_##name(void);                                    \
+    static const struct h_case h_desc_##name = {                        \
+        #name, h_case_##name, __LINE__ };                               \
+    static const struct h_case *const h_ref_##name                      \
+        __attribute__((used, section("h_cases"))) = &h_desc_##name;     \
+    static void h_case_##name(void)
+
+extern const struct h_case *const __start_h_cases[];
+extern const struct h_case *const __stop_h_cases[];
 
 /* State of the case that is running; reset by h_run before each case. */
 static int h_nfail;
@@ -65,26 +80,52 @@ static inline bool h_failed(void)
     return h_nfail > 0;
 }
 
-static inline int h_run(const struct h_case *c, int n)
+static inline bool h_named(const char *name, int argc, char **argv)
 {
+    for (int a = 1; a < argc; a++)
+        if (!strcmp(argv[a], name))
+            return true;
+    return argc < 2;
+}
+
+static inline int h_run(int argc, char **argv)
+{
+    const struct h_case *const *cases = __start_h_cases;
+    int n = (int)(__stop_h_cases - __start_h_cases);
     int pass = 0, fail = 0;
 
-    for (int i = 0; i < n; i++) {
+    /* ld keeps the section in no particular order: by line, each time. */
+    for (int line = 0, next; ; line = next) {
+        const struct h_case *c = NULL;
+
+        next = 0;
+        for (int i = 0; i < n; i++)
+            if (cases[i]->line > line && (!c || cases[i]->line < c->line))
+                c = cases[i];
+        if (!c)
+            break;
+        next = c->line;
+        if (!h_named(c->name, argc, argv))
+            continue;
         h_nfail = 0;
         h_reason[0] = '\0';
-        c[i].fn();
+        c->fn();
         if (h_nfail == 0) {
-            printf("TEST %s PASS\n", c[i].name);
+            printf("TEST %s PASS\n", c->name);
             pass++;
         } else if (h_nfail == 1) {
-            printf("TEST %s FAIL %s\n", c[i].name, h_reason);
+            printf("TEST %s FAIL %s\n", c->name, h_reason);
             fail++;
         } else {
-            printf("TEST %s FAIL %s (+%d more)\n", c[i].name, h_reason,
+            printf("TEST %s FAIL %s (+%d more)\n", c->name, h_reason,
                    h_nfail - 1);
             fail++;
         }
         fflush(stdout);
+    }
+    if (pass + fail == 0) {
+        printf("no case of this test has the name given\n");
+        return 1;
     }
     printf("%d passed, %d failed\n", pass, fail);
     return fail > 0;

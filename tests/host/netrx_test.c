@@ -1131,7 +1131,7 @@ static void known_bug(const char *name, void (*fn)(void))
 
 /* ---- Cases: valid traffic -------------------------------------------- */
 
-static void arp_request_reply(void)
+TEST(arp_request_reply)
 {
     uint8_t f[64];
     const uint8_t *r, *a;
@@ -1158,7 +1158,7 @@ static void arp_request_reply(void)
     CHECK(lwip_stats.etharp.drop == d);
 }
 
-static void icmp_echo_reply(void)
+TEST(icmp_echo_reply)
 {
     uint8_t f[FRAME_CAP], d[1400];
     const uint8_t *ip, *c;
@@ -1182,7 +1182,7 @@ static void icmp_echo_reply(void)
     }
 }
 
-static void udp_delivery(void)
+TEST(udp_delivery)
 {
     uint8_t f[FRAME_CAP], d[1472];
     unsigned long n0 = udp_n;
@@ -1215,7 +1215,7 @@ static void udp_delivery(void)
     }
 }
 
-static void tcp_syn_synack(void)
+TEST(tcp_syn_synack)
 {
     uint8_t f[256];
     struct seg s;
@@ -1262,7 +1262,7 @@ static void tcp_syn_synack(void)
     CHECK(lwip_stats.tcp.proterr == pe + 1);
 }
 
-static void tcp_handshake_data(void)
+TEST(tcp_handshake_data)
 {
     uint8_t f[FRAME_CAP], d[1460];
     struct conn c;
@@ -1290,7 +1290,7 @@ static void tcp_handshake_data(void)
 
 /* ---- Cases: malformed frames ------------------------------------------- */
 
-static void runt_frames(void)
+TEST(runt_frames)
 {
     uint8_t f[64];
 
@@ -1306,7 +1306,7 @@ static void runt_frames(void)
     expect_drop("unknown ethertype", f, len, 0, CTRS(C(etharp.proterr), C(etharp.drop)));
 }
 
-static void ip_runt_frames(void)
+TEST(ip_runt_frames)
 {
     uint8_t f[64];
 
@@ -1325,7 +1325,7 @@ static void ip_runt_frames(void)
     }
 }
 
-static void arp_bad_lengths(void)
+TEST(arp_bad_lengths)
 {
     uint8_t f[64];
     size_t len;
@@ -1388,12 +1388,12 @@ static void stale_arp(void)
              "request's bytes, read past the frame)", nout);
 }
 
-static void stale_arp_bytes(void)
+TEST(stale_arp_bytes)
 {
     known_bug("stale_arp_bytes", stale_arp);
 }
 
-static void full_size_frames(void)
+TEST(full_size_frames)
 {
     uint8_t f[FRAME_CAP], d[FRAME_CAP];
     size_t len;
@@ -1437,7 +1437,7 @@ static void full_size_frames(void)
     CHECK(out_oversize == 0);
 }
 
-static void ip_header_length(void)
+TEST(ip_header_length)
 {
     uint8_t f[FRAME_CAP];
     size_t len;
@@ -1475,7 +1475,7 @@ static void ip_header_length(void)
     CHECK(udp_n == n0 + 1 && udp_last_len == 4 && memcmp(udp_last, "opts", 4) == 0);
 }
 
-static void ip_total_length(void)
+TEST(ip_total_length)
 {
     uint8_t f[FRAME_CAP];
     size_t len;
@@ -1505,7 +1505,7 @@ static void ip_total_length(void)
                 CTRS(C(udp.lenerr), C(udp.drop)));
 }
 
-static void ip_bad_checksum(void)
+TEST(ip_bad_checksum)
 {
     uint8_t f[FRAME_CAP];
     size_t len;
@@ -1521,7 +1521,7 @@ static void ip_bad_checksum(void)
     expect_drop("IP header changed", f, len, 0, CTRS(C(ip.chkerr), C(ip.drop)));
 }
 
-static void l4_bad_checksums(void)
+TEST(l4_bad_checksums)
 {
     uint8_t f[FRAME_CAP], d[200];
     size_t len;
@@ -1553,7 +1553,7 @@ static void l4_bad_checksums(void)
     app_abort(c.app);
 }
 
-static void l4_short(void)
+TEST(l4_short)
 {
     uint8_t f[FRAME_CAP], l4[64];
     size_t len;
@@ -1590,7 +1590,7 @@ static void l4_short(void)
     expect_drop("unknown ICMP type", f, len, 0, CTRS(C(icmp.proterr), C(icmp.drop)));
 }
 
-static void tcp_bad_data_offset(void)
+TEST(tcp_bad_data_offset)
 {
     uint8_t f[FRAME_CAP], d[64];
     struct conn c;
@@ -1622,7 +1622,7 @@ static void tcp_bad_data_offset(void)
     app_abort(c.app);
 }
 
-static void tcp_out_of_window(void)
+TEST(tcp_out_of_window)
 {
     uint8_t f[FRAME_CAP], a[300], b[100];
     struct conn c;
@@ -1941,7 +1941,7 @@ static void past_window(struct conn c)
     }
 }
 
-static void ooseq_past_window(void)
+TEST(ooseq_past_window)
 {
     struct conn c;
 
@@ -2006,7 +2006,7 @@ static void fin_covered(struct conn c, bool in_order)
              c.app->peer_closed ? "" : ", and no end of file");
 }
 
-static void ooseq_fin_covered(void)
+TEST(ooseq_fin_covered)
 {
     struct conn c;
 
@@ -2099,7 +2099,7 @@ static void seq_2g(struct conn c)
     CHECK(c.app->peer_closed && got_stream(&c, base, c.seq));
 }
 
-static void tcp_seq_2g(void)
+TEST(tcp_seq_2g)
 {
     struct conn c;
 
@@ -2129,7 +2129,7 @@ static bool udp_got(unsigned long n0, const uint8_t *d, size_t n)
     return udp_n == n0 + 1 && udp_last_len == n && memcmp(udp_last, d, n) == 0;
 }
 
-static void ip_fragments(void)
+TEST(ip_fragments)
 {
     uint8_t f[FRAME_CAP], d[DGRAM], e[3000];
     unsigned long n0;
@@ -2261,7 +2261,7 @@ static void ip_fragments(void)
  * (datagram length 800) completes a datagram of 1208 bytes of UDP whose IP
  * total length says 820.  It reaches udp_input with 1208 bytes.
  */
-static void frag_past_last(void)
+TEST(frag_past_last)
 {
     uint8_t f[FRAME_CAP], d[DGRAM];
     unsigned long n0 = udp_n;
@@ -2566,7 +2566,7 @@ static void tcp_watch_after(const struct tcp_watch *w)
  * FIN's place.  Then the application reads, the window opens, and the
  * peer sends the rest up to its FIN: all of it must arrive, in order.
  */
-static void ooseq_fuzz(void)
+TEST(ooseq_fuzz)
 {
     uint8_t f[FRAME_CAP];
     long rounds = fuzz_iters / 5000 > 0 ? fuzz_iters / 5000 : 1;
@@ -2755,7 +2755,7 @@ static size_t mutate(uint8_t *f, size_t len)
     return len;
 }
 
-static void fuzz(void)
+TEST(fuzz)
 {
     static uint8_t f[FRAME_CAP], d[FRAME_CAP];
     struct timespec t0, t1;
@@ -2847,43 +2847,6 @@ static void fuzz(void)
         FAIL("lwIP sent %lu bad frames; first: %s", out_badsum, out_bad_first);
 }
 
-/* ---- Leak check ---------------------------------------------------------- */
-
-static long base_used[MEMP_MAX];
-static mem_size_t base_mem;
-
-static void leak_check(void)
-{
-    /* Close everything the test holds. */
-    for (int i = 0; i < NAPPS; i++)
-        app_abort(&apps[i]);
-    if (lpcb)
-        CHECK(tcp_close(lpcb) == ERR_OK);
-    if (lpcb_echo)
-        CHECK(tcp_close(lpcb_echo) == ERR_OK);
-    lpcb = lpcb_echo = NULL;
-    udp_remove(upcb);
-    upcb = NULL;
-    /* Long enough for every timer: reassembly (15 s), SYN_RCVD (20 s),
-     * FIN_WAIT_2, retransmissions to TCP_MAXRTX, TIME_WAIT (2 MSL), ARP. */
-    advance(30 * 60 * 1000);
-    for (int i = 0; i < MEMP_MAX; i++)
-        if (used(i) != base_used[i])
-            FAIL("pool %s: %ld used, %ld after lwip_init", pool_names[i],
-                 used(i), base_used[i]);
-    if (lwip_stats.mem.used != base_mem)
-        FAIL("heap: %lu bytes used, %lu after lwip_init",
-             (unsigned long)lwip_stats.mem.used, (unsigned long)base_mem);
-    for (int i = 0; i < MEMP_MAX; i++)
-        if (lwip_stats.memp[i]->err)
-            fprintf(stderr, "# pool %s ran out %u times (max used %d)\n",
-                    pool_names[i], (unsigned)lwip_stats.memp[i]->err,
-                    (int)lwip_stats.memp[i]->max);
-    fprintf(stderr, "# heap: max %lu bytes used, %u allocation failures\n",
-            (unsigned long)lwip_stats.mem.max, (unsigned)lwip_stats.mem.err);
-    CHECK(out_badsum == 0 && out_oversize == 0);
-}
-
 /* ---- Known bugs (NETRX_KNOWN_BUGS=1) ----------------------------------- */
 
 /* (known_bug, which runs them, is with the drop checks above.) */
@@ -2926,9 +2889,46 @@ static void refused_close(void)
     CHECK(!"not reached under ASan");
 }
 
-static void refused_close_uaf(void)
+TEST(refused_close_uaf)
 {
     known_bug("refused_close_uaf", refused_close);
+}
+
+/* ---- Leak check ---------------------------------------------------------- */
+
+static long base_used[MEMP_MAX];
+static mem_size_t base_mem;
+
+TEST(leak_check)
+{
+    /* Close everything the test holds. */
+    for (int i = 0; i < NAPPS; i++)
+        app_abort(&apps[i]);
+    if (lpcb)
+        CHECK(tcp_close(lpcb) == ERR_OK);
+    if (lpcb_echo)
+        CHECK(tcp_close(lpcb_echo) == ERR_OK);
+    lpcb = lpcb_echo = NULL;
+    udp_remove(upcb);
+    upcb = NULL;
+    /* Long enough for every timer: reassembly (15 s), SYN_RCVD (20 s),
+     * FIN_WAIT_2, retransmissions to TCP_MAXRTX, TIME_WAIT (2 MSL), ARP. */
+    advance(30 * 60 * 1000);
+    for (int i = 0; i < MEMP_MAX; i++)
+        if (used(i) != base_used[i])
+            FAIL("pool %s: %ld used, %ld after lwip_init", pool_names[i],
+                 used(i), base_used[i]);
+    if (lwip_stats.mem.used != base_mem)
+        FAIL("heap: %lu bytes used, %lu after lwip_init",
+             (unsigned long)lwip_stats.mem.used, (unsigned long)base_mem);
+    for (int i = 0; i < MEMP_MAX; i++)
+        if (lwip_stats.memp[i]->err)
+            fprintf(stderr, "# pool %s ran out %u times (max used %d)\n",
+                    pool_names[i], (unsigned)lwip_stats.memp[i]->err,
+                    (int)lwip_stats.memp[i]->max);
+    fprintf(stderr, "# heap: max %lu bytes used, %u allocation failures\n",
+            (unsigned long)lwip_stats.mem.max, (unsigned)lwip_stats.mem.err);
+    CHECK(out_badsum == 0 && out_oversize == 0);
 }
 
 /* ---- Setup ---------------------------------------------------------- */
@@ -2975,36 +2975,7 @@ static void setup(void)
     }
 }
 
-static const struct h_case cases[] = {
-    CASE(arp_request_reply),
-    CASE(icmp_echo_reply),
-    CASE(udp_delivery),
-    CASE(tcp_syn_synack),
-    CASE(tcp_handshake_data),
-    CASE(runt_frames),
-    CASE(ip_runt_frames),
-    CASE(arp_bad_lengths),
-    CASE(stale_arp_bytes),
-    CASE(full_size_frames),
-    CASE(ip_header_length),
-    CASE(ip_total_length),
-    CASE(ip_bad_checksum),
-    CASE(l4_bad_checksums),
-    CASE(l4_short),
-    CASE(tcp_bad_data_offset),
-    CASE(tcp_out_of_window),
-    CASE(ooseq_past_window),
-    CASE(ooseq_fin_covered),
-    CASE(tcp_seq_2g),
-    CASE(refused_close_uaf),
-    CASE(ip_fragments),
-    CASE(frag_past_last),
-    CASE(ooseq_fuzz),
-    CASE(fuzz),
-    CASE(leak_check),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
     const char *s = getenv("NETRX_STRICT"), *k = getenv("NETRX_KNOWN_BUGS");
 
@@ -3021,5 +2992,5 @@ int main(void)
     __sanitizer_set_death_callback(dump_current);
 #endif
     setup();
-    return h_run(cases, NCASES(cases));
+    return h_run(argc, argv);
 }

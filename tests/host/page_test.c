@@ -210,7 +210,7 @@ static size_t drain(uint64_t *out, size_t max)
     return n;
 }
 
-static void init_messy_map(void)
+TEST(init_messy_map)
 {
     static uint64_t got[NPG];
     size_t n;
@@ -234,7 +234,7 @@ static void init_messy_map(void)
     CHECK(nbug == 0);
 }
 
-static void page_zero_never(void)
+TEST(page_zero_never)
 {
     const struct memrange u[] = { { 0, 64 * PG } };
     const struct memrange only0[] = { { 0, PG } };
@@ -253,7 +253,7 @@ static void page_zero_never(void)
     CHECK(page_init(&pa, only0, 1, NULL, 0, 0) == -1);
 }
 
-static void init_errors(void)
+TEST(init_errors)
 {
     const struct memrange empty[] = { { 0x10000, 0 }, { 0x20000, 0 } };
     const struct memrange tiny[] = { { 0x10001, PG }, { 0x20800, 0x7ff } };
@@ -287,7 +287,7 @@ static void init_errors(void)
     CHECK(a == 0);
 }
 
-static void meta_spans_ranges(void)
+TEST(meta_spans_ranges)
 {
     /* Only A+B together hold the two bitmap pages a 128 MiB span needs. */
     const struct memrange u[] = { { 0x7fff000, PG }, { 0x2000, PG },
@@ -307,7 +307,7 @@ static void meta_spans_ranges(void)
 }
 
 /* A boot path that maps only low memory: the bitmaps must go below it. */
-static void meta_below_limit(void)
+TEST(meta_below_limit)
 {
     /* A 1 MiB range low and another at 64 MiB: a 65 MiB span, 2 bitmap
        pages, which would go at the top of the high range. */
@@ -335,7 +335,7 @@ static void meta_below_limit(void)
 }
 
 /* xv6's countfree, in effect: take everything, give it back, compare. */
-static void leak_check(void)
+TEST(leak_check)
 {
     static uint64_t got[NPG];
     size_t total, n;
@@ -358,7 +358,7 @@ static void leak_check(void)
     CHECK(nbug == 0);
 }
 
-static void contiguous(void)
+TEST(contiguous)
 {
     uint64_t a, b, c;
 
@@ -392,7 +392,7 @@ static void contiguous(void)
     CHECK(nbug == 0);
 }
 
-static void aligned(void)
+TEST(aligned)
 {
     static const size_t aligns[] = { 1, 2, 8, 64, 512 };
     uint64_t a;
@@ -425,7 +425,7 @@ static void aligned(void)
     CHECK(page_free_count(&pa) == model_free);
 }
 
-static void oom(void)
+TEST(oom)
 {
     static uint64_t got[NPG];
     size_t n;
@@ -444,7 +444,7 @@ static void oom(void)
     CHECK(page_alloc(&pa, 1) == 0);
 }
 
-static void next_fit(void)
+TEST(next_fit)
 {
     uint64_t a, b;
 
@@ -473,7 +473,7 @@ static void bad(uint64_t addr, size_t n, const char *want_msg, uint64_t at)
     CHECK(page_free_count(&pa) == before);
 }
 
-static void bad_free(void)
+TEST(bad_free)
 {
     const char *notalloc = "page_free: page not allocated (double free?)";
     const char *never = "page_free: page was never allocatable";
@@ -604,7 +604,7 @@ static void stress_bad_free(void)
     nbug = 0;
 }
 
-static void stress(void)
+TEST(stress)
 {
     if (!init_mess())
         return;
@@ -628,22 +628,7 @@ static void stress(void)
     CHECK(nbug == 0);
 }
 
-static const struct h_case cases[] = {
-    CASE(init_messy_map),
-    CASE(page_zero_never),
-    CASE(init_errors),
-    CASE(meta_spans_ranges),
-    CASE(meta_below_limit),
-    CASE(leak_check),
-    CASE(contiguous),
-    CASE(aligned),
-    CASE(oom),
-    CASE(next_fit),
-    CASE(bad_free),
-    CASE(stress),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
     /* calloc: the kernel does not promise zeroed RAM, but untouched
        zero pages cost the host nothing until written. */
@@ -652,7 +637,7 @@ int main(void)
         fprintf(stderr, "page_test: no memory for the arena\n");
         return 1;
     }
-    int rc = h_run(cases, NCASES(cases));
+    int rc = h_run(argc, argv);
 
     free(arena);
     return rc;

@@ -630,7 +630,7 @@ static void case_end(void)
 /* One case: case_begin, the body, case_end. */
 #define PD_CASE(name)                                                   \
     static void name##_body(void);                                      \
-    static void name(void)                                              \
+    TEST(name)                                                          \
     {                                                                   \
         case_begin();                                                   \
         if (!h_failed())                                                \
@@ -1546,43 +1546,7 @@ PD_CASE(stress_close_vs_wait)
             ncancel(t));
 }
 
-static const struct h_case cases[] = {
-    CASE(ready_before_wait),
-    CASE(prepare_forgets_old_readiness),
-    CASE(wait_then_ready),
-    CASE(ready_in_park_window_not_lost),
-    CASE(close_in_park_window),
-    CASE(deadline_in_park_window),
-    CASE(past_deadline_fails_at_once),
-    CASE(deadline_fires_during_wait),
-    CASE(past_deadline_wakes_waiters),
-    CASE(moved_deadline_not_early),
-    CASE(stale_firing_does_nothing),
-    CASE(late_firings_either_order),
-    CASE(deadline_removed_before_wakeup_waits_again),
-    CASE(close_wakes_both),
-    CASE(waits_after_close_fail),
-    CASE(close_then_late_firing),
-    CASE(double_wait_panics),
-    CASE(ready_push_list),
-    CASE(misuse_panics),
-    CASE(far_deadline_does_not_wrap),
-    CASE(stress_ready_vs_wait),
-    CASE(stress_deadlines),
-    CASE(stress_close_vs_wait),
-};
-
-/* With arguments, only the cases they name (to chase one failure). */
 int main(int argc, char **argv)
 {
-    struct h_case some[NCASES(cases)];
-    int n = 0;
-
-    if (argc < 2)
-        return h_run(cases, NCASES(cases));
-    for (int i = 0; i < NCASES(cases); i++)
-        for (int a = 1; a < argc; a++)
-            if (!strcmp(argv[a], cases[i].name))
-                some[n++] = cases[i];
-    return h_run(some, n);
+    return h_run(argc, argv);
 }

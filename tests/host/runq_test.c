@@ -114,7 +114,7 @@ static void advance(struct runq *q, uint32_t by)
 
 /* ---- cases --------------------------------------------------------- */
 
-static void put_get_fifo(void)
+TEST(put_get_fifo)
 {
     bool inh = true;
 
@@ -136,7 +136,7 @@ static void put_get_fifo(void)
     CHECK(runq_empty(&qa));
 }
 
-static void runnext_displacement(void)
+TEST(runnext_displacement)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov = 99;
@@ -160,7 +160,7 @@ static void runnext_displacement(void)
     CHECK(runq_get(&qa, &inh) == NULL && !inh);
 }
 
-static void overflow_moves_half_plus_one(void)
+TEST(overflow_moves_half_plus_one)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov = 0;
@@ -181,7 +181,7 @@ static void overflow_moves_half_plus_one(void)
     CHECK(runq_empty(&qa));
 }
 
-static void overflow_from_runnext(void)
+TEST(overflow_from_runnext)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov = 0;
@@ -230,7 +230,7 @@ static void steal_one(int n, uint32_t offset)
     CHECK(runq_empty(&qa) && runq_empty(&qb));
 }
 
-static void steal_takes_half(void)
+TEST(steal_takes_half)
 {
     static const int ns[] = { 1, 2, 3, 4, 5, 128, 129, 255, 256 };
 
@@ -244,7 +244,7 @@ static void steal_takes_half(void)
     CHECK(runq_empty(&qb));
 }
 
-static void grab_into_ring_batch(void)
+TEST(grab_into_ring_batch)
 {
     struct g *batch[RUNQ_SIZE] = { 0 };
 
@@ -295,7 +295,7 @@ static bool owner_runs_and_readies_again(struct runq *q)
     return false;
 }
 
-static void steal_runnext(void)
+TEST(steal_runnext)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov;
@@ -347,7 +347,7 @@ static void steal_runnext(void)
     CHECK(runq_steal(&qb, &qa, true) == &small[8]);
 }
 
-static void empty_and_len(void)
+TEST(empty_and_len)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov;
@@ -367,7 +367,7 @@ static void empty_and_len(void)
     CHECK(!runq_empty(&qa) && runq_len(&qa) == RUNQ_SIZE);
 }
 
-static void put_batch(void)
+TEST(put_batch)
 {
     struct g *gs[RUNQ_SIZE];
 
@@ -394,7 +394,7 @@ static void put_batch(void)
 }
 
 /* head and tail are free-running 32-bit counters. */
-static void index_wraparound(void)
+TEST(index_wraparound)
 {
     struct g *ov[RUNQ_SIZE / 2 + 1];
     uint32_t nov;
@@ -419,7 +419,7 @@ static void index_wraparound(void)
     CHECK(runq_empty(&qa));
 }
 
-static void steal_needs_room(void)
+TEST(steal_needs_room)
 {
     jmp_buf jb;
 
@@ -545,7 +545,7 @@ static void *empty_observer(void *arg)
     return NULL;
 }
 
-static void empty_while_owner_runs(void)
+TEST(empty_while_owner_runs)
 {
     pthread_t ot, obs[NOBSERVER];
 
@@ -876,7 +876,7 @@ static void stress_round(int round)
              left);
 }
 
-static void stress(void)
+TEST(stress)
 {
     double t0 = now();
     int r;
@@ -895,23 +895,7 @@ static void stress(void)
     free(ran);
 }
 
-static const struct h_case cases[] = {
-    CASE(put_get_fifo),
-    CASE(runnext_displacement),
-    CASE(overflow_moves_half_plus_one),
-    CASE(overflow_from_runnext),
-    CASE(steal_takes_half),
-    CASE(grab_into_ring_batch),
-    CASE(steal_runnext),
-    CASE(empty_and_len),
-    CASE(put_batch),
-    CASE(index_wraparound),
-    CASE(steal_needs_room),
-    CASE(empty_while_owner_runs),
-    CASE(stress),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
-    return h_run(cases, NCASES(cases));
+    return h_run(argc, argv);
 }

@@ -323,7 +323,7 @@ static void *ck(int i)
 
 /* ---- Cases: init and layout ----------------------------------------- */
 
-static void init_rejects_bad_sizes(void)
+TEST(init_rejects_bad_sizes)
 {
     static const uint16_t bad[] = { 0, 3, 6, 100, 32767, 32769, 49152,
                                     65535 };
@@ -351,7 +351,7 @@ static void init_rejects_bad_sizes(void)
     free(mem);
 }
 
-static void init_layout(void)
+TEST(init_layout)
 {
     static const uint16_t sizes[] = { 1, 2, 8, 256, 1024, 32768 };
 
@@ -384,7 +384,7 @@ static void init_layout(void)
 
 /* ---- Cases: adding and taking back ---------------------------------- */
 
-static void round_trip_data(void)
+TEST(round_trip_data)
 {
     static const char msg[] = "hello, device";
     struct virtq_buf b[2];
@@ -425,7 +425,7 @@ static void round_trip_data(void)
     CHECK(virtq_nbad(&q) == 0);
 }
 
-static void full_ring(void)
+TEST(full_ring)
 {
     uint8_t snap_ring[4096 + 256];
     struct virtq snap_q;
@@ -469,7 +469,7 @@ static void full_ring(void)
     CHECK(virtq_nfree(&q) == 8 && virtq_inflight(&q) == 0);
 }
 
-static void add_rejects_bad_args(void)
+TEST(add_rejects_bad_args)
 {
     struct virtq_buf b[3] = {
         { data_pa(0), 0x80000000u },
@@ -537,12 +537,12 @@ static void wrap(uint16_t qsize)
     CHECK(virtq_nbad(&q) == 0);
 }
 
-static void wraparound_8(void)
+TEST(wraparound_8)
 {
     wrap(8);
 }
 
-static void wraparound_256(void)
+TEST(wraparound_256)
 {
     wrap(256);
 }
@@ -550,7 +550,7 @@ static void wraparound_256(void)
 /* Chains of every shape one by one, then five at once filling the ring,
  * back in reverse order.  The free list must come back whole: a chain of
  * all qsize descriptors fits at the end. */
-static void chains_mixed_no_leak(void)
+TEST(chains_mixed_no_leak)
 {
     enum { N = 16 };
     static const int lens[] = { 1, 2, 3, 4, 6 };   /* 16 descriptors */
@@ -602,7 +602,7 @@ static void chains_mixed_no_leak(void)
 }
 
 /* The largest queue: full of one-descriptor chains, completed in reverse. */
-static void large_queue_32768(void)
+TEST(large_queue_32768)
 {
     const uint32_t n = VIRTQ_MAX_SIZE;
     static struct dchain c;
@@ -633,7 +633,7 @@ static void large_queue_32768(void)
 
 /* ---- Cases: notifications ------------------------------------------- */
 
-static void kick_flags(void)
+TEST(kick_flags)
 {
     if (!setup(8, false))
         return;
@@ -666,7 +666,7 @@ static void kick_flags(void)
  * indices, across several wraps of the 16-bit index; used->flags must be
  * ignored.
  */
-static void kick_event_idx_exact(void)
+TEST(kick_event_idx_exact)
 {
     uint16_t idx = 0;
     int kicks = 0, wanted = 0;
@@ -768,12 +768,12 @@ static void sleepy(bool event_idx)
     CHECK(virtq_nbad(&q) == 0);
 }
 
-static void kick_sleepy_device_flags(void)
+TEST(kick_sleepy_device_flags)
 {
     sleepy(false);
 }
 
-static void kick_sleepy_device_event_idx(void)
+TEST(kick_sleepy_device_event_idx)
 {
     sleepy(true);
 }
@@ -834,19 +834,19 @@ static void intr_check(bool event_idx)
     CHECK(virtq_nbad(&q) == 0);
 }
 
-static void intr_check_flags(void)
+TEST(intr_check_flags)
 {
     intr_check(false);
 }
 
-static void intr_check_event_idx(void)
+TEST(intr_check_event_idx)
 {
     intr_check(true);
 }
 
 /* With EVENT_IDX, consuming with interrupts on moves used_event along, so
  * a driver that sleeps after get (without re-enabling) still wakes. */
-static void intr_event_idx_follows_get(void)
+TEST(intr_event_idx_follows_get)
 {
     struct dchain c;
 
@@ -888,7 +888,7 @@ static bool post(int n, struct dchain *c)
     return true;
 }
 
-static void broken_used_idx_ahead(void)
+TEST(broken_used_idx_ahead)
 {
     struct dchain c[3];
     bool seen[3] = { false, false, false };
@@ -931,7 +931,7 @@ static void broken_used_idx_ahead(void)
     CHECK(virtq_get(&q, NULL) == ck(5));
 }
 
-static void broken_used_idx_backwards(void)
+TEST(broken_used_idx_backwards)
 {
     struct dchain c[2];
 
@@ -946,7 +946,7 @@ static void broken_used_idx_backwards(void)
 }
 
 /* Chains added but not published cannot have been used. */
-static void broken_counts_only_published(void)
+TEST(broken_counts_only_published)
 {
     struct dchain c[1];
 
@@ -960,7 +960,7 @@ static void broken_counts_only_published(void)
     CHECK(virtq_inflight(&q) == 2);
 }
 
-static void bad_id_out_of_range(void)
+TEST(bad_id_out_of_range)
 {
     struct dchain c[3];
     uint32_t len;
@@ -983,7 +983,7 @@ static void bad_id_out_of_range(void)
 
 /* Ids in range that name no chain in flight: a duplicate completion, a
  * descriptor in the middle of a chain, and a head not yet published. */
-static void id_not_in_flight(void)
+TEST(id_not_in_flight)
 {
     struct dchain c[3], big, extra;
     uint16_t unpub;
@@ -1025,7 +1025,7 @@ static void id_not_in_flight(void)
 
 /* A len beyond the writable capacity is clamped (and counted): the
  * caller gets its buffer back and may trust len as a bound. */
-static void len_clamped(void)
+TEST(len_clamped)
 {
     struct virtq_buf b[3] = {
         { data_pa(0), 10 }, { data_pa(64), 16 }, { data_pa(128), 8 },
@@ -1144,7 +1144,7 @@ static void fuzz_add(void)
     }
 }
 
-static void hostile_device_fuzz(void)
+TEST(hostile_device_fuzz)
 {
     long broken = 0, returned = 0;
 
@@ -1364,17 +1364,17 @@ static void stress(uint16_t qsize, bool event_idx, bool in_order)
         CHECK(!reqs[k].live);
 }
 
-static void stress_in_order(void)
+TEST(stress_in_order)
 {
     stress(16, false, true);
 }
 
-static void stress_out_of_order(void)
+TEST(stress_out_of_order)
 {
     stress(64, true, false);
 }
 
-static void stress_out_of_order_flags(void)
+TEST(stress_out_of_order_flags)
 {
     stress(128, false, false);
 }
@@ -1533,48 +1533,17 @@ static void concurrent(bool event_idx)
     CHECK(virtq_nfree(&q) == CONC_QSIZE && virtq_nbad(&q) == 0);
 }
 
-static void concurrent_device_flags(void)
+TEST(concurrent_device_flags)
 {
     concurrent(false);
 }
 
-static void concurrent_device_event_idx(void)
+TEST(concurrent_device_event_idx)
 {
     concurrent(true);
 }
 
-static const struct h_case cases[] = {
-    CASE(init_rejects_bad_sizes),
-    CASE(init_layout),
-    CASE(round_trip_data),
-    CASE(full_ring),
-    CASE(add_rejects_bad_args),
-    CASE(wraparound_8),
-    CASE(wraparound_256),
-    CASE(chains_mixed_no_leak),
-    CASE(large_queue_32768),
-    CASE(kick_flags),
-    CASE(kick_event_idx_exact),
-    CASE(kick_sleepy_device_flags),
-    CASE(kick_sleepy_device_event_idx),
-    CASE(intr_check_flags),
-    CASE(intr_check_event_idx),
-    CASE(intr_event_idx_follows_get),
-    CASE(broken_used_idx_ahead),
-    CASE(broken_used_idx_backwards),
-    CASE(broken_counts_only_published),
-    CASE(bad_id_out_of_range),
-    CASE(id_not_in_flight),
-    CASE(len_clamped),
-    CASE(hostile_device_fuzz),
-    CASE(stress_in_order),
-    CASE(stress_out_of_order),
-    CASE(stress_out_of_order_flags),
-    CASE(concurrent_device_flags),
-    CASE(concurrent_device_event_idx),
-};
-
-int main(void)
+int main(int argc, char **argv)
 {
     int rc;
 
@@ -1583,7 +1552,7 @@ int main(void)
         fprintf(stderr, "virtq_test: no memory for the arena\n");
         return 1;
     }
-    rc = h_run(cases, NCASES(cases));
+    rc = h_run(argc, argv);
     free(ring);
     free(slots);
     free(data);

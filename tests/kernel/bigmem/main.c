@@ -1,5 +1,5 @@
 /*
- * bigmem - a machine with RAM above 4 GiB (the `mem` file: 6 GiB).
+ * bigmem - a machine with RAM above 4 GiB (`mem 6144` in `test.conf`).
  *
  * The boot page tables reach only part of RAM; the page allocator's own
  * bitmaps, written before the final page tables exist, must stay inside
@@ -17,13 +17,13 @@
 #define CHUNK_PAGES 16384       /* 64 MiB at a time */
 #define MAXCHUNKS 128
 
-static void all_ram_managed(void)
+TEST(all_ram_managed)
 {
     CHECKF(mem_total_count() * 4096 > 5 * GIB, "only %zu MiB managed",
            mem_total_count() * 4096 >> 20);
 }
 
-static void high_pages_work(void)
+TEST(high_pages_work)
 {
     static uint64_t chunk[MAXCHUNKS];
     size_t free0;
@@ -61,12 +61,7 @@ static void high_pages_work(void)
            free0, mem_free_count());
 }
 
-static const struct sp_test tests[] = {
-    { "all_ram_managed", all_ram_managed },
-    { "high_pages_work", high_pages_work },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,6 +1,6 @@
 /*
  * panic_call - panic() from C: the runner expects the message first, the
- * core, and a backtrace through the caller (see `expect`).  Any core: main
+ * core, and a backtrace through the caller (see `test.conf`).  Any core: main
  * starts in core 0's runnext, but an idle core may take it from there
  * when core 0 is slow to get to it (its thread descheduled by the host).
  */

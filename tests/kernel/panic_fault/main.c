@@ -1,7 +1,7 @@
 /*
  * panic_fault - the last core dereferences an unmapped address (page 0 is
  * never mapped).  The runner expects the page-fault panic with CR2, the
- * registers and a backtrace naming the faulting function (see `expect`).
+ * registers and a backtrace naming the faulting function (see `test.conf`).
  */
 #include <spindle/cpu.h>
 

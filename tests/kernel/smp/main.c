@@ -23,7 +23,7 @@ static struct barrier bar;
 static size_t free_at_start, tables_at_start, heap_at_start, gslot_at_start;
 static long runq_at_start;
 
-static void cores_online(void)
+TEST(cores_online)
 {
     CHECKF(want_cores > 0, "runner did not pass cores=N");
     CHECKF(sp_ncpu() == want_cores, "%d cores online, %d requested",
@@ -46,7 +46,7 @@ static void record_self(void *arg)
     seen_stack[id] = (uintptr_t)&local;
 }
 
-static void percpu_distinct(void)
+TEST(percpu_distinct)
 {
     int n = sp_ncpu();
 
@@ -128,7 +128,7 @@ static void ipi_ring_fn(void *arg)
     barrier_wait(&bar, n);
 }
 
-static void ipi_ring(void)
+TEST(ipi_ring)
 {
     if (sp_ncpu() < 2)
         return;         /* a core cannot be its own neighbour */
@@ -138,7 +138,7 @@ static void ipi_ring(void)
            ring_fail - 1);
 }
 
-static void ipi_each_core(void)
+TEST(ipi_each_core)
 {
     pin(1);
     ipi_each_core_pinned();
@@ -162,7 +162,7 @@ static void ipi_broadcast_pinned(void)
            "broadcast");
 }
 
-static void ipi_broadcast(void)
+TEST(ipi_broadcast)
 {
     pin(1);
     ipi_broadcast_pinned();
@@ -204,7 +204,7 @@ static void ipi_while_masked_pinned(void)
     }
 }
 
-static void ipi_while_masked(void)
+TEST(ipi_while_masked)
 {
     pin(1);
     ipi_while_masked_pinned();
@@ -234,7 +234,7 @@ static void count_fn(void *arg)
     per_core_done[me] = mine;
 }
 
-static void spinlock_counter(void)
+TEST(spinlock_counter)
 {
     counter = 0;
     sp_on_each_cpu(count_fn, NULL);
@@ -350,8 +350,7 @@ static long heap_in_use(void)
     return p && (p = strchr(p, '=')) ? strtol(p + 1, NULL, 10) : -1;
 }
 
-
-static void newlib_all_cores(void)
+TEST(newlib_all_cores)
 {
     char *tap = malloc(TAP_SIZE);
     long before, after;
@@ -396,7 +395,7 @@ static void math_fn(void *arg)
     math_out[sp_cpu_id()] = strtod(buf, NULL) + (strlen(buf) == 8 ? 0 : 100);
 }
 
-static void newlib_math(void)
+TEST(newlib_math)
 {
     sp_on_each_cpu(math_fn, NULL);
     for (int i = 0; i < sp_ncpu(); i++)
@@ -443,7 +442,7 @@ static void pages_fn(void *arg)
             mem_free_pages(held[s], 1);
 }
 
-static void pages_all_cores(void)
+TEST(pages_all_cores)
 {
     size_t before = mem_free_count();
 
@@ -457,7 +456,7 @@ static void pages_all_cores(void)
 
 /* Every page taken since main started is heap, G stack, page table or
    global run queue. */
-static void leak_check(void)
+TEST(leak_check)
 {
     long used = (long)(free_at_start - mem_free_count());
     long grown = (long)(vm_heap_pages() - heap_at_start) +
@@ -470,20 +469,6 @@ static void leak_check(void)
            "run queue", used, grown);
 }
 
-static const struct sp_test tests[] = {
-    { "cores_online", cores_online },
-    { "percpu_distinct", percpu_distinct },
-    { "ipi_each_core", ipi_each_core },
-    { "ipi_ring", ipi_ring },
-    { "ipi_broadcast", ipi_broadcast },
-    { "ipi_while_masked", ipi_while_masked },
-    { "spinlock_counter", spinlock_counter },
-    { "newlib_math", newlib_math },
-    { "newlib_all_cores", newlib_all_cores },
-    { "pages_all_cores", pages_all_cores },
-    { "leak_check", leak_check },
-};
-
 int main(int argc, char **argv)
 {
     free_at_start = mem_free_count();
@@ -492,5 +477,5 @@ int main(int argc, char **argv)
     gslot_at_start = vm_gslot_pages();
     runq_at_start = sched_runq_pages();
     want_cores = expected_cores(argc, argv);
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

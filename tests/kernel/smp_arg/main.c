@@ -1,6 +1,6 @@
 /*
  * smp_arg - the smp= and acpi= command-line keys, booted once per line of
- * `cmdlines`: a count within the cores present is used as given; more than
+ * `test.conf`: a count within the cores present is used as given; more than
  * present uses all of them; zero, negative or not a number uses all of
  * them too (with a message on the console).  acpi=off takes the path of
  * missing ACPI tables: the boot core alone.
@@ -14,7 +14,7 @@
 
 static int present;
 
-static void cores_as_asked(void)
+TEST(cores_as_asked)
 {
     const char *raw;
     char *end;
@@ -35,12 +35,8 @@ static void cores_as_asked(void)
            "expected %d", raw, present, sp_ncpu(), want);
 }
 
-static const struct sp_test tests[] = {
-    { "cores_as_asked", cores_as_asked },
-};
-
 int main(int argc, char **argv)
 {
     present = expected_cores(argc, argv);
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,7 +1,7 @@
 /*
  * stack_guard - unbounded recursion runs a stack into its guard page.  The
  * runner expects the fatal exception to be reported as a stack overflow
- * (see `expect`), not silent corruption.
+ * (see `test.conf`), not silent corruption.
  */
 #include <stdint.h>
 

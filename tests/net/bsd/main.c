@@ -1,8 +1,8 @@
 /*
- * bsd - the BSD socket calls (include/bsd/, kernel/net/bsd.c) inside one
+ * bsd - the BSD socket calls (include/bsd/, kernel/net/bsd*.c) inside one
  * guest: servers and clients talk to each other over the machine's own
  * address, 10.0.2.15 (lwIP's loopback), so no host peer is needed; the
- * `net` file only gives the boot a NIC (QEMU's user network) for DHCP.
+ * `net user` only gives the boot a NIC (QEMU's user network) for DHCP.
  *
  *   dhcp           sp_net_wait; the address is 10.0.2.15
  *   inet           inet_pton/ntop/aton/addr/ntoa, htons and friends
@@ -189,7 +189,7 @@ static const char *fmt_sin(const struct sockaddr_in *a, char *buf)
 
 /* ---- Cases ---------------------------------------------------------- */
 
-static void dhcp(void)
+TEST(dhcp)
 {
     char addr[16];
     int err = sp_net_wait(SP_S(30));
@@ -200,7 +200,7 @@ static void dhcp(void)
     have_net = true;
 }
 
-static void inet(void)
+TEST(inet)
 {
     struct in_addr a;
     char buf[INET_ADDRSTRLEN];
@@ -248,7 +248,7 @@ static void bulk_writer(void *arg)
     sp_waitgroup_done(&bk->wg);
 }
 
-static void tcp_roundtrip(void)
+TEST(tcp_roundtrip)
 {
     struct sockaddr_in a = sin_of(NULL, 5001), from, x, y;
     socklen_t len = sizeof from;
@@ -341,7 +341,7 @@ static void send_later(void *arg)
     sp_waitgroup_done(&lt->wg);
 }
 
-static void poll_listen(void)
+TEST(poll_listen)
 {
     int fds[2] = { -1, -1 }, l, n;
     struct pollfd p;
@@ -382,7 +382,7 @@ static void poll_listen(void)
     close_all(fds, 2);
 }
 
-static void poll_conn(void)
+TEST(poll_conn)
 {
     int fds[3] = { -1, -1, -1 }, n;
     struct pollfd p[3];
@@ -449,7 +449,7 @@ static void poll_conn(void)
     close_all(fds, 3);
 }
 
-static void nonblock(void)
+TEST(nonblock)
 {
     int fds[5] = { -1, -1, -1, -1, -1 }, l, c, s, fl, err;
     socklen_t len = sizeof err;
@@ -536,7 +536,7 @@ static void nonblock(void)
     close_all(fds, 5);
 }
 
-static void rcvtimeo(void)
+TEST(rcvtimeo)
 {
     int fds[3] = { -1, -1, -1 };
     struct timeval tv = { 0, 200000 }, got;
@@ -570,7 +570,7 @@ static void rcvtimeo(void)
     close_all(fds, 3);
 }
 
-static void udp(void)
+TEST(udp)
 {
     struct sockaddr_in a = sin_of(NULL, 5006), from, x;
     socklen_t len = sizeof from;
@@ -749,7 +749,7 @@ static void echo_client(void *arg)
     sp_waitgroup_done(ec->wg);
 }
 
-static void poll_event_loop(void)
+TEST(poll_event_loop)
 {
     static struct eclient ec[ECHO_CLIENTS];
     sp_waitgroup wg = SP_WAITGROUP_INIT;
@@ -800,7 +800,7 @@ static void block_on(void *arg)
     sp_waitgroup_done(&bl->wg);
 }
 
-static void close_wakes(void)
+TEST(close_wakes)
 {
     int fds[3] = { -1, -1, -1 };
     struct blocked bl[2];
@@ -841,7 +841,7 @@ static bool int_opt(int fd, int level, int name, int *v)
     return getsockopt(fd, level, name, v, &len) == 0 && len == sizeof *v;
 }
 
-static void options(void)
+TEST(options)
 {
     int fds[3] = { -1, -1, -1 }, one = 1, v;
     struct timeval tv = { 1, 500000 };
@@ -880,7 +880,7 @@ static void options(void)
     close_all(fds, 3);
 }
 
-static void errors(void)
+TEST(errors)
 {
     struct sockaddr_in a = sin_of(GUEST, NOBODY_PORT);
     struct sockaddr_in6 a6;
@@ -940,7 +940,7 @@ static void errors(void)
     close(fd);
 }
 
-static void fds_freed(void)
+TEST(fds_freed)
 {
     struct stat st;
     int a, b, c;
@@ -961,23 +961,7 @@ static void fds_freed(void)
     CHECK(socket(AF_INET, SOCK_STREAM, 0) == 3 && close(3) == 0);
 }
 
-static const struct sp_test tests[] = {
-    { "dhcp", dhcp },
-    { "inet", inet },
-    { "tcp_roundtrip", tcp_roundtrip },
-    { "poll_listen", poll_listen },
-    { "poll_conn", poll_conn },
-    { "nonblock", nonblock },
-    { "rcvtimeo", rcvtimeo },
-    { "udp", udp },
-    { "poll_event_loop", poll_event_loop },
-    { "close_wakes", close_wakes },
-    { "options", options },
-    { "errors", errors },
-    { "fds_freed", fds_freed },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,8 +1,9 @@
 /*
- * icmp - the guest answers ping.  Runs on a TAP (its `net` file says
- * tap): the runner's peer, in the same network namespace, sends ICMP echo
- * requests to the guest's address from a raw socket, as ping does, and
- * reports on a control connection whether every one came back intact.
+ * icmp - the guest answers ping.  Runs on a TAP (`net peer tap` in its
+ * test.conf): the runner's peer, in the same network namespace, sends
+ * ICMP echo requests to the guest's address from a raw socket, as ping
+ * does, and reports on a control connection whether every one came back
+ * intact.
  *
  *   address         the address the command line gave (guest=) is ours
  *   ping_answered   "ping 20" to the peer: all 20 answered, payload intact
@@ -40,7 +41,7 @@ static bool line_in(char *buf, size_t len)
     return false;
 }
 
-static void address(void)
+TEST(address)
 {
     char a[16];
 
@@ -49,7 +50,7 @@ static void address(void)
     CHECKF(!strcmp(a, guest_addr), "address %s, expected %s", a, guest_addr);
 }
 
-static void ping_answered(void)
+TEST(ping_answered)
 {
     char line[256], cmd[32];
     sp_listener *l;
@@ -70,7 +71,7 @@ static void ping_answered(void)
     CHECKF(!strncmp(line, "ok", 2), "peer: %s", line);
 }
 
-static void counted(void)
+TEST(counted)
 {
     char buf[1024];
     unsigned long long rx = 0;
@@ -84,17 +85,11 @@ static void counted(void)
     }
 }
 
-static const struct sp_test tests[] = {
-    { "address", address },
-    { "ping_answered", ping_answered },
-    { "counted", counted },
-};
-
 /* guest=A.B.C.D among the runner's arguments after --. */
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (!strncmp(argv[i], "guest=", 6))
             guest_addr = argv[i] + 6;
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

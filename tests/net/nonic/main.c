@@ -11,7 +11,7 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 
-static void wait_is_netdown(void)
+TEST(wait_is_netdown)
 {
     uint64_t t0 = sp_nanotime(), ms;
     int rc = sp_net_wait(SP_S(10));
@@ -22,7 +22,7 @@ static void wait_is_netdown(void)
     CHECKF(ms < 1000, "sp_net_wait took %llu ms", (unsigned long long)ms);
 }
 
-static void addr_is_netdown(void)
+TEST(addr_is_netdown)
 {
     char buf[32] = "unchanged";
     int rc = sp_net_addr(buf, sizeof buf);
@@ -31,7 +31,7 @@ static void addr_is_netdown(void)
            sp_net_strerror(rc), rc, buf);
 }
 
-static void listen_is_netdown(void)
+TEST(listen_is_netdown)
 {
     int err = 0;
     sp_listener *l = sp_listen(":80", &err);
@@ -41,7 +41,7 @@ static void listen_is_netdown(void)
            err);
 }
 
-static void listen_udp_is_netdown(void)
+TEST(listen_udp_is_netdown)
 {
     int err = 0;
     sp_udp *u = sp_listen_udp(":7", &err);
@@ -51,7 +51,7 @@ static void listen_udp_is_netdown(void)
            sp_net_strerror(err), err);
 }
 
-static void dial_is_netdown(void)
+TEST(dial_is_netdown)
 {
     uint64_t t0 = sp_nanotime(), ms;
     int err = 0;
@@ -63,21 +63,12 @@ static void dial_is_netdown(void)
     CHECKF(ms < 1000, "sp_dial took %llu ms", (unsigned long long)ms);
 }
 
-static void strerror_names_it(void)
+TEST(strerror_names_it)
 {
     CHECK(strstr(sp_net_strerror(-ENETDOWN), "network is down"));
 }
 
-static const struct sp_test tests[] = {
-    { "wait_is_netdown", wait_is_netdown },
-    { "addr_is_netdown", addr_is_netdown },
-    { "listen_is_netdown", listen_is_netdown },
-    { "listen_udp_is_netdown", listen_udp_is_netdown },
-    { "dial_is_netdown", dial_is_netdown },
-    { "strerror_names_it", strerror_names_it },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,7 +1,7 @@
 /*
  * tcp - TCP and UDP through the virtio-net NIC, lwIP and the socket API,
  * against a peer on the host: tools/netpeer.c, which tools/runtests.sh
- * starts beside the boot (the word `peer` in the `net` file: QEMU's user
+ * starts beside the boot (`net peer` in `test.conf`: QEMU's user
  * network, with host ports forwarded to the guest's tcp 7, tcp 9, udp 7
  * and tcp 9000).  The command line after -- holds two host ports: one
  * where the peer runs a TCP echo server, one where nothing listens.
@@ -291,7 +291,7 @@ static uint64_t ms_since(uint64_t t)
 
 /* ---- The cases ------------------------------------------------------- */
 
-static void dhcp(void)
+TEST(dhcp)
 {
     uint64_t t0 = sp_nanotime();
     char addr[32];
@@ -305,7 +305,7 @@ static void dhcp(void)
            guest_addr);
 }
 
-static void control(void)
+TEST(control)
 {
     uint64_t end = sp_nanotime() + CTL_WAIT, t0 = sp_nanotime();
     char line[128];
@@ -352,7 +352,7 @@ static void control(void)
            (unsigned long long)ms_since(t0), tries);
 }
 
-static void tcp_echo_1000(void)
+TEST(tcp_echo_1000)
 {
     static const int sizes[] = { 2000, 4096, 8000, 14600, 20000 };
     uint64_t t0 = sp_nanotime(), t;
@@ -393,7 +393,7 @@ static void stalled(void)
     printf("%s", report);
 }
 
-static void bulk_in_64m(void)
+TEST(bulk_in_64m)
 {
     static uint8_t buf[65536];
     char cmd[64], rest[64], want[16];
@@ -430,7 +430,7 @@ static void bulk_in_64m(void)
            rest);
 }
 
-static void bulk_out_64m(void)
+TEST(bulk_out_64m)
 {
     static uint8_t buf[65536];
     char cmd[64], rest[64], want[32];
@@ -468,7 +468,7 @@ static void bulk_out_64m(void)
     CHECKF(!strcmp(rest, want), "the peer got %s bytes, not %s", rest, want);
 }
 
-static void udp_echo(void)
+TEST(udp_echo)
 {
     long got0 = __atomic_load_n(&udp_received, __ATOMIC_RELAXED);
     long err0 = __atomic_load_n(&udp_send_errors, __ATOMIC_RELAXED);
@@ -490,7 +490,7 @@ static void udp_echo(void)
            "echoed", got, UDP_COUNT);
 }
 
-static void read_deadline(void)
+TEST(read_deadline)
 {
     uint64_t t0, ms;
     sp_conn *c;
@@ -529,7 +529,7 @@ static void read_deadline(void)
     REPLY("idle 0", (char *)NULL, 0);
 }
 
-static void accept_deadline(void)
+TEST(accept_deadline)
 {
     uint64_t t0 = sp_nanotime(), ms;
     sp_conn *c;
@@ -567,7 +567,7 @@ static void blocked_reader(void *arg)
     sp_chan_send(rd.done, NULL);
 }
 
-static void close_wakes_reader(void)
+TEST(close_wakes_reader)
 {
     uint64_t closed_at;
     bool ok;
@@ -619,7 +619,7 @@ static void blocked_writer(void *arg)
     sp_chan_send(wr.done, NULL);
 }
 
-static void close_wakes_writer(void)
+TEST(close_wakes_writer)
 {
     uint64_t t0 = sp_nanotime(), closed_at, last = 0, still_since = 0;
     char rest[64];
@@ -683,7 +683,7 @@ static void acceptor9(void *arg)
     sp_chan_send(arg, &a);
 }
 
-static void accept_is_not_deadlock(void)
+TEST(accept_is_not_deadlock)
 {
     sp_chan *ch = sp_chan_make(sizeof(struct accepted), 0);
     struct accepted a;
@@ -727,7 +727,7 @@ static void dial_writer(void *arg)
     sp_waitgroup_done(&dw.wg);
 }
 
-static void dial_echo(void)
+TEST(dial_echo)
 {
     static uint8_t in[8192];
     char addr[32], remote[32];
@@ -766,7 +766,7 @@ static void dial_echo(void)
            got + stream_check(got, in, (size_t)n));
 }
 
-static void dial_refused(void)
+TEST(dial_refused)
 {
     char addr[32];
     uint64_t t0 = sp_nanotime();
@@ -785,7 +785,7 @@ static void dial_refused(void)
            addr, sp_net_strerror(err), err);
 }
 
-static void net_shutdown(void)
+TEST(shutdown)
 {
     bool ok;
     int err;
@@ -808,23 +808,6 @@ static void net_shutdown(void)
     ctl = NULL;
 }
 
-static const struct sp_test tests[] = {
-    { "dhcp", dhcp },
-    { "control", control },
-    { "tcp_echo_1000", tcp_echo_1000 },
-    { "bulk_in_64m", bulk_in_64m },
-    { "bulk_out_64m", bulk_out_64m },
-    { "udp_echo", udp_echo },
-    { "read_deadline", read_deadline },
-    { "accept_deadline", accept_deadline },
-    { "close_wakes_reader", close_wakes_reader },
-    { "close_wakes_writer", close_wakes_writer },
-    { "accept_is_not_deadlock", accept_is_not_deadlock },
-    { "dial_echo", dial_echo },
-    { "dial_refused", dial_refused },
-    { "shutdown", net_shutdown },
-};
-
 /* The two port numbers after --, among the runner's cores=N, and
    host=A.B.C.D guest=A.B.C.D where the network is not QEMU's. */
 int main(int argc, char **argv)
@@ -844,5 +827,5 @@ int main(int argc, char **argv)
         *next = (int)v;
         next = next == &serve_port ? &closed_port : NULL;
     }
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -65,7 +65,7 @@ static void fifo_consumer(void *arg)
     sp_chan_send(f->done, NULL);
 }
 
-static void fifo_buffered(void)
+TEST(fifo_buffered)
 {
     struct fifo f = { .c = sp_chan_make(sizeof(int), 64),
                       .done = sp_chan_make(0, 0) };
@@ -106,7 +106,7 @@ static void rv_receiver(void *arg)
 /* The sender must not return before the receiver took the value: while
    the receiver dawdles, the sender waits; when it came first, the sender
    hands over directly. */
-static void unbuffered_rendezvous(void)
+TEST(unbuffered_rendezvous)
 {
     struct rv r = { .c = sp_chan_make(sizeof(int), 0),
                     .done = sp_chan_make(0, 0) };
@@ -156,7 +156,7 @@ static void close_receiver(void *arg)
     sp_chan_send(cl->results, &r);
 }
 
-static void close_wakes_receivers(void)
+TEST(close_wakes_receivers)
 {
     struct closer cl = {
         .c = sp_chan_make(sizeof(int), 0),
@@ -187,7 +187,7 @@ static void close_wakes_receivers(void)
 
 /* ---- receive after close drains the buffer first --------------------- */
 
-static void recv_after_close_drains(void)
+TEST(recv_after_close_drains)
 {
     sp_chan *c = sp_chan_make(sizeof(long), 5);
     long v;
@@ -223,7 +223,7 @@ static void blocked_sender(void *arg)
     sp_chan_close(arg);
 }
 
-static void buffered_blocked_sender(void)
+TEST(buffered_blocked_sender)
 {
     sp_chan *c = sp_chan_make(sizeof(int), 2);
     int v, n = 0;
@@ -258,7 +258,7 @@ static void big_sender(void *arg)
     }
 }
 
-static void elem_sizes(void)
+TEST(elem_sizes)
 {
     sp_chan *u = sp_chan_make(sizeof(struct big), 0);
     sp_chan *sig = sp_chan_make(0, 3);
@@ -286,7 +286,7 @@ static void elem_sizes(void)
 
 #define FAIR_ROUNDS 40000
 
-static void select_fair(void)
+TEST(select_fair)
 {
     sp_chan *c[4];
     struct sp_case cs[4];
@@ -316,7 +316,7 @@ static void select_fair(void)
 
 /* ---- select: default when nothing is ready --------------------------- */
 
-static void select_default(void)
+TEST(select_default)
 {
     sp_chan *empty = sp_chan_make(sizeof(int), 4);
     sp_chan *full = sp_chan_make(sizeof(int), 1);
@@ -391,7 +391,7 @@ static void sr_peer(void *arg)
     sp_chan_send(s->done, NULL);
 }
 
-static void select_send_recv(void)
+TEST(select_send_recv)
 {
     for (size_t cap = 0; cap <= 3; cap += 3) {
         struct sr s = { sp_chan_make(sizeof(int), cap),
@@ -419,7 +419,7 @@ static void late_sender(void *arg)
     sp_chan_send(arg, &(int){ 42 });
 }
 
-static void select_nil_never_fires(void)
+TEST(select_nil_never_fires)
 {
     sp_chan *c = sp_chan_make(sizeof(int), 1);
     int v = 0, w = 9;
@@ -452,7 +452,7 @@ static void late_closer(void *arg)
     sp_chan_close(arg);
 }
 
-static void select_close_wakes(void)
+TEST(select_close_wakes)
 {
     sp_chan *a = sp_chan_make(sizeof(int), 0);
     sp_chan *b = sp_chan_make(sizeof(int), 2);
@@ -489,7 +489,7 @@ static void many_sender(void *arg)
     }
 }
 
-static void select_many_cases(void)
+TEST(select_many_cases)
 {
     sp_chan *c[MANY + 1];
     struct sp_case cs[MANY];
@@ -552,7 +552,7 @@ static void mpmc_consumer(void *arg)
     sp_chan_send(m->sums, &sum);
 }
 
-static void mpmc(void)
+TEST(mpmc)
 {
     int np = 2 * sp_ncpu(), nc = 2 * sp_ncpu();
     struct mpmc m = { sp_chan_make(sizeof(long), 16), sp_chan_make(0, 0),
@@ -632,7 +632,7 @@ static void ss_consumer(void *arg)
     sp_chan_send(s->sums, &sum);
 }
 
-static void select_stress(void)
+TEST(select_stress)
 {
     int np = sp_ncpu() + 1, nc = sp_ncpu() + 1, ended = 0;
     struct ss s = { { sp_chan_make(sizeof(long), 0),
@@ -772,7 +772,7 @@ static void notice_round(bool send)
     sp_chan_free(n.out);
 }
 
-static void select_notice_passed_on(void)
+TEST(select_notice_passed_on)
 {
     for (int r = 0; r < NOTICE_ROUNDS && !sp_test_failed(); r++)
         notice_round(r % 2);
@@ -780,7 +780,7 @@ static void select_notice_passed_on(void)
 
 /* ---- every G started by this app has finished ------------------------- */
 
-static void leak_check(void)
+TEST(leak_check)
 {
     uint64_t end = sp_nanotime() + WAIT_NS;
 
@@ -790,26 +790,7 @@ static void leak_check(void)
            sched_live_gs());
 }
 
-static const struct sp_test tests[] = {
-    { "fifo_buffered", fifo_buffered },
-    { "unbuffered_rendezvous", unbuffered_rendezvous },
-    { "close_wakes_receivers", close_wakes_receivers },
-    { "recv_after_close_drains", recv_after_close_drains },
-    { "buffered_blocked_sender", buffered_blocked_sender },
-    { "elem_sizes", elem_sizes },
-    { "select_fair", select_fair },
-    { "select_default", select_default },
-    { "select_send_recv", select_send_recv },
-    { "select_nil_never_fires", select_nil_never_fires },
-    { "select_close_wakes", select_close_wakes },
-    { "select_many_cases", select_many_cases },
-    { "mpmc", mpmc },
-    { "select_stress", select_stress },
-    { "select_notice_passed_on", select_notice_passed_on },
-    { "leak_check", leak_check },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,6 +1,6 @@
 /*
  * chan_closed_panic - a sender parked on a channel that gets closed
- * panics "send on closed channel", as in Go (see `expect`).  If close did
+ * panics "send on closed channel", as in Go (see `test.conf`).  If close did
  * not wake it, main would wait forever and the deadlock report, not the
  * panic, would end the boot.
  */

@@ -1,6 +1,6 @@
 /*
  * deadlock - main and one other G park for good with nothing left to wake
- * them: the machine must say so in Go's words and exit 2 (see `expect`).
+ * them: the machine must say so in Go's words and exit 2 (see `test.conf`).
  */
 #include <spindle/sched.h>
 #include "sched.h"

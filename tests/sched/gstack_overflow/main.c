@@ -1,7 +1,7 @@
 /*
  * gstack_overflow - a G (not main) recurses without end: its stack runs
  * into the guard page below it, and the panic names the goroutine and
- * says it was a stack overflow (see `expect`).
+ * says it was a stack overflow (see `test.conf`).
  */
 #include <stdint.h>
 #include <spindle/sched.h>

@@ -12,7 +12,7 @@
 
 #define IDLE_NS SP_S(2)
 
-static void idle_two_seconds(void)
+TEST(idle_two_seconds)
 {
     uint64_t t0;
 
@@ -25,11 +25,7 @@ static void idle_two_seconds(void)
            (unsigned long long)(sp_nanotime() - t0));
 }
 
-static const struct sp_test tests[] = {
-    { "idle_two_seconds", idle_two_seconds },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,6 +1,6 @@
 /*
  * idlespin - how long a core that found no work keeps looking before it
- * halts (idlespin=, booted once per line of `cmdlines`).  The value is the
+ * halts (idlespin=, one boot per `cmdline` of test.conf).  The value is the
  * one asked for, or the default for a bad one.  With a 10 ms window, a
  * core woken for a G it cannot take at once (one in its readier's
  * runnext) is still counted as spinning 1-8 ms later, where Go's rule
@@ -39,7 +39,7 @@ static long want_us(void)
     }
 }
 
-static void value_taken(void)
+TEST(value_taken)
 {
     CHECKF(sched_idlespin_us() == want_us(), "idlespin is %ld us, want %ld",
            sched_idlespin_us(), want_us());
@@ -95,7 +95,7 @@ static void watch(uint64_t window, long *samples, long *seen)
     CHECK(__atomic_load_n(&ran, __ATOMIC_ACQUIRE));
 }
 
-static void spinner_keeps_looking(void)
+TEST(spinner_keeps_looking)
 {
     uint64_t window = SP_US(want_us());
     long samples, seen;
@@ -119,12 +119,7 @@ static void spinner_keeps_looking(void)
            (unsigned long long)(window + SETTLE_NS) / SP_MS(1));
 }
 
-static const struct sp_test tests[] = {
-    { "value_taken", value_taken },
-    { "spinner_keeps_looking", spinner_keeps_looking },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -6,7 +6,7 @@
  * back one parked G once a chosen time has come (a "packet" arrived).
  *
  *   busy_cores_poll   every core runs a G that never calls the scheduler,
- *                     with quantum=250 (the `cmdlines` file): the polls
+ *                     with quantum=250 (`test.conf`): the polls
  *                     must still come at most ~10 ms apart (sysmon's rule,
  *                     done by the timer interrupt; without it the gap is
  *                     a whole slice), and the G the fake packet readies
@@ -106,7 +106,7 @@ static void start_waiter(uint64_t packet_at)
         sp_sleep(SP_US(100));
 }
 
-static void busy_cores_poll(void)
+TEST(busy_cores_poll)
 {
     uint64_t t0, end, gap = 0, prev, from, to;
     int n, in_window = 0, in_g = 0;
@@ -151,7 +151,7 @@ static void busy_cores_poll(void)
            (unsigned long long)(fake.woke_at - (t0 + PACKET_AT)) / 1000);
 }
 
-static void idle_cores_poll(void)
+TEST(idle_cores_poll)
 {
     uint64_t at;
 
@@ -167,7 +167,7 @@ static void idle_cores_poll(void)
            "after its packet", (unsigned long long)(fake.woke_at - at) / 1000);
 }
 
-static void no_waiter_no_poll(void)
+TEST(no_waiter_no_poll)
 {
     uint64_t end;
 
@@ -184,20 +184,13 @@ static void no_waiter_no_poll(void)
            fake.npolls);
 }
 
-static void all_freed(void)
+TEST(all_freed)
 {
     CHECK(netpoll_waiters() == 0);
     CHECK_ALL_FREED();
 }
 
-static const struct sp_test tests[] = {
-    { "busy_cores_poll", busy_cores_poll },
-    { "idle_cores_poll", idle_cores_poll },
-    { "no_waiter_no_poll", no_waiter_no_poll },
-    { "all_freed", all_freed },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -19,7 +19,7 @@ static bool is_prime(int v)
     return true;
 }
 
-static void first_primes(void)
+TEST(first_primes)
 {
     static int got[N];
     int want = 1;
@@ -34,11 +34,7 @@ static void first_primes(void)
     CHECKF(got[N - 1] == NTH_PRIME, "prime %d is %d", N, got[N - 1]);
 }
 
-static const struct sp_test tests[] = {
-    { "first_primes", first_primes },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

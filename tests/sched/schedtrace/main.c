@@ -1,6 +1,6 @@
 /*
  * schedtrace - schedtrace=N prints Go's scheduler trace line every N ms
- * while cores schedule (booted once per line of `cmdlines`), with
+ * while cores schedule (booted once per `cmdline` of `test.conf`), with
  * scheddetail=1 followed by a line per P and per M; a bad period prints
  * a message and no lines.
  */
@@ -68,7 +68,7 @@ static const char *check_detail(const char *l)
     return NULL;
 }
 
-static void trace_lines(void)
+TEST(trace_lines)
 {
     const char *period, *arg, *l;
     long lines = 0, ms, last = -1;
@@ -102,11 +102,7 @@ static void trace_lines(void)
         CHECKF(lines == 0, "%ld lines with schedtrace=%s", lines, period);
 }
 
-static const struct sp_test tests[] = {
-    { "trace_lines", trace_lines },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

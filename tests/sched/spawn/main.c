@@ -45,7 +45,7 @@ static void mark(void *arg)
     __atomic_add_fetch(&nran, 1, __ATOMIC_RELEASE);
 }
 
-static void spawn_million(void)
+TEST(spawn_million)
 {
     ran = calloc(NSPAWN, 1);
     CHECK(ran);
@@ -86,7 +86,8 @@ static void spawner(void *arg)
         sp_go(busy, NULL);
 }
 
-static void stealing(void)
+/* One spawner's NSTEAL Gs run on every core: the others steal them. */
+static void steal_to_every_core(void)
 {
     memset(per_core, 0, sizeof per_core);
     nstolen = 0;
@@ -103,6 +104,11 @@ static void stealing(void)
         CHECKF(per_core[i] > 0, "core %d ran none of the %d Gs (no steal)",
                i, NSTEAL);
     }
+}
+
+TEST(stealing)
+{
+    steal_to_every_core();
 }
 
 /* ---- the spinning count survives stalled wakers ----------------------- */
@@ -124,7 +130,7 @@ static void stealing(void)
 #define STALL_US 1000
 #define STALL_HITS 20
 
-static void spinning_survives_stalls(void)
+TEST(spinning_survives_stalls)
 {
     /* Below 4 cores the window is seldom hit: stall for a while, then
        check the count all the same. */
@@ -160,7 +166,7 @@ static void spinning_survives_stalls(void)
     if (sp_ncpu() >= 4)
         CHECKF(hits > 0, "no spinner halted inside a stalled waker's "
                "window in %d rounds: the race was not exercised", rounds);
-    stealing();
+    steal_to_every_core();
 }
 
 /* ---- wakeups reach halted cores -------------------------------------- */
@@ -234,7 +240,7 @@ static void pinger(void *arg)
     __atomic_add_fetch(done, 1, __ATOMIC_RELEASE);
 }
 
-static void no_lost_wakeup(void)
+TEST(no_lost_wakeup)
 {
     long done = 0;
 
@@ -275,7 +281,7 @@ static void park_once(void *arg)
     __atomic_add_fetch(&nwoken, 1, __ATOMIC_RELEASE);
 }
 
-static void many_parked(void)
+TEST(many_parked)
 {
     long n = 0;
 
@@ -320,7 +326,7 @@ static void errno_keeper(void *arg)
     __atomic_add_fetch(&errno_done, 1, __ATOMIC_RELEASE);
 }
 
-static void errno_per_g(void)
+TEST(errno_per_g)
 {
     errno_bad = errno_done = 0;
     for (int i = 0; i < NERRNO; i++)
@@ -331,7 +337,7 @@ static void errno_per_g(void)
 
 /* ---- every G back on a free list -------------------------------------- */
 
-static void all_gs_freed(void)
+TEST(all_gs_freed)
 {
     uint64_t end = sp_nanotime() + 5000000000ULL;
 
@@ -349,18 +355,8 @@ static void all_gs_freed(void)
     CHECKF(sched_all_gs() >= all_at_start, "G count went down");
 }
 
-static const struct sp_test tests[] = {
-    { "spawn_million", spawn_million },
-    { "stealing", stealing },
-    { "spinning_survives_stalls", spinning_survives_stalls },
-    { "no_lost_wakeup", no_lost_wakeup },
-    { "many_parked", many_parked },
-    { "errno_per_g", errno_per_g },
-    { "all_gs_freed", all_gs_freed },
-};
-
 int main(void)
 {
     all_at_start = sched_all_gs();
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -65,7 +65,7 @@ static void mutex_worker(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void mutex_exclusion(void)
+TEST(mutex_exclusion)
 {
     int ng = 4 * sp_ncpu();
     long n = MUTEX_TOTAL / ng;
@@ -89,7 +89,7 @@ static void unlocker(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void mutex_trylock(void)
+TEST(mutex_trylock)
 {
     sp_mutex m = SP_MUTEX_INIT;
 
@@ -150,7 +150,7 @@ static void starving_waiter(void *arg)
  * woken waiter.  One hog per core plus one keeps every core busy; main
  * parks meanwhile instead of polling, so it holds no core.
  */
-static void mutex_starvation(void)
+TEST(mutex_starvation)
 {
     int nhogs = sp_ncpu() + 1;      /* every core busy */
 
@@ -185,7 +185,7 @@ static void sharing_reader(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void rwmutex_readers_share(void)
+TEST(rwmutex_readers_share)
 {
     int nr = 2 * sp_ncpu() + 2;
 
@@ -234,7 +234,7 @@ static void rw_worker(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void rwmutex_writer_excludes(void)
+TEST(rwmutex_writer_excludes)
 {
     int ng = 2 * sp_ncpu();
     long n = RW_TOTAL / ng, writes = ng * ((n + 7) / 8);
@@ -273,7 +273,7 @@ static void late_reader(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void rwmutex_writer_preference(void)
+TEST(rwmutex_writer_preference)
 {
     uint64_t end = sp_nanotime() + WAIT_NS;
 
@@ -317,7 +317,7 @@ static void once_caller(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void once_exactly_once(void)
+TEST(once_exactly_once)
 {
     finished = 0;
     for (int i = 0; i < ONCE_CALLERS; i++)
@@ -352,7 +352,7 @@ static void wg_waiter(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void waitgroup_1000(void)
+TEST(waitgroup_1000)
 {
     sp_waitgroup_wait(&wg);             /* zero: returns at once */
     for (int round = 0; round < 2; round++) {
@@ -399,7 +399,7 @@ static void sema_worker(void *arg)
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
 }
 
-static void sema_counts(void)
+TEST(sema_counts)
 {
     int ng = 4 * sp_ncpu();
 
@@ -430,7 +430,7 @@ static void count_call(void *arg)
     (*(int *)arg)++;
 }
 
-static void zero_values(void)
+TEST(zero_values)
 {
     int calls = 0;
 
@@ -455,7 +455,7 @@ static void zero_values(void)
 
 /* ---- every G started by this app has finished ------------------------- */
 
-static void leak_check(void)
+TEST(leak_check)
 {
     uint64_t end = sp_nanotime() + WAIT_NS;
 
@@ -465,21 +465,7 @@ static void leak_check(void)
            sched_live_gs());
 }
 
-static const struct sp_test tests[] = {
-    { "zero_values", zero_values },
-    { "mutex_exclusion", mutex_exclusion },
-    { "mutex_trylock", mutex_trylock },
-    { "mutex_starvation", mutex_starvation },
-    { "rwmutex_readers_share", rwmutex_readers_share },
-    { "rwmutex_writer_excludes", rwmutex_writer_excludes },
-    { "rwmutex_writer_preference", rwmutex_writer_preference },
-    { "once_exactly_once", once_exactly_once },
-    { "waitgroup_1000", waitgroup_1000 },
-    { "sema_counts", sema_counts },
-    { "leak_check", leak_check },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -1,6 +1,6 @@
 /*
  * wg_negative_panic - one done() too many panics "sync: negative
- * WaitGroup counter", as in Go (see `expect`).
+ * WaitGroup counter", as in Go (see `test.conf`).
  */
 #include <stddef.h>
 #include <spindle/sched.h>

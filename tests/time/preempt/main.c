@@ -1,5 +1,5 @@
 /*
- * preempt - timer-interrupt preemption, booted with quantum=1 (cmdlines):
+ * preempt - timer-interrupt preemption, booted with quantum=1 (test.conf):
  * floating-point and SIMD state survive being preempted mid-computation,
  * bit for bit, and code with preemption off or a spinlock held is never
  * preempted there.
@@ -68,7 +68,7 @@ static uint64_t fp_work_alone(int seed, long iters, struct fpres *out)
     return t0;
 }
 
-static void fp_survives_preemption(void)
+TEST(fp_survives_preemption)
 {
     int n = 2 * sp_ncpu(), bad = -1, moved = 0;
     uint64_t t0, t1, np0, np1, dt;
@@ -237,12 +237,12 @@ static void region_case(enum region kind)
            "preemption within %d quanta", r.never, 5 * n, AFTER_QUANTA);
 }
 
-static void preemptoff_region(void)
+TEST(preemptoff_region)
 {
     region_case(R_PREEMPTOFF);
 }
 
-static void spinlock_region(void)
+TEST(spinlock_region)
 {
     region_case(R_SPINLOCK);
 }
@@ -260,7 +260,7 @@ static void note_fired(void *arg)
  * A timer due in 0.5 ms, then interrupts off for 3 ms on its core: its
  * interrupt arrives 2.5 ms late, and sp_timer_irqs_late counts it.
  */
-static void late_irq_counted(void)
+TEST(late_irq_counted)
 {
     static struct timer t;      /* static: it may fire after a failure */
     uint64_t before = sp_timer_irqs_late(), hz = arch_cycles_hz(), t0, end;
@@ -286,16 +286,11 @@ static void late_irq_counted(void)
            (unsigned long long)before);
 }
 
-static void quantum_is_1ms(void)
+TEST(quantum_is_1ms)
 {
     CHECKF(quantum_ns() == SP_MS(1), "booted with a %llu us quantum; the "
-           "cmdlines file asks for quantum=1",
+           "test.conf asks for quantum=1",
            (unsigned long long)quantum_ns() / 1000);
-}
-
-static void all_freed(void)
-{
-    CHECK_ALL_FREED();
 }
 
 /* ---- a yield that hands its core to a preempted G --------------------- */
@@ -328,7 +323,7 @@ static void spin_yield_g(void *arg)
     __atomic_add_fetch(done, 1, __ATOMIC_RELEASE);
 }
 
-static void yield_to_preempted(void)
+TEST(yield_to_preempted)
 {
     int n = 3 * sp_ncpu();
     uint64_t np = npreempt_all();
@@ -385,7 +380,7 @@ static void csr_g(void *arg)
     sp_waitgroup_done(&csr_wg);
 }
 
-static void fp_csr_survives_yield(void)
+TEST(fp_csr_survives_yield)
 {
     int n = 4 * sp_ncpu();
     uint32_t saved = fp_csr_get();
@@ -408,18 +403,12 @@ static void fp_csr_survives_yield(void)
     CHECKF(fp_csr_get() == saved, FP_CSR_NAME " of main changed");
 }
 
-static const struct sp_test tests[] = {
-    { "quantum_is_1ms", quantum_is_1ms },
-    { "fp_survives_preemption", fp_survives_preemption },
-    { "fp_csr_survives_yield", fp_csr_survives_yield },
-    { "yield_to_preempted", yield_to_preempted },
-    { "preemptoff_region", preemptoff_region },
-    { "spinlock_region", spinlock_region },
-    { "late_irq_counted", late_irq_counted },
-    { "all_freed", all_freed },
-};
+TEST(all_freed)
+{
+    CHECK_ALL_FREED();
+}
 
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -20,6 +20,29 @@
 #include "../../kernel/testutil.h"
 #include "../timeutil.h"
 
+/*
+ * The wall clock comes from the RTC (CMOS on x86_64, the PL031 on
+ * aarch64); QEMU's keeps host time.  It must read as a date after this
+ * code was written and before 2100, and advance with the monotonic clock
+ * (sp_walltime is the RTC's reading at boot plus sp_nanotime).
+ */
+TEST(walltime_from_rtc)
+{
+    const uint64_t y2026 = 1767225600ULL * 1000000000;  /* 2026-01-01 */
+    const uint64_t y2100 = 4102444800ULL * 1000000000;  /* 2100-01-01 */
+    uint64_t w0 = sp_walltime(), n0 = sp_nanotime(), w1, n1;
+
+    CHECKF(w0 > y2026 && w0 < y2100, "sp_walltime() is %llu s since 1970",
+           (unsigned long long)(w0 / 1000000000));
+    sp_sleep(SP_MS(20));
+    w1 = sp_walltime();
+    n1 = sp_nanotime();
+    /* The two clocks are read one after the other: allow 1 ms. */
+    CHECKF(w1 - w0 + SP_MS(1) > n1 - n0 && w1 - w0 < n1 - n0 + SP_MS(1),
+           "wall clock moved %llu ns while the monotonic one moved %llu",
+           (unsigned long long)(w1 - w0), (unsigned long long)(n1 - n0));
+}
+
 /* ---- 10,000 random sleeps, none early -------------------------------- */
 
 #define NSLEEPS 10000
@@ -54,7 +77,7 @@ static void sleeper(void *arg)
     sp_waitgroup_done(&sleepers_wg);
 }
 
-static void sleep_lateness(void)
+TEST(sleep_lateness)
 {
     uint64_t t0 = sp_nanotime(), p99, max;
 
@@ -208,7 +231,7 @@ static void beside_hogs_case(void (*hog)(void *), const char *kind,
  * while they still spin.  The halting case below holds every core count
  * to the strict bound.
  */
-static void sleep_beside_spinning_hogs(void)
+TEST(sleep_beside_spinning_hogs)
 {
     uint64_t q = quantum_ns();
 
@@ -220,7 +243,7 @@ static void sleep_beside_spinning_hogs(void)
                          HOG_TIME / 2);
 }
 
-static void sleep_beside_halting_hogs(void)
+TEST(sleep_beside_halting_hogs)
 {
     uint64_t q = quantum_ns();
 
@@ -232,7 +255,7 @@ static void sleep_beside_halting_hogs(void)
 
 #define TIMEOUT SP_MS(20)
 
-static void select_timeout(void)
+TEST(select_timeout)
 {
     sp_chan *never = sp_chan_make(sizeof(int), 0);
     int v = 0;
@@ -274,7 +297,7 @@ static void send_later(void *arg)
     sp_chan_send(d->c, &d->v);
 }
 
-static void recv_timeout(void)
+TEST(recv_timeout)
 {
     sp_chan *c = sp_chan_make(sizeof(int), 0);
     struct delayed d = { .c = c, .delay = SP_MS(5), .v = 42 };
@@ -321,45 +344,12 @@ static void recv_timeout(void)
     sp_chan_free(c);
 }
 
-static void all_freed(void)
+TEST(all_freed)
 {
     CHECK_ALL_FREED();
 }
 
-/*
- * The wall clock comes from the RTC (CMOS on x86_64, the PL031 on
- * aarch64); QEMU's keeps host time.  It must read as a date after this
- * code was written and before 2100, and advance with the monotonic clock
- * (sp_walltime is the RTC's reading at boot plus sp_nanotime).
- */
-static void walltime_from_rtc(void)
-{
-    const uint64_t y2026 = 1767225600ULL * 1000000000;  /* 2026-01-01 */
-    const uint64_t y2100 = 4102444800ULL * 1000000000;  /* 2100-01-01 */
-    uint64_t w0 = sp_walltime(), n0 = sp_nanotime(), w1, n1;
-
-    CHECKF(w0 > y2026 && w0 < y2100, "sp_walltime() is %llu s since 1970",
-           (unsigned long long)(w0 / 1000000000));
-    sp_sleep(SP_MS(20));
-    w1 = sp_walltime();
-    n1 = sp_nanotime();
-    /* The two clocks are read one after the other: allow 1 ms. */
-    CHECKF(w1 - w0 + SP_MS(1) > n1 - n0 && w1 - w0 < n1 - n0 + SP_MS(1),
-           "wall clock moved %llu ns while the monotonic one moved %llu",
-           (unsigned long long)(w1 - w0), (unsigned long long)(n1 - n0));
-}
-
-static const struct sp_test tests[] = {
-    { "walltime_from_rtc", walltime_from_rtc },
-    { "sleep_lateness", sleep_lateness },
-    { "sleep_beside_spinning_hogs", sleep_beside_spinning_hogs },
-    { "sleep_beside_halting_hogs", sleep_beside_halting_hogs },
-    { "select_timeout", select_timeout },
-    { "recv_timeout", recv_timeout },
-    { "all_freed", all_freed },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

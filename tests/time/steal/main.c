@@ -204,34 +204,27 @@ static void hogged_core(bool irqoff, bool others_busy)
                (unsigned long long)worst / 1000);
 }
 
-static void preemptoff_hog(void)
+TEST(preemptoff_hog)
 {
     hogged_core(false, false);
 }
 
-static void irqoff_hog(void)
+TEST(irqoff_hog)
 {
     hogged_core(true, false);
 }
 
-static void irqoff_hog_busy(void)
+TEST(irqoff_hog_busy)
 {
     hogged_core(true, true);
 }
 
-static void all_freed(void)
+TEST(all_freed)
 {
     CHECK_ALL_FREED();
 }
 
-static const struct sp_test tests[] = {
-    { "preemptoff_hog", preemptoff_hog },
-    { "irqoff_hog", irqoff_hog },
-    { "irqoff_hog_busy", irqoff_hog_busy },
-    { "all_freed", all_freed },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -83,7 +83,7 @@ static uint64_t phase_dist(uint64_t a, uint64_t b)
     return d < PERIOD - d ? d : PERIOD - d;
 }
 
-static void ticker_no_drift(void)
+TEST(ticker_no_drift)
 {
     static uint64_t when[TICKS + 1];
     static uint64_t gap[TICKS];
@@ -155,7 +155,7 @@ static void ticker_no_drift(void)
  */
 #define NTICKSTOP 100
 
-static void ticker_stop(void)
+TEST(ticker_stop)
 {
     long falses = 0, after = 0;
 
@@ -178,18 +178,12 @@ static void ticker_stop(void)
            "tick returned false", falses, NTICKSTOP);
 }
 
-static void all_freed(void)
+TEST(all_freed)
 {
     CHECK_ALL_FREED();
 }
 
-static const struct sp_test tests[] = {
-    { "ticker_no_drift", ticker_no_drift },
-    { "ticker_stop", ticker_stop },
-    { "all_freed", all_freed },
-};
-
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }

@@ -67,7 +67,7 @@ static void start_many(void *arg)
     sp_waitgroup_done(&starters_wg);
 }
 
-static void many_timers(void)
+TEST(many_timers)
 {
     uint64_t t0 = sp_nanotime(), t1;
     long twice = 0, never = 0, first = -1;
@@ -120,7 +120,7 @@ static void many_timers(void)
 #define NSTOP 50
 
 /* Stopped while pending: stop says true, and it never fires. */
-static void stop_pending(void)
+TEST(stop_pending)
 {
     sp_timer *ct[NSTOP], *ft[NSTOP];
     uint64_t t0 = sp_nanotime();
@@ -154,7 +154,7 @@ static void stop_pending(void)
 }
 
 /* Stopped after firing: stop says false. */
-static void stop_fired(void)
+TEST(stop_fired)
 {
     for (int i = 0; i < 10; i++) {
         uint64_t t0 = sp_nanotime(), when = 0;
@@ -182,7 +182,7 @@ static void stop_fired(void)
 
 /* ---- reset -------------------------------------------------------------- */
 
-static void reset_moves(void)
+TEST(reset_moves)
 {
     uint64_t t0, t1, when = 0;
     sp_timer *t;
@@ -267,7 +267,7 @@ static void reset_moves(void)
  */
 #define NEARLIER 16
 
-static void reset_earlier_busy(void)
+TEST(reset_earlier_busy)
 {
     uint64_t late[NEARLIER];
     sp_timer *ballast[8];
@@ -340,7 +340,7 @@ static void churn_fire(void *arg)
     __atomic_add_fetch(&churn_runs[i], 1, __ATOMIC_RELEASE);
 }
 
-static void heap_churn(void)
+TEST(heap_churn)
 {
     static sp_timer *t[NCHURN];
     static uint64_t due[NCHURN];        /* 0: stopped, must not run */
@@ -616,7 +616,7 @@ static void racer(void *arg)
     sp_waitgroup_done(&racers_wg);
 }
 
-static void stop_races(void)
+TEST(stop_races)
 {
     long n, late = 0, nfreed = 0;
 
@@ -658,7 +658,7 @@ static void stop_races(void)
  */
 #define NRESETS 200
 
-static void reset_after_fire(void)
+TEST(reset_after_fire)
 {
     sp_timer *t = sp_timer_new(SP_US(500));
     uint64_t when, t1;
@@ -699,7 +699,7 @@ static void dense_fire(void *arg)
     __atomic_add_fetch(&dense_ran, 1, __ATOMIC_RELEASE);
 }
 
-static void dense_heap_moderated(void)
+TEST(dense_heap_moderated)
 {
     static struct timer t[NDENSE];  /* static: may fire after a failure */
     uint64_t hz = arch_cycles_hz(), t0, end, irq0, nirq, allowed, worst = 0;
@@ -749,26 +749,14 @@ static void dense_heap_moderated(void)
            (unsigned long long)allowed);
 }
 
-static void all_freed(void)
+TEST(all_freed)
 {
     CHECK_ALL_FREED();
 }
 
 /* The cases that have been seen to panic the kernel come last. */
-static const struct sp_test tests[] = {
-    { "stop_pending", stop_pending },
-    { "stop_fired", stop_fired },
-    { "reset_moves", reset_moves },
-    { "reset_earlier_busy", reset_earlier_busy },
-    { "dense_heap_moderated", dense_heap_moderated },
-    { "heap_churn", heap_churn },
-    { "stop_races", stop_races },
-    { "many_timers", many_timers },
-    { "reset_after_fire", reset_after_fire },
-    { "all_freed", all_freed },
-};
 
 int main(void)
 {
-    return SP_TEST_MAIN(tests);
+    return sp_test_main();
 }
