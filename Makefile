@@ -316,7 +316,7 @@ test-prepare:
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.
 .PHONY: $(TEST_HOSTED:%=test-images-%)
-test-images-%: $(LWIP_STAMP)
+$(TEST_HOSTED:%=test-images-%): test-images-%: $(LWIP_STAMP)
 	$(Q)$(MAKE) --no-print-directory $(call config_args,$*) test-images
 
 # The hosted images were built by test-prepare; the bare-metal ones now.
