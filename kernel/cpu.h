@@ -9,6 +9,7 @@
 #define KERNEL_CPU_H
 
 #include "arch.h"
+#include "lockrank.h"
 
 #define MAXCPU 64
 
@@ -33,9 +34,12 @@ struct cpu {
 
     uint64_t nipi;              /* IPIs received, for tests */
     int nlocks;                 /* spinlocks held (spinlock.c) */
+#ifdef SP_LOCKRANK
+    unsigned held[NLOCKRANKS];  /* spinlocks held, by rank (lockrank.h) */
+#endif
     void *reent;                /* newlib state off any G (struct _reent) */
     struct m *m;                /* the scheduler's M, set by sched_start */
-    int panicking;              /* nested panic guard */
+    int panicking;              /* in the panic path: locks get broken */
 };
 
 extern struct cpu *cpus[MAXCPU];

@@ -17,7 +17,7 @@ static struct {
     uint64_t count;             /* atomic */
 } table[ARCH_NIRQ];
 
-static struct spinlock irq_lock = SPINLOCK_INIT("irq");
+static struct spinlock irq_lock = SPINLOCK_INIT(LOCK_IRQ);
 
 int irq_alloc(void (*fn)(void *), void *arg)
 {

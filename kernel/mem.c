@@ -12,7 +12,7 @@
 #include "vm.h"
 
 static struct page_alloc pages;
-static struct spinlock mem_lock = SPINLOCK_INIT("mem");
+static struct spinlock mem_lock = SPINLOCK_INIT(LOCK_MEM);
 
 void *page_phys_to_virt(uint64_t pa)
 {

@@ -98,18 +98,19 @@ struct __lock {
     unsigned long flags;
 };
 
-#define NEWLIB_LOCK(name) \
-    struct __lock name = { SPINLOCK_INIT(#name), 0, 0, 0 }
+/* Rank: malloc's lock is taken under the others (lockrank.h). */
+#define NEWLIB_LOCK(name, rank) \
+    struct __lock name = { SPINLOCK_INIT(rank), 0, 0, 0 }
 
-NEWLIB_LOCK(__lock___sinit_recursive_mutex);
-NEWLIB_LOCK(__lock___sfp_recursive_mutex);
-NEWLIB_LOCK(__lock___atexit_recursive_mutex);
-NEWLIB_LOCK(__lock___at_quick_exit_mutex);
-NEWLIB_LOCK(__lock___malloc_recursive_mutex);
-NEWLIB_LOCK(__lock___env_recursive_mutex);
-NEWLIB_LOCK(__lock___tz_mutex);
-NEWLIB_LOCK(__lock___dd_hash_mutex);
-NEWLIB_LOCK(__lock___arc4random_mutex);
+NEWLIB_LOCK(__lock___sinit_recursive_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___sfp_recursive_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___atexit_recursive_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___at_quick_exit_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___malloc_recursive_mutex, LOCK_MALLOC);
+NEWLIB_LOCK(__lock___env_recursive_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___tz_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___dd_hash_mutex, LOCK_LIBC);
+NEWLIB_LOCK(__lock___arc4random_mutex, LOCK_LIBC);
 
 void __retarget_lock_init(_LOCK_T *lock)
 {
@@ -117,7 +118,7 @@ void __retarget_lock_init(_LOCK_T *lock)
 
     if (!l)
         panic("__retarget_lock_init: out of memory");
-    l->sl.name = "newlib";
+    l->sl.rank = LOCK_LIBC;   /* a stream's */
     *lock = l;
 }
 

@@ -60,6 +60,7 @@ static int begin(void)
     int me = this_cpu()->id, none = -1;
 
     arch_irq_save();
+    this_cpu()->panicking = 1;
     if (!__atomic_compare_exchange_n(&panic_cpu, &none, me, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         if (panic_cpu != me)

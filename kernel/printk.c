@@ -10,7 +10,7 @@
 #include "fmt.h"
 #include "spinlock.h"
 
-static struct spinlock console_lock = SPINLOCK_INIT("console");
+static struct spinlock console_lock = SPINLOCK_INIT(LOCK_CONSOLE);
 
 /* A copy of the console output for tests; guarded by console_lock. */
 static char *tap;

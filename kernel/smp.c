@@ -138,7 +138,7 @@ static struct cpu *new_cpu(int id, uint32_t hwid)
  */
 #define SYNC_ROUNDS 2000
 
-static struct spinlock sync_lock = SPINLOCK_INIT("cycle sync");
+static struct spinlock sync_lock = SPINLOCK_INIT(LOCK_CYCLE_SYNC);
 static uint64_t sync_last, sync_warp;
 
 static void cycles_sync_check(void *arg)

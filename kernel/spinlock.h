@@ -18,16 +18,8 @@
  * store-release and not a plain store: the critical section's stores must
  * be visible before the next owner's acquiring CAS sees the lock free.
  *
- * Lock order (take a lock only while holding locks above it):
- *   1. call_lock (kernel/smp.c)
- *   2. stack_lock (kernel/net/stack.c): the network stack.  Under it
- *      lwIP's callbacks ready Gs and reset timers (a P's timer lock, and
- *      newlib's malloc lock when a heap grows), a G's stack may fault in
- *      a page, and a socket's polldesc lock is taken
- *   3. mem_lock, vm_lock (kernel/mem.c, kernel/vm.c)
- *   4. newlib locks (kernel/newlib.c)
- *   5. irq_lock (kernel/irq.c), taken alone
- *   6. console_lock (kernel/printk.c): innermost, taken by printk anywhere
+ * Every lock has a rank, its class in lockrank.h, which orders them: a
+ * core takes a lock only while the ones it holds rank lower.
  */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
@@ -36,14 +28,15 @@
 #include <stdint.h>
 #include "arch.h"
 #include "cpu.h"
+#include "lockrank.h"
 
 struct spinlock {
     int locked;                 /* CAS 0->1 by lockers, store-release 0 */
     int cpu;                    /* holder's cpu id + 1, 0 when free */
-    const char *name;
+    enum lockrank rank;         /* its class; fixed at initialization */
 };
 
-#define SPINLOCK_INIT(n) { 0, 0, (n) }
+#define SPINLOCK_INIT(rank) { 0, 0, (rank) }
 
 /* True if somebody holds l right now (a hint; it may change at once). */
 static inline bool spin_is_locked(const struct spinlock *l)
@@ -56,6 +49,21 @@ static inline bool spin_is_locked(const struct spinlock *l)
 __attribute__((noreturn)) void spin_lock_self(struct spinlock *l);
 void spin_lock_wait(struct spinlock *l);
 __attribute__((noreturn)) void spin_release_unheld(struct spinlock *l);
+
+/*
+ * The lock-order checker (SP_LOCKRANK builds): lockrank_check panics if
+ * this core holds a lock that l may not be taken under; lockrank_push
+ * and lockrank_pop count the core's held locks by rank.
+ */
+#ifdef SP_LOCKRANK
+void lockrank_check(struct cpu *c, const struct spinlock *l);
+void lockrank_push(struct cpu *c, const struct spinlock *l);
+void lockrank_pop(struct cpu *c, const struct spinlock *l);
+#else
+#define lockrank_check(c, l) ((void)(c), (void)(l))
+#define lockrank_push(c, l) ((void)(c), (void)(l))
+#define lockrank_pop(c, l) ((void)(c), (void)(l))
+#endif
 
 /*
  * Returns the interrupt state to hand back to spin_unlock.  Inline: the
@@ -74,11 +82,13 @@ spin_lock(struct spinlock *l)
        value this core wrote itself can equal its own id. */
     if (__atomic_load_n(&l->cpu, __ATOMIC_RELAXED) == c->id + 1)
         spin_lock_self(l);
+    lockrank_check(c, l);       /* before waiting: report, not deadlock */
     /* Pairs with the store-release in spin_release. */
     if (!__atomic_compare_exchange_n(&l->locked, &free, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         spin_lock_wait(l);
     __atomic_store_n(&l->cpu, c->id + 1, __ATOMIC_RELAXED);
+    lockrank_push(c, l);
     c->nlocks++;
     return flags;
 }
@@ -99,6 +109,7 @@ spin_release(struct spinlock *l)
     if (__atomic_load_n(&l->cpu, __ATOMIC_RELAXED) != c->id + 1)
         spin_release_unheld(l);
     __atomic_store_n(&l->cpu, 0, __ATOMIC_RELAXED);
+    lockrank_pop(c, l);
     c->nlocks--;
     /* Pairs with the acquiring CAS in spin_lock. */
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);

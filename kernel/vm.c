@@ -12,7 +12,7 @@
 #include "spinlock.h"
 #include "vm.h"
 
-static struct spinlock vm_lock = SPINLOCK_INIT("vm");
+static struct spinlock vm_lock = SPINLOCK_INIT(LOCK_VM);
 static uintptr_t heap_end = VM_HEAP_BASE;      /* sbrk's break */
 static uintptr_t heap_mapped = VM_HEAP_BASE;   /* end of mapped pages */
 static uintptr_t stack_next = VM_STACK_BASE;

@@ -50,7 +50,7 @@
  * the lock was held), so every park is followed by arch_irq_restore(flags)
  * with the state spin_lock saved.
  *
- * Lock order (kernel/spinlock.h keeps the kernel's list):
+ * Lock order (kernel/lockrank.h ranks every class):
  *   1. channel locks; a select takes those of its channels in address
  *      order (select.c)
  *   2. scheduler locks (goready may take them; here it is called only
@@ -547,7 +547,7 @@ sp_chan *sp_chan_make(size_t elemsize, size_t cap)
     c = (sp_chan *)(((uintptr_t)mem + CACHE_LINE - 1) &
                     ~(uintptr_t)(CACHE_LINE - 1));
     memset(c, 0, sizeof *c);
-    c->lock = (struct spinlock)SPINLOCK_INIT("chan");
+    c->lock = (struct spinlock)SPINLOCK_INIT(LOCK_CHAN);
     c->elemsize = elemsize;
     c->cap = cap;
     c->cellsize = cellsize;

@@ -31,13 +31,13 @@ static struct {
     struct spinlock lock;
     struct g *batches;          /* first G of each batch, by batchlink */
     long n;                     /* Gs in all batches; atomic stores */
-} gfree = { .lock = SPINLOCK_INIT("gfree") };
+} gfree = { .lock = SPINLOCK_INIT(LOCK_GFREE) };
 
 static struct {
     struct spinlock lock;
     struct g *head;
     long n;
-} allg = { .lock = SPINLOCK_INIT("allg") };
+} allg = { .lock = SPINLOCK_INIT(LOCK_ALLG) };
 
 /* A new G in a fresh slot, or NULL when memory ran out. */
 static struct g *malg(void)

@@ -401,7 +401,7 @@ void pd_close(struct polldesc *pd)
 
 void pd_init(struct polldesc *pd)
 {
-    *pd = (struct polldesc){ .lock = SPINLOCK_INIT("polldesc") };
+    *pd = (struct polldesc){ .lock = SPINLOCK_INIT(LOCK_POLLDESC) };
     timer_init(&pd->rd.t, read_deadline_fire, pd);
     timer_init(&pd->wd.t, write_deadline_fire, pd);
 }

@@ -62,7 +62,7 @@
 #include "schedimpl.h"
 #include "timers.h"
 
-struct sched sched = { .lock = SPINLOCK_INIT("sched") };
+struct sched sched = { .lock = SPINLOCK_INIT(LOCK_SCHED) };
 #if defined(__SANITIZE_THREAD__)
 int sched_fence_word;               /* seq_fence under TSan */
 #endif
@@ -670,8 +670,8 @@ static void sched_init(void)
         p->id = i;
         p->rand = 0x9E3779B97F4A7C15ULL * (i + 1);
         runq_init(&p->runq);
-        p->timerlock = (struct spinlock)SPINLOCK_INIT("timers");
-        p->wakelock = (struct spinlock)SPINLOCK_INIT("wakeq");
+        p->timerlock = (struct spinlock)SPINLOCK_INIT(LOCK_TIMERS);
+        p->wakelock = (struct spinlock)SPINLOCK_INIT(LOCK_WAKEQ);
         p->runq.pause = steal_pause;
         m->cpu = cpus[i];
         m->p = p;

@@ -40,7 +40,7 @@
  * so new readers park on readersem, and waits on writersem for the
  * readerwait readers still inside to leave.
  *
- * Lock order (kernel/spinlock.h keeps the kernel's list):
+ * Lock order (kernel/lockrank.h ranks every class):
  *   1. a semaphore root lock (one at a time; nothing else taken under it)
  *   2. scheduler locks (goready; called only after the root lock is
  *      dropped, as sched.h asks)
@@ -77,7 +77,7 @@ struct semaroot {
 } __attribute__((aligned(64)));         /* one root per cache line */
 
 static struct semaroot semtable[SEMTAB_SIZE] = {
-    [0 ... SEMTAB_SIZE - 1] = { .lock = SPINLOCK_INIT("semaroot") },
+    [0 ... SEMTAB_SIZE - 1] = { .lock = SPINLOCK_INIT(LOCK_SEMAROOT) },
 };
 
 static struct semaroot *semroot(uint32_t *addr)

@@ -108,11 +108,16 @@ conf_check() {
         END { exit bad }' "$1/test.conf"
 }
 
-# in_arches DIR ARCH: DIR's `arches` (none: every build) include ARCH.
+# in_arches DIR ARCH: DIR's `arches` (none: every build) name ARCH, or
+# `hosted` for a hosted sanitizer build.
 in_arches() {
-    local a
+    local a w
     a=$(conf "$1" arches "$2")
-    [ -z "$a" ] || grep -qw -- "${2%%-*}" <<< "$a"
+    [ -n "$a" ] || return 0
+    for w in $a; do
+        if [ "$w" = "$2" ] || [ "$w" = "${2%%-*}" ]; then return 0; fi
+    done
+    return 1
 }
 
 # boots_at DIR ARCH: the core counts DIR boots at on ARCH: the matrix, cut

@@ -6,6 +6,8 @@
 #   SANITIZE=thread    TSan build, in build/hosted-tsan
 #   SANITIZE=address   ASan + UBSan build, in build/hosted-asan
 #
+# Both sanitizer builds check the lock order (SP_LOCKRANK, lockrank.h).
+#
 # Images are linked -no-pie: TSan leaves the address range of the kernel
 # areas (arch_impl.h) free only when the binary is not loaded there.
 
@@ -33,7 +35,7 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
           -Iarch/hosted/include -iquote arch -iquote arch/hosted \
           -iquote kernel -iquote kernel/net -iquote sched -iquote drivers \
           -Iinclude \
-          -MMD -MP $(SAN_FLAGS)
+          -MMD -MP $(SAN_FLAGS) $(if $(SANITIZE),-DSP_LOCKRANK)
 LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
 LIBS    := -lm -lrt
 

@@ -77,7 +77,7 @@
 #include "bsdimpl.h"
 #include "spinlock.h"
 
-static struct spinlock fd_lock = SPINLOCK_INIT("bsd fds");
+static struct spinlock fd_lock = SPINLOCK_INIT(LOCK_BSD_FDS);
 static struct bsock *fdtab[NFD];
 
 /* ---- The descriptor table ------------------------------------------- */

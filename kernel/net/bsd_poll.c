@@ -48,7 +48,7 @@ struct poller {
     struct poller *next, *prev;
 };
 
-static struct spinlock pollers_lock = SPINLOCK_INIT("bsd pollers");
+static struct spinlock pollers_lock = SPINLOCK_INIT(LOCK_POLLERS);
 static struct poller *pollers;  /* under pollers_lock */
 static int npollers;            /* list length; written under the lock */
 unsigned bsd_event_gen;         /* socket events so far; atomic */

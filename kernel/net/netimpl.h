@@ -3,8 +3,7 @@
  * hand-off of Gs that lwIP's callbacks ready (stack.c).
  *
  * Lock order: stack_lock is taken before a socket's polldesc lock and
- * before any scheduler or timer lock (it sits between the newlib locks
- * and console_lock in kernel/spinlock.h's list).
+ * before any scheduler or timer lock (LOCK_STACK in kernel/lockrank.h).
  */
 #ifndef KERNEL_NET_NETIMPL_H
 #define KERNEL_NET_NETIMPL_H

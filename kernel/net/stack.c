@@ -43,7 +43,7 @@
 #define RX_BUDGET 64            /* frames per pass before re-checking */
 #define ETH_MIN_FRAME 60        /* without the FCS */
 
-struct spinlock stack_lock = SPINLOCK_INIT("net stack");
+struct spinlock stack_lock = SPINLOCK_INIT(LOCK_STACK);
 struct netif net_if;
 uint64_t net_rx_nomem;          /* frames dropped: no pbuf; stack_lock */
 

@@ -1162,7 +1162,7 @@ PD_CASE(ready_push_list)
 PD_CASE(misuse_panics)
 {
     struct tg *t;
-    struct spinlock stack = SPINLOCK_INIT("stack");
+    struct spinlock stack = SPINLOCK_INIT(LOCK_STACK);
     unsigned long f;
 
     EXPECT_PANIC(pd_wait(&pd, 'x'), "neither 'r' nor 'w'");
@@ -1232,7 +1232,7 @@ static struct {
 static void stress_reset(void)
 {
     memset(&st, 0, sizeof st);
-    st.lock = (struct spinlock)SPINLOCK_INIT("stack");
+    st.lock = (struct spinlock)SPINLOCK_INIT(LOCK_STACK);
 }
 
 /* Takes one item (d 0) or slot of room (d 1) if there is one. */

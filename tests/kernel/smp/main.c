@@ -215,7 +215,7 @@ TEST(ipi_while_masked)
 
 #define COUNTER_TOTAL 1000000
 
-static struct spinlock counter_lock = SPINLOCK_INIT("test counter");
+static struct spinlock counter_lock = SPINLOCK_INIT(LOCK_TEST);
 static volatile long counter;
 static long per_core_done[MAXCPU];
 

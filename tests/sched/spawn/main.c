@@ -186,7 +186,7 @@ struct turn {
     int ready;              /* a turn was handed over with nobody parked */
 };
 
-static struct turn turn = { .lock = SPINLOCK_INIT("turn") };
+static struct turn turn = { .lock = SPINLOCK_INIT(LOCK_TEST) };
 static long npings, ncross;
 
 static void hand_over(void)
@@ -264,7 +264,7 @@ TEST(no_lost_wakeup)
  */
 #define NPARK (SP_TSAN ? 4000 : SP_ASAN ? 10000 : 100000)
 
-static struct spinlock park_lock = SPINLOCK_INIT("park test");
+static struct spinlock park_lock = SPINLOCK_INIT(LOCK_TEST);
 static struct g *parked_list;
 static long nparked, nwoken;
 

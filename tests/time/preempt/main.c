@@ -54,7 +54,7 @@ static void fp_g(void *arg)
     sp_waitgroup_done(&fp_wg);
 }
 
-static struct spinlock ref_lock = SPINLOCK_INIT("fp reference");
+static struct spinlock ref_lock = SPINLOCK_INIT(LOCK_TEST);
 
 /* fp_work with interrupts off: nothing can preempt it, or slow it. */
 static uint64_t fp_work_alone(int seed, long iters, struct fpres *out)
@@ -223,7 +223,7 @@ static void region_case(enum region kind)
     int n = sp_ncpu();
 
     for (int i = 0; i < MAXCPU; i++)
-        region_locks[i] = (struct spinlock)SPINLOCK_INIT("region test");
+        region_locks[i] = (struct spinlock)SPINLOCK_INIT(LOCK_TEST);
     r.end = sp_nanotime() + SP_MS(300);
     for (int i = 0; i < n; i++) {
         sp_go(in_region, &r);

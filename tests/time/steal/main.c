@@ -70,7 +70,7 @@ struct steal {
 };
 
 static struct steal st;
-static struct spinlock hog_lock = SPINLOCK_INIT("steal test hog");
+static struct spinlock hog_lock = SPINLOCK_INIT(LOCK_TEST);
 
 static void ran(void *arg)
 {

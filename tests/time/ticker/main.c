@@ -49,7 +49,7 @@
 #define PHASE_SAMPLE 100
 #define PHASE_BIN (PERIOD / 20)     /* grid_phase's histogram: 50 us */
 
-static struct spinlock tick_lock = SPINLOCK_INIT("ticker test");
+static struct spinlock tick_lock = SPINLOCK_INIT(LOCK_TEST);
 
 static uint64_t median(uint64_t *v, int n)
 {
