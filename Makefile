@@ -101,6 +101,7 @@ $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
 
 .PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps \
+        fuzz deps-fuzz \
         deps-go help
 all: images
 images: $(IMAGES)
@@ -277,6 +278,29 @@ $(HB)/netpeer: tools/netpeer.c tests/net/stream.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) -O2 -Wall -Wextra -Werror -pthread -o $@ tools/netpeer.c
 
+# libFuzzer targets (tests/fuzz/): the parsers of outside input, built
+# for the host with clang under ASan+UBSan.  `make test` replays each
+# corpus once; `make fuzz` explores for FUZZ_TIME seconds a target.
+FUZZ_TARGETS := cmdline fdt acpi
+FUZZ_TIME    ?= 60
+FB           := build/fuzz
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS_cmdline := kernel/cmdline.c
+FUZZ_SRCS_fdt     := kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
+FUZZ_SRCS_acpi    := kernel/acpi.c
+.SECONDEXPANSION:
+$(FUZZ_TARGETS:%=$(FB)/%): $(FB)/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) kernel/$$*.h
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRCS_$*)
+
+fuzz: deps-fuzz $(FUZZ_TARGETS:%=$(FB)/%)
+	$(Q)tools/fuzz.sh explore $(FUZZ_TIME) $(FUZZ_TARGETS:%=$(FB)/%)
+
+deps-fuzz:
+	$(Q)tools/deps.sh fuzz
+
 test-host: $(HOST_TESTS:%=$(HB)/%_test)
 
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
@@ -309,9 +333,9 @@ TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES); do tools/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz; do tools/deps.sh $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
-	    test-host $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
+	    test-host $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
 
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.
@@ -324,6 +348,7 @@ test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
+	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_SMP_FOR) \
 	    $(foreach a,$(TEST_RUN),--arch $(a) $(TEST_DIRS:%=build/$(a)/%.elf))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted|go|net] — make sure the host has what building and running
+# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
@@ -7,6 +7,8 @@
 # apps/bench/go with. Spindle itself never needs Go, so no arch asks for it.
 # `net` is not an arch either: it checks what tools/bench-net.sh drives the guest with (wrk,
 # curl, iproute2's ip and util-linux's unshare for the tap backend's network namespace).
+# `fuzz`: clang and its libFuzzer runtime, for tests/fuzz/ (`make fuzz`, and the corpus
+# replay that `make test` runs).
 set -eu
 arch=${1:-x86_64}
 missing=
@@ -37,6 +39,11 @@ check() {
         need procps pgrep
         return 0
     fi
+    if [ "$arch" = fuzz ]; then
+        need clang clang
+        need libclang-rt-14-dev '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
+        return 0
+    fi
     need gcc gcc
     need make make
     need procps pgrep          # the test runner finds QEMU to measure it
@@ -63,8 +70,8 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted|go|net) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go|net]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go|net|fuzz) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz]" >&2; exit 2 ;;
 esac
 
 check

@@ -2,14 +2,16 @@
 # runtests.sh - runs the host unit tests, then boots every in-image test app
 # over the core-count matrix, and ends with one line "N passed, M failed".
 #
-#   runtests.sh [--host "BIN..."] [--only NAME] [--smp N]
+#   runtests.sh [--host "BIN..."] [--fuzz "BIN..."] [--only NAME] [--smp N]
 #               [--smp-for ARCH "N..."]...
 #               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
 #
 # Each --arch starts a group of images booted with that arch's launcher
 # and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the hosted
 # builds: 1 2 4 8; --smp-for replaces one arch's, --smp every arch's);
-# the total line covers every group.
+# the total line covers every group.  Host test programs (--host) run
+# first, then the corpus replay of each libFuzzer target (--fuzz, through
+# tools/fuzz.sh), each reporting TEST lines of its own.
 #
 # A case counts once per boot: each "TEST <name> PASS|FAIL" line of a boot
 # is one result.  A boot that times out, ends without its closing
@@ -41,7 +43,7 @@
 # TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
 # builds) and MEM pass through.
 set -u
-arch=x86_64 host= only= smp=
+arch=x86_64 host= fuzz= only= smp=
 items=()            # "ARCH IMAGE" pairs, in the order given
 declare -A smp_for  # ARCH -> its core counts (--smp-for)
 while [ $# -gt 0 ]; do
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
     --arch) arch=$2; shift 2 ;;
     --smp-for) smp_for[$2]=$3; shift 3 ;;
     --host) host=$2; shift 2 ;;
+    --fuzz) fuzz=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
     *) items+=("$arch $1"); shift ;;
@@ -235,23 +238,36 @@ peer_stop() {
 }
 trap 'peer_stop' EXIT
 
-# Host unit tests: one result per TEST line.
-mkdir -p build/host/test-logs
-for bin in $host; do
-    name=$(basename "$bin")
-    [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != host ] && continue
-    log=build/host/test-logs/$name.log
-    "$bin" > "$log" 2>&1
+# host_run LABEL LOG CMD...: runs a host program whose TEST lines are
+# its results (a non-zero exit without a FAIL line is one failure).
+host_run() {
+    local label=$1 log=$2 rc p f
+    shift 2
+    "$@" > "$log" 2>&1
     rc=$?
     p=$(grep -c '^TEST .* PASS$' "$log")
     f=$(grep -c '^TEST .* FAIL' "$log")
     if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
     passed=$((passed + p)) failed=$((failed + f))
-    printf '%-62s %3d passed, %d failed\n' "host $name" "$p" "$f"
+    printf '%-62s %3d passed, %d failed\n' "$label" "$p" "$f"
     if [ "$f" != 0 ]; then
-        failures+=("host $name: $(grep -m 1 '^TEST .* FAIL' "$log" || echo "exit status $rc")")
+        failures+=("$label: $(grep -m 1 '^TEST .* FAIL' "$log" || echo "exit status $rc")")
         grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"
     fi
+}
+
+# Host unit tests, then the fuzz targets' corpus replays.
+mkdir -p build/host/test-logs
+for bin in $host; do
+    name=$(basename "$bin")
+    [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != host ] && continue
+    host_run "host $name" "build/host/test-logs/$name.log" "$bin"
+done
+for bin in $fuzz; do
+    name=fuzz_$(basename "$bin")
+    [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != fuzz ] && continue
+    host_run "host $name (corpus)" "build/host/test-logs/$name.log" \
+        tools/fuzz.sh replay "$bin"
 done
 
 nboots=0

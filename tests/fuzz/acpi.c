@@ -1,0 +1,120 @@
+/*
+ * acpi.c - libFuzzer target for kernel/acpi.c: the input is physical
+ * memory from address 0, with the RSDP at 0 (tools/acpiseed.py writes
+ * seeds in that layout).  acpi_map hands out an exact-size copy of what
+ * is asked, so ASan catches a read past any mapping, not just past the
+ * input; the parse must return 0 or a negative error with a reason.
+ * Three inputs in four have their checksums made right first (the
+ * RSDP's, the root table's and those of the tables it lists), so that
+ * mutations get past the checksums to the parsers behind them.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "acpi.h"
+
+static const uint8_t *mem;
+static size_t memlen;
+static void *maps[256];
+static int nmaps;
+
+void *acpi_map(uint64_t pa, size_t len)
+{
+    void *p;
+
+    if (len == 0 || pa > memlen || len > memlen - pa || nmaps == 256)
+        return NULL;
+    p = malloc(len);
+    memcpy(p, mem + pa, len);
+    maps[nmaps++] = p;
+    return p;
+}
+
+void acpi_log(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Sets b[at] so that the len bytes at b sum to 0 mod 256. */
+static void seal(uint8_t *b, size_t len, size_t at)
+{
+    uint8_t sum = 0;
+
+    b[at] = 0;
+    for (size_t i = 0; i < len; i++)
+        sum += b[i];
+    b[at] = (uint8_t)-sum;
+}
+
+/* The length of the table at pa if its header fits and its length field
+   is possible, else 0. */
+static size_t table_len(const uint8_t *m, size_t size, uint64_t pa)
+{
+    size_t len;
+
+    if (pa >= size || size - pa < 36)
+        return 0;
+    len = le32(m + pa + 4);
+    return len >= 36 && len <= size - pa ? len : 0;
+}
+
+/* The root table at pa (entries of esz bytes): its tables, then itself. */
+static void seal_root(uint8_t *m, size_t size, uint64_t pa, size_t esz)
+{
+    size_t len = table_len(m, size, pa);
+
+    if (!len)
+        return;
+    for (size_t at = pa + 36; at + esz <= pa + len; at += esz) {
+        uint64_t t = le32(m + at);
+        size_t tlen;
+
+        if (esz == 8)
+            t |= (uint64_t)le32(m + at + 4) << 32;
+        if ((tlen = table_len(m, size, t)) && t != pa)
+            seal(m + t, tlen, 9);
+    }
+    seal(m + pa, len, 9);
+}
+
+static void seal_all(uint8_t *m, size_t size)
+{
+    size_t len;
+
+    if (size < 20 || memcmp(m, "RSD PTR ", 8) != 0)
+        return;
+    seal_root(m, size, le32(m + 16), 4);
+    if (m[15] >= 2 && size >= 36)
+        seal_root(m, size, le32(m + 24) | (uint64_t)le32(m + 28) << 32, 8);
+    seal(m, 20, 8);
+    if (m[15] >= 2 && size >= 36 && (len = le32(m + 20)) >= 36 && len <= size)
+        seal(m, len, 32);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct acpi_info info;
+    uint8_t *m = malloc(size ? size : 1);
+    int rc;
+
+    memcpy(m, data, size);
+    if (size && data[size - 1] & 3)
+        seal_all(m, size);
+    mem = m;
+    memlen = size;
+    rc = acpi_parse(0, &info);
+    if (rc > 0 || (rc < 0 && !info.error) || info.ncpus > ACPI_MAX_CPUS ||
+        info.nioapic > ACPI_MAX_IOAPIC || info.niso > ACPI_MAX_ISO ||
+        info.nmcfg > ACPI_MAX_MCFG)
+        abort();
+    while (nmaps)
+        free(maps[--nmaps]);
+    free(m);
+    return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * cmdline.c - libFuzzer target for kernel/cmdline.c: any bytes as a
+ * kernel command line, then every query the kernel makes of one.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmdline.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const keys[] = { "smp", "quantum", "idlespin",
+                                        "schedtrace", "ip", "", "--" };
+    char *s = malloc(size + 1), *argv[8];
+    const char *v;
+    long n;
+
+    memcpy(s, data, size);
+    s[size] = '\0';
+    cmdline_parse(s);
+    free(s);                    /* the parser keeps its own copy */
+    (void)cmdline_truncated();
+    if (strlen(cmdline_raw()) >= CMDLINE_MAX)
+        abort();
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (cmdline_get(keys[i], &v) && !v)
+            abort();
+        if (cmdline_long(keys[i], -5, 64, &n) == CMDLINE_RANGE &&
+            (n < -5 || n > 64))
+            abort();
+    }
+    for (int max = 0; max <= 8; max++) {
+        int argc = cmdline_argv("app", argv, max);
+
+        if (argc < 0 || (max > 0 && argc >= max) || (max > 0 && argv[argc]))
+            abort();
+        for (int i = 0; i < argc; i++)
+            (void)strlen(argv[i]);
+    }
+    return 0;
+}
