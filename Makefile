@@ -263,7 +263,8 @@ $(HB)/polldesc_tsan_test: $(PD_DEPS)
 # kernel/net/stack.c feeds it, under ASan+UBSan.  One command: every lwIP
 # file depends on lwipopts.h anyway.  --wrap lets the test poison free
 # pool elements, so a use after free inside lwIP is reported.
-NETRX_DEPS := tests/host/netrx_test.c tests/host/harness.h kernel/net/lwipopts.h \
+NETRX_DEPS := tests/host/netrx_test.c tests/host/harness.h tests/host/lwip_netif.h \
+              kernel/net/lwipopts.h \
               kernel/net/arch/cc.h kernel/printk.h kernel/panic.h $(LWIP_STAMP)
 $(HB)/netrx_test: $(NETRX_DEPS)
 	$(call msg,HOSTCC,$@)
@@ -281,16 +282,21 @@ $(HB)/netpeer: tools/netpeer.c tests/net/stream.h
 # libFuzzer targets (tests/fuzz/): the parsers of outside input, built
 # for the host with clang under ASan+UBSan.  `make test` replays each
 # corpus once; `make fuzz` explores for FUZZ_TIME seconds a target.
-FUZZ_TARGETS := cmdline fdt acpi
+FUZZ_TARGETS := cmdline fdt acpi virtq netrx
 FUZZ_TIME    ?= 60
 FB           := build/fuzz
-FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel \
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Idrivers \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS_cmdline := kernel/cmdline.c
 FUZZ_SRCS_fdt     := kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
 FUZZ_SRCS_acpi    := kernel/acpi.c
+FUZZ_SRCS_virtq   := drivers/virtq.c
+FUZZ_SRCS_netrx   := $(addprefix $(LWIP_DIR)/,$(LWIP_SRCS))
+$(FB)/netrx: FUZZ_CFLAGS += $(LWIP_INC) -Itests/host \
+             -Wno-tautological-constant-out-of-range-compare
+$(FB)/netrx: kernel/net/lwipopts.h kernel/net/arch/cc.h tests/host/lwip_netif.h | $(LWIP_STAMP)
 .SECONDEXPANSION:
-$(FUZZ_TARGETS:%=$(FB)/%): $(FB)/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) kernel/$$*.h
+$(FUZZ_TARGETS:%=$(FB)/%): $(FB)/%: tests/fuzz/%.c $$(FUZZ_SRCS_$$*) $$(wildcard kernel/$$*.h drivers/$$*.h)
 	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRCS_$*)

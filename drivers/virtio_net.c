@@ -322,11 +322,28 @@ static bool nd_link_up(struct netdev *d)
     return vnet_link_up((struct virtio_net *)d);
 }
 
+/* One ring's indices as the driver and the device left them: what a
+   stalled transfer is read from.  The device's fields are read once. */
+static int ring_report(const char *name, const struct virtq *q, char *buf,
+                       size_t len)
+{
+    return snprintf(buf, len,
+        "\nnet: %s ring: published %u, device used %u, driver took %u, "
+        "in flight %u, used_event %u, avail_event %u, interrupts %s", name,
+        q->avail_pub, __atomic_load_n(&q->used->idx, __ATOMIC_RELAXED),
+        q->last_used, virtq_inflight(q),
+        __atomic_load_n(q->used_event, __ATOMIC_RELAXED),
+        __atomic_load_n(q->avail_event, __ATOMIC_RELAXED),
+        q->intr_on ? "on" : "off");
+}
+
 static int nd_report(struct netdev *d, char *buf, size_t len)
 {
-    const struct vnet_stats *st = &q0(d)->st;
+    const struct vnet_queue *q = q0(d);
+    const struct vnet_stats *st = &q->st;
+    int n;
 
-    return snprintf(buf, len,
+    n = snprintf(buf, len,
         "net: rx %llu frames %llu bytes, tx %llu frames %llu bytes\n"
         "net: dropped: runt %llu oversize %llu tx-full %llu bad-device %llu "
         "(device %s)",
@@ -335,6 +352,11 @@ static int nd_report(struct netdev *d, char *buf, size_t len)
         (unsigned long long)st->rx_runt, (unsigned long long)st->rx_oversize,
         (unsigned long long)st->tx_full, (unsigned long long)st->bad_device,
         vnet_health((struct virtio_net *)d));
+    if (n >= 0 && (size_t)n < len)
+        n += ring_report("rx", &q->rx, buf + n, len - n);
+    if (n >= 0 && (size_t)n < len)
+        n += ring_report("tx", &q->tx, buf + n, len - n);
+    return n;
 }
 
 static const struct netdev_ops vnet_ops = {

@@ -61,6 +61,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "harness.h"
+#include "lwip_netif.h"
 
 #include "lwip/init.h"
 #include "lwip/mem.h"
@@ -110,7 +111,7 @@
 #define TCP_ECHO 8001           /* listener of the fuzz: echoes what it gets */
 #define TCP_CLOSED 8002
 
-static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t *const our_mac = lwip_netif_mac;
 static const uint8_t peer_mac[6] = { 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02 };
 static const uint8_t bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
@@ -562,15 +563,7 @@ static err_t fake_linkoutput(struct netif *n, struct pbuf *p)
 
 static err_t fake_nif_init(struct netif *n)
 {
-    n->name[0] = 'e';
-    n->name[1] = 'n';
-    n->mtu = 1500;
-    n->hwaddr_len = ETH_HWADDR_LEN;
-    memcpy(n->hwaddr, our_mac, ETH_HWADDR_LEN);
-    n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
-    n->output = etharp_output;
-    n->linkoutput = fake_linkoutput;
-    return ERR_OK;
+    return lwip_netif_init(n, fake_linkoutput);
 }
 
 /* ---- Pools under ASan -------------------------------------------------- */

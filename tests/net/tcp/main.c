@@ -390,7 +390,7 @@ static void stalled(void)
 
     sched_detail();
     sp_net_report(report, sizeof report);
-    printf("%s", report);
+    printf("%s\n", report);
 }
 
 TEST(bulk_in_64m)
