@@ -87,11 +87,20 @@ static err_t nif_init(struct netif *n)
     return lwip_netif_init(n, linkoutput);
 }
 
+/* Echoes a datagram as the kernel's sockets would: its bytes copied out
+   of the received chain and sent from a new buffer.  (A received chain
+   is never sent as it is: one reassembled with an empty last fragment
+   ends in a zero-length pbuf, which lwIP's ARP queue asserts against.) */
 static void udp_rx(void *arg, struct udp_pcb *pcb, struct pbuf *p,
                    const ip_addr_t *addr, u16_t port)
 {
+    struct pbuf *out = pbuf_alloc(PBUF_TRANSPORT, p->tot_len, PBUF_RAM);
+
     (void)arg;
-    udp_sendto(pcb, p, addr, port);
+    if (out && pbuf_copy(out, p) == ERR_OK)
+        udp_sendto(pcb, out, addr, port);
+    if (out)
+        pbuf_free(out);
     pbuf_free(p);
 }
 
