@@ -13,6 +13,7 @@
 #define APIC_ID     0x020
 #define APIC_TPR    0x080
 #define APIC_EOI    0x0B0
+#define APIC_ISR    0x100     /* 8 registers, 0x10 apart: vectors 32 each */
 #define APIC_SVR    0x0F0
 #define APIC_ICR_LO 0x300
 #define APIC_ICR_HI 0x310
@@ -196,6 +197,22 @@ void lapic_send(uint32_t apic_id, uint32_t icr_low)
 void lapic_self(uint8_t vector)
 {
     lapic_send(0, ICR_SELF | ICR_ASSERT | ICR_FIXED | vector);
+}
+
+void lapic_resend_in_service(void)
+{
+    /* Highest vector first: an EOI ends the highest one in service. */
+    for (int r = 7; r >= 0; r--) {
+        uint32_t isr = apic_read(APIC_ISR + 0x10 * r);
+
+        while (isr) {
+            int bit = 31 - __builtin_clz(isr);
+
+            isr &= ~(1u << bit);
+            lapic_eoi();
+            lapic_self(32 * r + bit);
+        }
+    }
 }
 
 void arch_send_ipi(const struct cpu *c)

@@ -100,9 +100,12 @@ void trap(struct trapframe *tf)
     }
     if (v == VEC_SPURIOUS)
         return;             /* no EOI for spurious interrupts (SDM §11.9) */
-    /* Not-present faults may be a G stack growing into a lazy page. */
-    if (v == VEC_PF && !(tf->error & 1) && vm_fault(read_cr2()))
+    /* Not-present faults may be a G stack growing into a lazy page,
+       maybe under the frame of an interrupt being delivered. */
+    if (v == VEC_PF && !(tf->error & 1) && vm_fault(read_cr2())) {
+        lapic_resend_in_service();
         return;
+    }
     if (v < 32) {
         const char *name = exception_names[v];
 

@@ -165,6 +165,17 @@ void lapic_eoi(void);
 uint32_t lapic_id(void);
 void lapic_send(uint32_t apic_id, uint32_t icr_low);
 void lapic_self(uint8_t vector);
+/*
+ * Ends every interrupt in service on this core and sends each to the
+ * core again, pending until IF is set.  For the page-fault handler: an
+ * external interrupt whose frame faulted on the way onto a G stack (a
+ * stack page not mapped yet) was moved into service, but its handler
+ * never ran and never EOIs it, which would block that vector and every
+ * lower one for good.  Handlers EOI first thing (trap.c), so a vector in
+ * service at a page fault is one whose handler has not started, and
+ * sending it again costs at most one spurious interrupt.
+ */
+void lapic_resend_in_service(void);
 void tsc_calibrate(void);
 void delay_us(uint64_t us);
 void trap(struct trapframe *tf);
