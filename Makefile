@@ -6,6 +6,7 @@
 #                                        every arch unless ARCH= names one
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
+#   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
 #   make images                          every app and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
@@ -100,7 +101,7 @@ NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
 $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
 
-.PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps \
+.PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps soak \
         fuzz deps-fuzz \
         deps-go help
 all: images
@@ -155,6 +156,15 @@ run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+
+# The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
+# cores, a progress line a minute, then the totals and its verdict (its
+# exit status).  The boot is stopped ten minutes after its time is up.
+SOAK_MIN ?= 60
+soak: $(B)/tests/stress/soak.elf
+	@case "$(SOAK_MIN)" in ''|*[!0-9]*|0) echo "make soak: SOAK_MIN=$(SOAK_MIN) is not a whole number of minutes"; exit 2 ;; esac
+	$(Q)timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
+	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
 
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.

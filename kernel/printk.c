@@ -5,6 +5,7 @@
  * printk formats its message first (no lock held while formatting), which
  * keeps the lock hold time to the UART's own speed.
  */
+#include <stdbool.h>
 #include <string.h>
 #include "printk.h"
 #include "fmt.h"
@@ -15,12 +16,14 @@ static struct spinlock console_lock = SPINLOCK_INIT(LOCK_CONSOLE);
 /* A copy of the console output for tests; guarded by console_lock. */
 static char *tap;
 static size_t tap_len, tap_cap;
+static bool tap_only;           /* the copy replaces the output */
 
 void console_write(const char *s, size_t n)
 {
     unsigned long f = spin_lock(&console_lock);
 
-    arch_console_write(s, n);
+    if (!tap || !tap_only)
+        arch_console_write(s, n);
     if (tap) {
         size_t k = n < tap_cap - tap_len ? n : tap_cap - tap_len;
 
@@ -30,7 +33,7 @@ void console_write(const char *s, size_t n)
     spin_unlock(&console_lock, f);
 }
 
-size_t console_tap(char *buf, size_t cap)
+static size_t set_tap(char *buf, size_t cap, bool only)
 {
     unsigned long f = spin_lock(&console_lock);
     size_t len = tap_len;
@@ -38,8 +41,19 @@ size_t console_tap(char *buf, size_t cap)
     tap = buf;
     tap_cap = cap;
     tap_len = 0;
+    tap_only = only;
     spin_unlock(&console_lock, f);
     return len;
+}
+
+size_t console_tap(char *buf, size_t cap)
+{
+    return set_tap(buf, cap, false);
+}
+
+size_t console_capture(char *buf, size_t cap)
+{
+    return set_tap(buf, cap, true);
 }
 
 void console_break_lock(void)

@@ -22,6 +22,10 @@ void console_write(const char *s, size_t n);
  */
 size_t console_tap(char *buf, size_t cap);
 
+/* console_tap whose copy replaces the output: nothing reaches the
+   console until console_tap(NULL, 0) or another tap. */
+size_t console_capture(char *buf, size_t cap);
+
 /*
  * For the panic path only: takes the console even if another core holds
  * its lock (that core is about to be stopped).

@@ -144,6 +144,33 @@ long sched_live_gs(void)
     return n;
 }
 
+void sched_census(struct gcensus *c)
+{
+    unsigned long f;
+
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < ncpu; i++) {
+        c->created += __atomic_load_n(&sched.allp[i]->ncreated,
+                                      __ATOMIC_RELAXED);
+        c->exited += __atomic_load_n(&sched.allp[i]->nexited,
+                                     __ATOMIC_RELAXED);
+        c->switches += __atomic_load_n(&sched.allp[i]->nsched,
+                                       __ATOMIC_RELAXED);
+    }
+    c->free = sched_free_gs();
+    f = spin_lock(&allg.lock);
+    c->all = allg.n;
+    for (struct g *gp = allg.head; gp; gp = gp->allnext) {
+        switch (__atomic_load_n(&gp->status, __ATOMIC_RELAXED)) {
+        case G_RUNNING:  c->running++;  break;
+        case G_RUNNABLE: c->runnable++; break;
+        case G_WAITING:  c->waiting++;  break;
+        default:         c->dead++;     break;
+        }
+    }
+    spin_unlock(&allg.lock, f);
+}
+
 /* For the deadlock report: calls fn on every G that is parked. */
 void for_each_waiting_g(void (*fn)(struct g *))
 {

@@ -265,6 +265,13 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 static inline __attribute__((always_inline)) void
 setcurg(struct m *m, struct g *gp, bool inherit)
 {
+    /* Only a runnable G may start: a G made runnable twice (queued in two
+       places) would otherwise run on two cores at once. */
+    int st = __atomic_load_n(&gp->status, __ATOMIC_RELAXED);
+
+    if (__builtin_expect(st != G_RUNNABLE, 0))
+        panic("execute: goroutine %lu has status %d, not runnable",
+              (unsigned long)gp->goid, st);
     /* curg, schedtick, goid: relaxed atomics, as sched_detail (trace.c)
        reads them from any core. */
     __atomic_store_n(&m->curg, gp, __ATOMIC_RELAXED);
@@ -558,8 +565,11 @@ void goyield(void)
 
 static void goexit_m(struct g *gp)
 {
+    struct p *p = thism()->p;
+
     __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELAXED);
-    gfput(thism()->p, gp);
+    __atomic_store_n(&p->nexited, p->nexited + 1, __ATOMIC_RELAXED);
+    gfput(p, gp);
 }
 
 void goexit(void)
@@ -612,6 +622,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     gp->reent._errno = 0;
     gp->npreempt = 0;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
+    __atomic_store_n(&p->ncreated, p->ncreated + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     runqput(p, gp, true);
     if (main_started)

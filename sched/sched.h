@@ -100,6 +100,9 @@ struct p {
     uint64_t nsched;            /* Gs run by this P (stats, tests,
                                    steal_pause); atomic stores */
     uint64_t goidnext, goidend; /* G ids [next, end) taken from goidgen */
+    uint64_t ncreated;          /* Gs newproc made on this P, and Gs */
+    uint64_t nexited;           /* that exited on it; owner only, atomic
+                                   stores (sched_census sums them) */
 
     /* Gs readied by timers, run first (wakeq.c); under wakelock: */
     struct spinlock wakelock;
@@ -235,6 +238,25 @@ long sched_live_gs(void);
 /* Dead Gs on the free lists (per-P and global) and all Gs ever made. */
 long sched_free_gs(void);
 long sched_all_gs(void);
+
+/*
+ * Every G by state (Go's allgs walked), for the soak's conservation check.
+ * The status counts come from one walk of all Gs under allg.lock; the
+ * other fields are read without stopping anything, so they agree with the
+ * counts exactly only while no G is created, exits or changes state (the
+ * soak's quiescent points):
+ *   all == running + runnable + waiting + dead
+ *   dead == free   (a dead G is on a free list)
+ *   created - exited == running + runnable + waiting
+ */
+struct gcensus {
+    long all;                   /* Gs ever made (G slots in use) */
+    long running, runnable, waiting, dead;
+    long free;                  /* on the per-P and global free lists */
+    uint64_t created, exited;   /* newproc and goexit calls since boot */
+    uint64_t switches;          /* Gs started by schedule, all Ps */
+};
+void sched_census(struct gcensus *c);
 
 /* Pages the global run queue's chunks take (kept once made). */
 long sched_runq_pages(void);

@@ -458,3 +458,14 @@ long timers_pending(void)
 {
     return __atomic_load_n(&nlive, __ATOMIC_SEQ_CST);
 }
+
+size_t timers_heap_bytes(void)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < ncpu; i++)
+        n += (size_t)__atomic_load_n(&sched.allp[i]->timercap,
+                                     __ATOMIC_RELAXED) *
+             (sizeof(struct timerslot) + 2 * sizeof(uint32_t));
+    return n;
+}

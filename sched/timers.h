@@ -17,6 +17,7 @@
 #define SCHED_TIMERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct p;
@@ -80,5 +81,9 @@ uint64_t timers_run(struct p *p, uint64_t now);
 /* Timers waiting or running on any P (deadlock check: a sleeper is not
    stuck). */
 long timers_pending(void);
+
+/* Bytes the Ps' heap arrays hold (they keep their largest size), for
+   the soak's leak check; exact only while no timer starts. */
+size_t timers_heap_bytes(void);
 
 #endif

@@ -105,7 +105,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|cmdline|mem|cpu|hostcpu|net|status|expect)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|hostcpu|net|status|expect)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -124,16 +124,22 @@ in_arches() {
 }
 
 # boots_at DIR ARCH: the core counts DIR boots at on ARCH: the matrix, cut
-# to the counts of DIR's `smp`; nothing if its `arches` leave ARCH out.
+# to the counts of DIR's `smp`, plus those of its `moresmp` that the
+# matrix lacks (unless --smp asked for one count); nothing if its
+# `arches` leave ARCH out.
 boots_at() {
-    local m n s
+    local m n s x
     in_arches "$1" "$2" || return 0
     m=$(matrix_of "$2")
     s=$(conf "$1" smp "$2")
-    [ -n "$s" ] || { echo "$m"; return; }
     for n in $m; do
-        grep -qw -- "$n" <<< "$s" && printf '%s ' "$n"
+        if [ -z "$s" ] || grep -qw -- "$n" <<< "$s"; then printf '%s ' "$n"; fi
     done
+    if [ -z "$smp" ]; then
+        for x in $(conf "$1" moresmp "$2"); do
+            grep -qw -- "$x" <<< "$m" || printf '%s ' "$x"
+        done
+    fi
     echo
 }
 

@@ -4,9 +4,12 @@
 #ifndef TESTS_KERNEL_TESTUTIL_H
 #define TESTS_KERNEL_TESTUTIL_H
 
+#include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "arch.h"
+#include "printk.h"
 
 /* The core count the runner booted with ("cores=N" after "--"), or 0. */
 static inline int expected_cores(int argc, char **argv)
@@ -42,6 +45,30 @@ static inline uint64_t rnd(uint64_t *s)
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/*
+ * Bytes malloc has handed out and not had back, or -1 if it cannot tell.
+ * Read from malloc_stats(), captured off the console: newlib's mallinfo()
+ * does not return the struct layout its installed <malloc.h> declares on
+ * these targets.  The last "in use bytes" line is the total (glibc prints
+ * one per arena first).
+ */
+static inline long heap_in_use(void)
+{
+    static char buf[4096];
+    const char *p, *last = NULL;
+    size_t n;
+
+    fflush(stdout);
+    console_capture(buf, sizeof buf - 1);
+    malloc_stats();
+    fflush(stderr);
+    n = console_tap(NULL, 0);
+    buf[n] = 0;
+    for (p = buf; (p = strstr(p, "in use bytes")); p++)
+        last = p;
+    return last && (last = strchr(last, '=')) ? strtol(last + 1, NULL, 10) : -1;
 }
 
 #endif

@@ -329,27 +329,6 @@ static const char *check_lines(const char *buf, size_t len)
     return NULL;
 }
 
-/*
- * Bytes malloc has handed out and not had back.  Read from malloc_stats()
- * through the console tap: newlib's mallinfo() does not return the
- * struct layout its installed <malloc.h> declares on this target.
- */
-static long heap_in_use(void)
-{
-    static char buf[512];
-    const char *p;
-    size_t n;
-
-    fflush(stdout);
-    console_tap(buf, sizeof buf - 1);
-    malloc_stats();
-    fflush(stderr);
-    n = console_tap(NULL, 0);
-    buf[n] = 0;
-    p = strstr(buf, "in use bytes");
-    return p && (p = strchr(p, '=')) ? strtol(p + 1, NULL, 10) : -1;
-}
-
 TEST(newlib_all_cores)
 {
     char *tap = malloc(TAP_SIZE);
