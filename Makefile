@@ -207,7 +207,7 @@ bench-go: $(GO_BENCH)
 HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-HOST_TESTS  := cmdline fmt page acpi fdt runq runq_tsan virtq polldesc \
+HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
                polldesc_tsan netrx
 HB          := build/host
 
@@ -223,6 +223,13 @@ $(HB)/fdt_test: tests/host/fdt_test.c kernel/fdt.c kernel/fdt_blob.c kernel/fdt_
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
+
+# fault= is parsed with the kernel's own printf.
+$(HB)/faultcfg_test: tests/host/faultcfg_test.c kernel/faultcfg.c kernel/faultcfg.h \
+                     kernel/fmt.c kernel/fmt.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/faultcfg.c kernel/fmt.c
 
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
@@ -297,7 +304,7 @@ FUZZ_TIME    ?= 60
 FB           := build/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Idrivers \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS_cmdline := kernel/cmdline.c
+FUZZ_SRCS_cmdline := kernel/cmdline.c kernel/faultcfg.c kernel/fmt.c
 FUZZ_SRCS_fdt     := kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
 FUZZ_SRCS_acpi    := kernel/acpi.c
 FUZZ_SRCS_virtq   := drivers/virtq.c

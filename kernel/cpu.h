@@ -40,6 +40,8 @@ struct cpu {
     void *reent;                /* newlib state off any G (struct _reent) */
     struct m *m;                /* the scheduler's M, set by sched_start */
     int panicking;              /* in the panic path: locks get broken */
+    int fault_held;             /* > 0: no injected allocation failure
+                                   (fault.h); this core only */
 };
 
 extern struct cpu *cpus[MAXCPU];

@@ -13,6 +13,7 @@
 #include "bootinfo.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "fault.h"
 #include "mem.h"
 #include "net.h"
 #include "panic.h"
@@ -41,6 +42,7 @@ static void run_main(void *arg)
     int argc = cmdline_argv("app", argv, MAX_ARGS);
 
     net_init();
+    fault_arm();
     exit(main(argc, argv));
 }
 
@@ -61,6 +63,7 @@ void kernel_main(struct bootinfo *bi)
     cmdline_parse(bi->cmdline);
     if (cmdline_truncated())
         printk("cmdline: longer than the parser keeps; the rest is ignored\n");
+    fault_init();
     mem_setup(bi);
     arch_paging_init(bi);
     arch_cpu_init(cpus[0]);

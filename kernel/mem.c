@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "bootinfo.h"
+#include "fault.h"
 #include "mem.h"
 #include "page.h"
 #include "panic.h"
@@ -45,6 +46,8 @@ uint64_t mem_alloc_pages(size_t n)
     unsigned long f;
     uint64_t pa;
 
+    if (fault_alloc_fails())
+        return 0;
     vm_stack_probe(MEM_PROBE_BYTES);
     f = spin_lock(&mem_lock);
     pa = page_alloc(&pages, n);

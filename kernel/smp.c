@@ -11,6 +11,7 @@
 #include "bootinfo.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "fault.h"
 #include "mem.h"
 #include "panic.h"
 #include "printk.h"
@@ -26,6 +27,7 @@ void ipi_handler(void)
 {
     struct cpu *c = this_cpu();
 
+    fault_ipi();
     /* Tests read the count from other cores. */
     __atomic_store_n(&c->nipi, c->nipi + 1, __ATOMIC_RELEASE);
 }

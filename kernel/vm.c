@@ -8,7 +8,9 @@
  * page nobody owns instead of corrupting the stack below.
  */
 #include "arch.h"
+#include "fault.h"
 #include "mem.h"
+#include "panic.h"
 #include "spinlock.h"
 #include "vm.h"
 
@@ -97,6 +99,7 @@ bool vm_fault(uintptr_t va)
 
     if (!in_gslot(va) || va - vm_gslot_of(va) < PAGE_SIZE)
         return false;
+    fault_hold();
     f = spin_lock(&vm_lock);
     /* Another core may have mapped it meanwhile (not for stacks, which
        have one owner, but cheap to allow). */
@@ -106,7 +109,11 @@ bool vm_fault(uintptr_t va)
         ok = true;
     }
     spin_unlock(&vm_lock, f);
-    return ok;
+    fault_release();
+    if (!ok)
+        panic("vm_fault: out of memory for a stack page at 0x%lx",
+              (unsigned long)page);
+    return true;
 }
 
 bool vm_is_stack_guard(uintptr_t va)

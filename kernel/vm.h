@@ -77,8 +77,10 @@ void *vm_gslot_alloc(void);
 
 /*
  * Called on a not-present page fault at va: maps a page if va is in the
- * lazily mapped part of a G slot.  Returns false when the fault is a real
- * error (a guard page, or no memory left).  Interrupts off.
+ * lazily mapped part of a G slot.  Returns false when the fault is not
+ * such a page (a guard page, say); panics when no memory is left for it
+ * (a G's stack cannot grow; injected allocation failures do not apply).
+ * Interrupts off.
  */
 bool vm_fault(uintptr_t va);
 

@@ -63,6 +63,7 @@
 #include <spindle/time.h>
 #include "arch.h"
 #include "cmdline.h"
+#include "fault.h"
 #include "netpoll.h"
 #include "printk.h"
 #include "schedimpl.h"
@@ -134,6 +135,12 @@ void timer_interrupt(struct trapframe *tf)
 
     if (!m)
         return;                 /* before the scheduler started */
+    if ((deadline = fault_timer_delay())) {
+        /* Injected lateness: as if the interrupt came that much later. */
+        __atomic_store_n(&m->armed, now + deadline, __ATOMIC_RELAXED);
+        arch_timer_arm(now + deadline);
+        return;
+    }
     if (m->armed && now > m->armed + late_irq)
         __atomic_store_n(&m->nlateirq, m->nlateirq + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&m->armed, 0, __ATOMIC_RELAXED);

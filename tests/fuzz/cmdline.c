@@ -1,17 +1,21 @@
 /*
  * cmdline.c - libFuzzer target for kernel/cmdline.c: any bytes as a
- * kernel command line, then every query the kernel makes of one.
+ * kernel command line, then every query the kernel makes of one, and
+ * the fault= value through kernel/faultcfg.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmdline.h"
+#include "faultcfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const keys[] = { "smp", "quantum", "idlespin",
-                                        "schedtrace", "ip", "", "--" };
-    char *s = malloc(size + 1), *argv[8];
+                                        "schedtrace", "ip", "fault", "",
+                                        "--" };
+    char *s = malloc(size + 1), *argv[8], err[96];
+    struct faultcfg fc;
     const char *v;
     long n;
 
@@ -29,6 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (n < -5 || n > 64))
             abort();
     }
+    /* Whatever fault= says, what is taken is within its bounds. */
+    if (cmdline_get("fault", &v) && faultcfg_parse(v, &fc, err, sizeof err) >= 0 &&
+        (fc.alloc_permille > FAULT_ALLOC_MAX || fc.ipi_pct > FAULT_PCT_MAX ||
+         fc.ipi_ms > FAULT_IPI_MS_MAX || fc.timer_pct > FAULT_PCT_MAX ||
+         fc.timer_us > FAULT_TIMER_US_MAX || fc.stall_us > FAULT_STALL_US_MAX ||
+         strlen(err) >= sizeof err || (!fc.ipi_pct != !fc.ipi_ms) ||
+         (!fc.timer_pct != !fc.timer_us)))
+        abort();
     for (int max = 0; max <= 8; max++) {
         int argc = cmdline_argv("app", argv, max);
 

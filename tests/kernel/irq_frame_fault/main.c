@@ -1,15 +1,19 @@
 /*
  * irq_frame_fault - an interrupt whose frame lands on a G stack page not
- * mapped yet still reaches its handler (x86_64).
+ * mapped yet still reaches its handler.
  *
- * The CPU pushes an interrupt's frame onto the running G's stack; when
- * that push faults, the page-fault handler maps the page and returns to
- * the interrupted code, and the interrupt, already moved into service in
- * the local APIC, must be sent again (lapic_resend_in_service), or that
- * vector and every lower one stay blocked on the core for good: its
- * timer never fires again.  A fresh G moves its stack pointer to 16 bytes
- * above its deepest stack page, which nothing has touched, and waits
- * there, touching no memory, until a timer interrupt has come.
+ * On x86_64 the CPU pushes an interrupt's frame onto the running G's
+ * stack; when that push faults, the page-fault handler maps the page and
+ * returns to the interrupted code, and the interrupt, already moved into
+ * service in the local APIC, must be sent again
+ * (lapic_resend_in_service), or that vector and every lower one stay
+ * blocked on the core for good: its timer never fires again.  On aarch64
+ * the vector code saves the registers itself, and its own fault on the
+ * page must be taken and resolved before the interrupt is acknowledged.
+ * A fresh G moves its stack pointer to 16 bytes above its deepest stack
+ * page, which nothing has touched, and waits there, touching no memory,
+ * until a timer interrupt has come.  The wait is written per arch: the
+ * one place in the tests that moves the stack pointer by hand.
  */
 #include <spindle/sched.h>
 #include <spindle/sync.h>
@@ -34,6 +38,22 @@ static uint64_t wait_on_stack(uintptr_t sp, volatile uint64_t *count,
 {
     uint64_t seen = *count;
 
+#if defined(__aarch64__)
+    __asm__ volatile("mov x11, sp\n\t"
+                     "mov sp, %[sp]\n"
+                     "1:\n\t"
+                     "yield\n\t"
+                     "ldr x12, [%[count]]\n\t"
+                     "cmp x12, %[seen]\n\t"
+                     "b.ne 2f\n\t"
+                     "subs %[spins], %[spins], #1\n\t"
+                     "b.ne 1b\n"
+                     "2:\n\t"
+                     "mov sp, x11"
+                     : [spins] "+r"(spins)
+                     : [sp] "r"(sp), [count] "r"(count), [seen] "r"(seen)
+                     : "x11", "x12", "cc", "memory");
+#else
     __asm__ volatile("mov %%rsp, %%r11\n\t"
                      "mov %[sp], %%rsp\n"
                      "1:\n\t"
@@ -47,6 +67,7 @@ static uint64_t wait_on_stack(uintptr_t sp, volatile uint64_t *count,
                      : [spins] "+r"(spins)
                      : [sp] "r"(sp), [count] "r"(count), [seen] "r"(seen)
                      : "r11", "cc", "memory");
+#endif
     return spins;
 }
 

@@ -19,7 +19,9 @@
  * Arguments after "--": secs=N or min=N (how long; default 5 s),
  * rounds=N (at least this many rounds, whatever the time; default 3),
  * report=N (progress period in seconds; default 60).  `make soak` runs it
- * for SOAK_MIN minutes; `make test` for a few seconds (test.conf).
+ * for SOAK_MIN minutes; `make test` for a few seconds (test.conf).  With
+ * fault= on the command line (kernel/fault.h) it runs under those faults
+ * and the totals say how often each was injected.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "../../kernel/testutil.h"
+#include "fault.h"
 #include "mem.h"
 #include "sched.h"
 #include "soak.h"
@@ -302,6 +305,15 @@ static void soak(void)
            (unsigned long)tally.timers, (unsigned long)tally.locks,
            (unsigned long)tally.sleeps, (unsigned long)tally.preempts,
            (unsigned long)tally.bad);
+    if (fault_armed) {
+        struct fault_counts fc;
+
+        fault_counts(&fc);
+        printf("soak: faults injected: %lu page allocations failed, %lu "
+               "IPIs answered late, %lu timer interrupts delayed\n",
+               (unsigned long)fc.allocs_failed, (unsigned long)fc.ipis_deaf,
+               (unsigned long)fc.timers_delayed);
+    }
 }
 
 /* ---- the verdict ------------------------------------------------------- */

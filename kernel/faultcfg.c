@@ -1,0 +1,110 @@
+/*
+ * faultcfg.c - parsing fault= (faultcfg.h).
+ */
+#include "fmt.h"
+#include "faultcfg.h"
+
+/* Reads a decimal number in [1, max] from *s up to ':' , ',' or the end;
+   advances *s past it.  False if there is none, or it is out of range. */
+static bool number(const char **s, uint32_t max, uint32_t *out)
+{
+    uint64_t v = 0;
+    const char *p = *s;
+
+    if (*p < '0' || *p > '9')
+        return false;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > max)
+            return false;
+    }
+    if (*p && *p != ':' && *p != ',')
+        return false;
+    if (v < 1)
+        return false;
+    *s = p;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* Reads ":N" with N in [1, max]. */
+static bool field(const char **s, uint32_t max, uint32_t *out)
+{
+    if (**s != ':')
+        return false;
+    (*s)++;
+    return number(s, max, out);
+}
+
+static bool starts(const char **s, const char *word)
+{
+    const char *p = *s;
+
+    for (; *word; word++, p++)
+        if (*p != *word)
+            return false;
+    *s = p;
+    return true;
+}
+
+/* One item at *s, into cfg; false if it is not one of the four forms. */
+static bool item(const char **s, struct faultcfg *cfg)
+{
+    uint32_t a, b;
+
+    if (starts(s, "alloc") && field(s, FAULT_ALLOC_MAX, &a)) {
+        cfg->alloc_permille = a;
+    } else if (starts(s, "ipi") && field(s, FAULT_PCT_MAX, &a) &&
+               field(s, FAULT_IPI_MS_MAX, &b)) {
+        cfg->ipi_pct = a;
+        cfg->ipi_ms = b;
+    } else if (starts(s, "timer") && field(s, FAULT_PCT_MAX, &a) &&
+               field(s, FAULT_TIMER_US_MAX, &b)) {
+        cfg->timer_pct = a;
+        cfg->timer_us = b;
+    } else if (starts(s, "stall") && field(s, FAULT_STALL_US_MAX, &a)) {
+        cfg->stall_us = a;
+    } else {
+        return false;
+    }
+    return **s == ',' || **s == 0;
+}
+
+int faultcfg_parse(const char *spec, struct faultcfg *cfg, char *err,
+                   size_t errlen)
+{
+    int taken = 0;
+
+    *cfg = (struct faultcfg){ 0 };
+    if (errlen)
+        err[0] = 0;
+    while (*spec) {
+        const char *start = spec, *p = spec;
+        struct faultcfg one = *cfg;
+
+        if (item(&p, &one)) {
+            *cfg = one;
+            taken++;
+        } else if (errlen && !err[0]) {
+            size_t n = 0;
+
+            while (start[n] && start[n] != ',')
+                n++;
+            fmt_snprintf(err, errlen, "'%.*s' is not alloc:PERMILLE (1-%d), "
+                         "ipi:PCT:MS, timer:PCT:US or stall:US", (int)n,
+                         start, FAULT_ALLOC_MAX);
+        }
+        /* On to the next item, whatever became of this one. */
+        for (spec = start; *spec && *spec != ','; spec++)
+            ;
+        if (*spec == ',')
+            spec++;
+    }
+    return taken;
+}
+
+bool faultcfg_any(const struct faultcfg *cfg)
+{
+    return cfg->alloc_permille || cfg->ipi_pct || cfg->timer_pct ||
+           cfg->stall_us;
+}

@@ -1,0 +1,61 @@
+/*
+ * faults/stall - booted with fault=stall:500: every waker stalls 0.5 ms
+ * after winning the spinning count and every spinner giving up its P
+ * 1 ms before uncounting itself.  Work spread by wakeups still reaches
+ * every core and finishes, and the spinning count still matches the Ms
+ * that spin once the machine is quiet.
+ */
+#include <stdint.h>
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include <spindle/sync.h>
+#include <spindle/test.h>
+#include <spindle/time.h>
+#include "sched.h"
+
+static sp_waitgroup wg;
+static uint64_t ran_on;         /* bit per core that ran a worker */
+
+static void worker(void *arg)
+{
+    uint64_t end = sp_nanotime() + 2000000;
+
+    while (sp_nanotime() < end)
+        ;
+    __atomic_fetch_or(&ran_on, 1ULL << sp_cpu_id(), __ATOMIC_RELAXED);
+    sp_waitgroup_done(&wg);
+}
+
+TEST(wakeups_reach_every_core)
+{
+    int n = sp_ncpu();
+
+    /* Bursts with pauses: the cores halt between them and must be woken. */
+    for (int burst = 0; burst < 20; burst++) {
+        sp_waitgroup_add(&wg, 2 * n);
+        for (int i = 0; i < 2 * n; i++)
+            sp_go(worker, NULL);
+        sp_waitgroup_wait(&wg);
+        sp_sleep(2000000);
+    }
+    CHECKF(ran_on == (n == 64 ? ~0ULL : (1ULL << n) - 1),
+           "cores that ran work: 0x%lx", (unsigned long)ran_on);
+}
+
+TEST(spinning_count_settles)
+{
+    uint64_t end = sp_nanotime() + 2000000000ULL;
+
+    /* Quiet but for main: spinners give up within idlespin. */
+    while (sched_nmspinning() != sched_spinning_ms() &&
+           sp_nanotime() < end)
+        sp_sleep(1000000);
+    CHECKF(sched_nmspinning() == sched_spinning_ms(),
+           "nmspinning %d, Ms spinning %d", sched_nmspinning(),
+           sched_spinning_ms());
+}
+
+int main(void)
+{
+    return sp_test_main();
+}
