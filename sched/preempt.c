@@ -166,7 +166,7 @@ void timer_interrupt(struct trapframe *tf)
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
         /* The next G's execute() arms the timer for its own slice. */
         arch_switch(&gp->sp, m->g0sp);
-        finish_handoff();       /* resumed, maybe on another core */
+        preempted_resume();     /* maybe on another core */
         return;
     }
     deadline = m->woken ? min_run_end(m) : m->slice_end;

@@ -330,7 +330,8 @@ static void goyield_m(struct g *gp);
  * status, then unlockf or the requeue) runs as soon as the new G resumes
  * (finish_handoff), as Linux's finish_task_switch runs for the task
  * switched to.  Every place a G resumes calls finish_handoff: mcall, the
- * timer interrupt that preempted it, and gentry for a G that never ran.
+ * timer interrupt that preempted it (through preempted_resume), and
+ * gentry for a G that never ran.
  *
  * The choice stays findrunnable's: cross-core calls, due timers and the
  * wake queue come first there, and any of them sends the G the long way;
@@ -370,7 +371,7 @@ static void requeue_m(struct g *gp)
 /* A G that resumes: finishes the park or yield of the G that switched
    straight to it, if one did (prev's mcall_fn says which: park_m, or
    goyield_m for a yield).  Inline in mcall and gentry. */
-static inline __attribute__((always_inline)) void finish_handoff_here(void)
+static inline __attribute__((always_inline)) void finish_handoff(void)
 {
     struct m *m = thism();
     struct g *prev = m->handoff;
@@ -384,9 +385,9 @@ static inline __attribute__((always_inline)) void finish_handoff_here(void)
     }
 }
 
-void finish_handoff(void)
+void preempted_resume(void)
 {
-    finish_handoff_here();
+    finish_handoff();
 }
 
 /* mcall's switch for a park or a yield: to the next G directly, or to
@@ -441,7 +442,7 @@ mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *), void *arg)
         yield_switch(m, gp);
     else
         arch_switch(&gp->sp, m->g0sp);
-    finish_handoff_here();
+    finish_handoff();
     arch_irq_restore(f);
 }
 
@@ -583,7 +584,7 @@ static void gentry(void *arg)
 {
     struct g *gp = arg;
 
-    finish_handoff_here();
+    finish_handoff();
     arch_irq_enable();
     gp->fn(gp->arg);
     goexit();

@@ -76,9 +76,10 @@ struct g *run_polled(struct g *list);
 /* On g0: gp, just switched out, goes to the global queue (a yield or a
    preemption, as Go's goschedImpl) and an idle core may take it. */
 void gosched_m(struct g *gp);
-/* Called by a G that resumes, interrupts off: finishes the park or yield
-   of the G that switched straight to it (the direct hand-off), if any. */
-void finish_handoff(void);
+/* Called by a G the timer preempted when it runs again, interrupts off:
+   finishes the park or yield of the G that switched straight to it (the
+   direct hand-off), if any; mcall and gentry do the same inline. */
+void preempted_resume(void);
 
 /* timers.c: the earliest `when` in p's timer heap, 0 if empty; a hint
    read without the lock (pairs with update_timer0's store-release). */
