@@ -159,11 +159,12 @@ run:
 
 # The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
 # cores, a progress line a minute, then the totals and its verdict (its
-# exit status).  The boot is stopped ten minutes after its time is up.
+# exit status).  Bare metal gets a NIC (NET=user) for the network phase.
+# The boot is stopped ten minutes after its time is up.
 SOAK_MIN ?= 60
 soak: $(B)/tests/stress/soak.elf
 	@case "$(SOAK_MIN)" in ''|*[!0-9]*|0) echo "make soak: SOAK_MIN=$(SOAK_MIN) is not a whole number of minutes"; exit 2 ;; esac
-	$(Q)timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
+	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
 
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at

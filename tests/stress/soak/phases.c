@@ -8,6 +8,7 @@
 #include <string.h>
 #include <spindle/chan.h>
 #include <spindle/cpu.h>
+#include <spindle/net.h>
 #include <spindle/sched.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
@@ -436,4 +437,140 @@ void phase_hogs(const struct sizes *sz, uint64_t seed)
         sp_go(sleeper, (void *)(uintptr_t)(seed + i));
     sp_waitgroup_wait(&hg.wg);
     add(&tally.spawned, sz->hogs + sz->sleepers);
+}
+
+/* ---- net: TCP to the machine's own address, every byte echoed --------- */
+
+static struct {
+    bool tried, up;
+    sp_listener *l;
+    char addr[32];              /* "a.b.c.d:port" of the listener */
+    int msgs;
+    sp_waitgroup wg;
+} nt;
+
+static void echo(void *arg)
+{
+    sp_conn *c = arg;
+    char buf[2048];
+    long n;
+
+    while ((n = sp_read(c, buf, sizeof buf)) > 0)
+        if (sp_write(c, buf, n) != n)
+            break;
+    sp_close(c);
+    sp_waitgroup_done(&nt.wg);
+}
+
+static void acceptor(void *arg)
+{
+    int n = (int)(uintptr_t)arg, err;
+
+    for (int i = 0; i < n; i++) {
+        sp_conn *c = sp_accept(nt.l, &err);
+
+        if (!c) {
+            soak_fail("net: accept: %s", sp_net_strerror(err));
+            /* The echo G this connection would have had. */
+            sp_waitgroup_done(&nt.wg);
+            continue;
+        }
+        add(&tally.spawned, 1);
+        sp_go(echo, c);
+    }
+    sp_waitgroup_done(&nt.wg);
+}
+
+/* The byte at offset j of message k of client i. */
+static char pattern(uint64_t i, int k, int j)
+{
+    return (char)(i * 131 + k * 31 + j * 7);
+}
+
+static void client(void *arg)
+{
+    uint64_t i = (uintptr_t)arg, s = i * 2654435761u + 1, bytes = 0;
+    char out[2048], in[2048];
+    int err;
+    sp_conn *c = sp_dial(nt.addr, 10000000000ULL, &err);
+
+    if (!c) {
+        soak_fail("net: dial %s: %s", nt.addr, sp_net_strerror(err));
+        sp_waitgroup_done(&nt.wg);
+        return;
+    }
+    for (int k = 0; k < nt.msgs; k++) {
+        int len = 1 + (int)(rnd(&s) % sizeof out), got = 0;
+
+        for (int j = 0; j < len; j++)
+            out[j] = pattern(i, k, j);
+        if (sp_write(c, out, len) != len) {
+            soak_fail("net: client %lu: write failed", (unsigned long)i);
+            break;
+        }
+        while (got < len) {
+            long n = sp_read(c, in + got, len - got);
+
+            if (n <= 0) {
+                soak_fail("net: client %lu: read %ld after %d of %d bytes",
+                          (unsigned long)i, n, got, len);
+                goto out;
+            }
+            got += (int)n;
+        }
+        if (memcmp(in, out, len)) {
+            soak_fail("net: client %lu: message %d came back changed",
+                      (unsigned long)i, k);
+            break;
+        }
+        bytes += len;
+    }
+out:
+    add(&tally.net_bytes, bytes);
+    sp_close(c);
+    sp_waitgroup_done(&nt.wg);
+}
+
+/* The listener, once: none if the machine has no NIC. */
+static bool net_up(void)
+{
+    char ip[16];
+    int err;
+
+    if (nt.tried)
+        return nt.up;
+    nt.tried = true;
+    if ((err = sp_net_wait(30000000000ULL))) {
+        printf("soak: no network (%s): no network phase\n",
+               sp_net_strerror(err));
+        return false;
+    }
+    if (sp_net_addr(ip, sizeof ip) || !(nt.l = sp_listen(":7070", &err))) {
+        soak_fail("net: no listener on :7070: %s", sp_net_strerror(err));
+        return false;
+    }
+    snprintf(nt.addr, sizeof nt.addr, "%s:7070", ip);
+    printf("soak: network phase against %s\n", nt.addr);
+    return nt.up = true;
+}
+
+bool phase_net_enabled(void)
+{
+    return nt.up;
+}
+
+void phase_net(const struct sizes *sz, uint64_t seed)
+{
+    int n = sz->conns;
+
+    if (!net_up())
+        return;
+    nt.msgs = sz->msgs_per_conn;
+    /* Clients and acceptor; each accepted connection adds its echo G. */
+    sp_waitgroup_add(&nt.wg, 2 * n + 1);
+    sp_go(acceptor, (void *)(uintptr_t)n);
+    for (int i = 0; i < n; i++)
+        sp_go(client, (void *)(uintptr_t)(seed * 64 + i));
+    sp_waitgroup_wait(&nt.wg);
+    add(&tally.spawned, n + 1);
 }

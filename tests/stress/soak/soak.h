@@ -25,6 +25,7 @@ struct tally {
     uint64_t sleeps;            /* sleeps completed */
     uint64_t hog_ms;            /* CPU time the hogs burned */
     uint64_t preempts;          /* times the hogs were preempted */
+    uint64_t net_bytes;         /* bytes echoed back intact over TCP */
     uint64_t bad;               /* broken laws */
 };
 
@@ -46,6 +47,7 @@ struct sizes {
     int sleepers, sleeps_each;
     int hogs;
     int hog_ms;
+    int conns, msgs_per_conn;   /* net phase */
 };
 
 void phase_spawn(const struct sizes *sz, uint64_t seed);
@@ -55,5 +57,9 @@ void phase_mutex(const struct sizes *sz, uint64_t seed);
 void phase_timers(const struct sizes *sz, uint64_t seed);
 /* Hogs that spin on the CPU while the sleepers sleep: preemption. */
 void phase_hogs(const struct sizes *sz, uint64_t seed);
+/* TCP to the machine's own address, when it has a NIC (the first call
+   waits for DHCP and says whether it has); phase_net_enabled says. */
+void phase_net(const struct sizes *sz, uint64_t seed);
+bool phase_net_enabled(void);
 
 #endif
