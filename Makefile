@@ -198,7 +198,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx
+               polldesc_tsan netrx efimap
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -213,6 +213,14 @@ $(HB)/fdt_test: tests/host/fdt_test.c kernel/fdt.c kernel/fdt_blob.c kernel/fdt_
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
+
+# The EFI loader's memory-map conversion (boot/efi/efimap.c), which is
+# pure C so that it builds both into the loader and here.
+$(HB)/efimap_test: tests/host/efimap_test.c boot/efi/efimap.c boot/efi/efimap.h \
+                   kernel/bootinfo.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efimap.c
 
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
