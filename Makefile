@@ -75,10 +75,14 @@ LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
            $(LIBGCC) --end-group
 
-# The kernel: generic folders plus this arch's folder.
+# The kernel: generic folders plus this arch's folders (boot/<arch>
+# holds the boot-protocol entries: PVH and EFI on x86_64).
 KSRCS := $(wildcard kernel/*.c kernel/net/*.c sched/*.c drivers/*.c) \
-         $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S)
+         $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
+         $(wildcard boot/$(ARCH)/*.c boot/$(ARCH)/*.S)
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+# The EFI entry shares its handoff header with the loader.
+$(B)/boot/%.o: CFLAGS += -Iboot/efi
 
 # Images: apps and in-image tests (tests/host holds host programs).
 IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
@@ -155,6 +159,49 @@ run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+
+# ---- Firmware boot (x86_64): the EFI loader and GPT disk images -------
+#
+# boot/efi/ is an EFI application built with Debian's gnu-efi (its crt0,
+# linker script and libraries, converted to PE by objcopy), not part of
+# the kernel: one BOOTX64.EFI serves every app.  `make image` puts it on
+# the EFI system partition of build/x86_64/<APP>.img, beside the app's
+# kernel and CMDLINE (tools/mkimage.sh); `make run-efi` boots that image
+# under OVMF, and `make test-efi` boots every test image through OVMF.
+EB          := build/x86_64/efi
+EFI_LOADER  := $(EB)/BOOTX64.EFI
+EFI_LIB     := /usr/lib
+EFI_CFLAGS  := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+               -ffreestanding -fpic -fshort-wchar -mno-red-zone \
+               -fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI \
+               -I/usr/include/efi -I/usr/include/efi/x86_64 -Iboot/efi \
+               -Ikernel -Iarch/x86_64 -MMD -MP
+EFI_OBJS    := $(patsubst boot/efi/%.c,$(EB)/%.o,$(wildcard boot/efi/*.c))
+
+.PHONY: deps-efi image run-efi test-efi
+deps-efi:
+	$(Q)tools/deps.sh efi
+
+$(EB)/%.o: boot/efi/%.c | deps-efi
+	$(call msg,EFICC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc $(EFI_CFLAGS) -c -o $@ $<
+
+$(EFI_LOADER): $(EFI_OBJS)
+	$(call msg,EFILD,$@)
+	$(Q)ld -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
+	    -o $@.so $(EFI_LIB)/crt0-efi-x86_64.o $^ -L$(EFI_LIB) -lefi -lgnuefi
+	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+	    -j .rela -j .reloc --target efi-app-x86_64 --subsystem=10 $@.so $@
+
+# Rebuilt on every call: CMDLINE is part of the image.
+image: $(EFI_LOADER) $(B)/apps/$(APP).elf
+	@[ "$(ARCH)" = x86_64 ] || { echo "make image: ARCH=x86_64 only for now"; exit 1; }
+	$(call msg,IMAGE,$(B)/$(APP).img)
+	$(Q)tools/mkimage.sh $(EFI_LOADER) $(B)/apps/$(APP).elf $(B)/$(APP).img $(CMDLINE)
+
+run-efi: image
+	$(Q)NET=$(NET) tools/qemu.sh x86_64-efi $(B)/$(APP).img $(SMP)
 
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.

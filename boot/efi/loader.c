@@ -1,0 +1,217 @@
+/*
+ * loader.c - Spindle's EFI loader for x86_64: EFI/BOOT/BOOTX64.EFI.
+ *
+ * efi_main, in order:
+ *  1. reads the kernel (EFI/spindle/kernel.elf) and places it where it
+ *     was linked (kernel.c);
+ *  2. takes the command line from the EFI load options when they hold
+ *     text (a boot entry's optional data, or the shell's arguments),
+ *     else from EFI/spindle/cmdline, which `make image` writes from
+ *     CMDLINE;
+ *  3. finds the ACPI RSDP in the configuration table (2.0 before 1.0);
+ *  4. claims the page of the AP start-up trampoline;
+ *  5. fills the handoff (handoff.h), gets the memory map and exits boot
+ *     services, getting the map again and retrying while the map key is
+ *     stale (UEFI 2.10 §7.4, ExitBootServices);
+ *  6. after that, with no boot service left, converts the final map
+ *     (efimap.c) and calls the kernel's 64-bit EFI entry.
+ * Any failure before step 5 prints why on the firmware console and
+ * returns to the firmware, which goes on to its next boot option.
+ * Firmware oddities that do not stop the boot (no RSDP, a busy trampoline
+ * page, a strange map) become "efi: ..." notes the kernel prints.
+ */
+#include "efimap.h"
+#include "handoff.h"
+#include "loader.h"
+#include "x86.h"
+
+#define EBS_TRIES 8
+
+typedef void kernel_entry(struct efi_handoff *h);   /* does not return */
+
+static struct efi_handoff *h;
+
+/* Appends one line "efi: " a b c to the handoff's notes (b, c may be
+   NULL). */
+static void note(const char *a, const char *b, const char *c)
+{
+    const char *part[] = { "efi: ", a, b, c };
+    UINTN n = strlena((CHAR8 *)h->notes);
+
+    for (int i = 0; i < 4; i++)
+        for (const char *s = part[i]; s && *s && n < EFI_NOTES_MAX - 2; s++)
+            h->notes[n++] = *s;
+    h->notes[n++] = '\n';
+    h->notes[n] = 0;
+}
+
+/* The load options as an ASCII command line, if they are text: printable
+   UCS-2 up to the first NUL.  A first word ending in ".efi" is the
+   shell's argv[0] and is dropped.  Firmware boot entries made by the
+   boot manager itself carry binary data here, which is not text. */
+static int options_cmdline(EFI_LOADED_IMAGE *li, char *out)
+{
+    const CHAR16 *s = li->LoadOptions;
+    UINTN n = li->LoadOptionsSize / sizeof(CHAR16), i = 0, k = 0, w;
+
+    while (i < n && s[i])
+        if (s[i] < 0x20 || s[i] > 0x7e)
+            return 0;
+        else
+            i++;
+    n = i;
+    for (w = 0; w < n && s[w] != ' '; w++)
+        ;
+    if (w >= 4 && s[w - 4] == '.' && (s[w - 3] | 0x20) == 'e' &&
+        (s[w - 2] | 0x20) == 'f' && (s[w - 1] | 0x20) == 'i')
+        i = w;
+    else
+        i = 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    for (; i < n && k < EFI_CMDLINE_MAX - 1; i++)
+        out[k++] = (char)s[i];
+    out[k] = 0;
+    if (i < n)
+        note("the load options are longer than the command line buffer; cut", 0, 0);
+    return k > 0;
+}
+
+static void get_cmdline(EFI_LOADED_IMAGE *li)
+{
+    char *file;
+    UINTN size, k = 0;
+
+    if (options_cmdline(li, h->cmdline))
+        return;
+    if (EFI_ERROR(read_file(li, CMDLINE_PATH, &file, &size)))
+        return;                 /* none baked in: an empty command line */
+    for (UINTN i = 0; i < size && k < EFI_CMDLINE_MAX - 1; i++)
+        if (file[i] != '\n' && file[i] != '\r')
+            h->cmdline[k++] = file[i];
+    h->cmdline[k] = 0;
+    FreePool(file);
+}
+
+static uint64_t find_rsdp(void)
+{
+    static EFI_GUID acpi20 = ACPI_20_TABLE_GUID, acpi10 = ACPI_TABLE_GUID;
+    EFI_CONFIGURATION_TABLE *t = ST->ConfigurationTable;
+
+    for (int want = 0; want < 2; want++)
+        for (UINTN i = 0; i < ST->NumberOfTableEntries; i++)
+            if (!CompareGuid(&t[i].VendorGuid, want ? &acpi10 : &acpi20))
+                return (uint64_t)t[i].VendorTable;
+    note("no ACPI RSDP in the firmware's configuration table; the kernel "
+         "looks in the BIOS area, else starts the boot core only", 0, 0);
+    return 0;
+}
+
+/* The final map goes into the handoff; only GetMemoryMap and
+   ExitBootServices are called once the first ExitBootServices is. */
+static EFI_STATUS exit_boot_services(EFI_HANDLE image, void *map, UINTN cap,
+                                     UINTN *size, UINTN *dsize)
+{
+    UINTN key;
+    UINT32 dver;
+    EFI_STATUS st = EFI_SUCCESS;
+
+    for (int i = 0; i < EBS_TRIES; i++) {
+        *size = cap;
+        st = uefi_call_wrapper(BS->GetMemoryMap, 5, size, map, &key, dsize, &dver);
+        if (EFI_ERROR(st))
+            return st;
+        st = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
+        if (st != EFI_INVALID_PARAMETER)    /* stale key: read the map again */
+            return st;
+    }
+    return st;
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+    EFI_LOADED_IMAGE *li;
+    EFI_PHYSICAL_ADDRESS at;
+    struct memrange claimed[2];
+    uint64_t entry;
+    char *kfile;
+    UINTN ksize, cap, size = 0, dsize, key, pre;
+    UINT32 dver;
+    void *map;
+    EFI_STATUS st;
+
+    InitializeLib(image, systab);
+    Print(L"spindle-efi: loading %s\r\n", KERNEL_PATH);
+    st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
+    if (EFI_ERROR(st)) {
+        Print(L"spindle-efi: no loaded-image protocol (%r)\r\n", st);
+        return st;
+    }
+
+    /* The handoff below 4 GiB: the kernel's boot page tables map that. */
+    at = 0xFFFFFFFF;
+    st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+                           EFI_SIZE_TO_PAGES(sizeof *h), &at);
+    if (EFI_ERROR(st)) {
+        Print(L"spindle-efi: no memory below 4 GiB for the boot data (%r)\r\n", st);
+        return st;
+    }
+    h = (void *)at;
+    ZeroMem(h, sizeof *h);
+    h->magic = EFI_HANDOFF_MAGIC;
+    claimed[1].base = at;
+    claimed[1].len = EFI_SIZE_TO_PAGES(sizeof *h) * EFI_PAGE_SIZE;
+
+    st = read_file(li, KERNEL_PATH, &kfile, &ksize);
+    if (EFI_ERROR(st)) {
+        Print(L"spindle-efi: cannot read %s (%r)\r\n", KERNEL_PATH, st);
+        return st;
+    }
+    st = place_kernel(kfile, ksize, &claimed[0], &entry);
+    FreePool(kfile);
+    if (EFI_ERROR(st))
+        return st;
+    get_cmdline(li);
+    h->bi.rsdp = find_rsdp();
+    at = TRAMPOLINE_PA;
+    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+                                    EfiLoaderData, 1, &at)))
+        note("the firmware holds the AP trampoline's page (",
+             memory_type_at(TRAMPOLINE_PA), "); other cores may not start");
+
+    /* A map buffer with room for the entries that allocating it adds. */
+    uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
+    cap = size + 16 * dsize;
+    map = AllocatePool(cap);
+    if (!map) {
+        Print(L"spindle-efi: no memory for the memory map\r\n");
+        return EFI_OUT_OF_RESOURCES;
+    }
+    /* A dry run on today's map: one without usable memory stops here,
+       where the firmware console can still say so. */
+    size = cap;
+    pre = strlena((CHAR8 *)h->notes);
+    st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, map, &key, &dsize, &dver);
+    if (EFI_ERROR(st) ||
+        efimap_to_bootinfo(map, size, dsize, claimed, 2, &h->bi, h->notes + pre,
+                           EFI_NOTES_MAX - pre) < 0) {
+        Print(L"spindle-efi: the firmware's memory map is unusable (%r):\r\n%a", st,
+              h->notes);
+        return EFI_ERROR(st) ? st : EFI_LOAD_ERROR;
+    }
+    Print(L"spindle-efi: kernel at 0x%lx-0x%lx, RSDP 0x%lx, command line \"%a\"\r\n",
+          claimed[0].base, claimed[0].base + claimed[0].len, h->bi.rsdp, h->cmdline);
+    st = exit_boot_services(image, map, cap, &size, &dsize);
+    if (EFI_ERROR(st))
+        return st;              /* nothing may be printed now */
+
+    /* The final map replaces the dry run's result and notes.  A map that
+       lost all its usable memory meanwhile still reaches the kernel,
+       whose console says so (efi.c). */
+    __asm__ volatile("cli");
+    h->bi.nreserved = 0;
+    efimap_to_bootinfo(map, size, dsize, claimed, 2, &h->bi, h->notes + pre,
+                       EFI_NOTES_MAX - pre);
+    ((kernel_entry *)entry)(h);
+    __builtin_unreachable();
+}
