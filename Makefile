@@ -6,6 +6,10 @@
 #                                        every arch unless ARCH= names one
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
+#   make image [APP=hello] [CMDLINE=...] build/x86_64/<app>.img: a GPT disk
+#                                        image booting the app through UEFI
+#   make run-efi [APP=hello] [SMP=n]     that image under OVMF in QEMU
+#   make test-efi [T=<test app>]         every in-image test through OVMF
 #   make images                          every app and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
@@ -111,7 +115,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,18p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -269,6 +273,13 @@ $(HB)/efimap_test: tests/host/efimap_test.c boot/efi/efimap.c boot/efi/efimap.h 
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efimap.c
 
+# The check of a disk image made by make image (tools/mkimage.sh); make
+# test runs it on build/x86_64/hello.img when it boots x86_64-efi.
+$(HB)/efiimage_test: tests/host/efiimage_test.c tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
 RUNQ_DEPS := tests/host/runq_test.c sched/runq.c sched/runq.h tests/host/harness.h
@@ -374,12 +385,25 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # included).  The runner runs the
 # host tests and boots every test image of each configuration over its
 # core-count matrix, then prints the one total line.
-TEST_CONFIGS := x86_64 aarch64 hosted hosted-asan hosted-tsan
-TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH),$(TEST_CONFIGS))
+#
+# x86_64-efi boots the x86_64 test images through OVMF and the EFI
+# loader: in `make test` (and with ARCH=x86_64) only the slice
+# EFI_TESTS at 2 cores, since the firmware adds some 4 s a boot;
+# `make test-efi` boots every test image that way.
+TEST_CONFIGS := x86_64 x86_64-efi aarch64 hosted hosted-asan hosted-tsan
+EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
+                tests/time/timers tests/time/preempt
+TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
+                    $(if $(filter x86_64,$(RUN_ARCH)),x86_64-efi),$(TEST_CONFIGS))
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" \
                     --smp-for hosted "4 8" --smp-for hosted-asan "1 4" \
                     --smp-for hosted-tsan 4)
-config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,ARCH=$(1)))
+config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter x86_64-efi,$(1)),ARCH=x86_64 APP=hello CMDLINE= image,ARCH=$(1))))
+# With x86_64-efi, the image check runs among the host tests, on
+# build/x86_64/hello.img.
+EFI_CHECK     = $(if $(filter x86_64-efi,$(TEST_RUN)),$(HB)/efiimage_test)
+# The images a configuration boots.
+test_images   = $(if $(filter x86_64-efi,$(1)),$(EFI_TESTS:%=build/x86_64/%.elf),$(TEST_DIRS:%=build/$(1)/%.elf))
 
 # The images build in parallel, one job per host core, unless make was
 # given -j already (then its jobserver shares the jobs out; MAKEFLAGS
@@ -395,9 +419,9 @@ TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES) fuzz; do tools/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz $(if $(filter x86_64-efi,$(TEST_RUN)),efi); do tools/deps.sh $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
-	    test-host $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
+	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
 
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.
@@ -409,11 +433,19 @@ $(TEST_HOSTED:%=test-images-%): test-images-%: $(LWIP_STAMP)
 test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
-	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
+	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
 	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
-	    $(TEST_SMP_FOR) \
-	    $(foreach a,$(TEST_RUN),--arch $(a) $(TEST_DIRS:%=build/$(a)/%.elf))
+	    $(TEST_SMP_FOR) --smp-for x86_64-efi 2 \
+	    $(foreach a,$(TEST_RUN),--arch $(a) $(call test_images,$(a)))
+
+# Every in-image test booted through OVMF (at 2 cores unless SMP= says).
+test-efi: deps-efi
+	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=x86_64 APP=hello CMDLINE= image test-images
+	$(Q)$(MAKE) --no-print-directory $(HB)/efiimage_test $(HB)/netpeer
+	$(Q)tools/runtests.sh --host $(HB)/efiimage_test $(if $(T),--only $(T)) \
+	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
+	    --arch x86_64-efi $(TEST_DIRS:%=build/x86_64/%.elf)
 
 clean:
 	rm -rf build

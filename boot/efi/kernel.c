@@ -76,35 +76,35 @@ EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size
     return EFI_SUCCESS;
 }
 
-const char *memory_type_at(uint64_t addr)
+const char *memory_taken(uint64_t lo, uint64_t hi, uint64_t *at)
 {
-    static char name[48];
+    static const char *const names[] = {
+        "reserved", "loader code", "loader data", "boot-services code",
+        "boot-services data", "runtime-services code",
+        "runtime-services data", "free", "unusable", "ACPI reclaim",
+        "ACPI NVS", "MMIO",
+    };
     UINTN n, key, dsize;
     UINT32 dver;
     EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&n, &key, &dsize, &dver);
-    const char *what = "not in the memory map";
+    const char *what = "nothing in the memory map";
 
+    *at = lo;
     for (UINTN i = 0; map && i < n; i++) {
         EFI_MEMORY_DESCRIPTOR *d = (void *)((char *)map + i * dsize);
+        uint64_t b = d->PhysicalStart, e = b + d->NumberOfPages * EFI_PAGE_SIZE;
 
-        if (addr >= d->PhysicalStart &&
-            addr - d->PhysicalStart < d->NumberOfPages * EFI_PAGE_SIZE) {
-            static const char *const names[] = {
-                "reserved", "loader code", "loader data",
-                "boot-services code", "boot-services data",
-                "runtime-services code", "runtime-services data", "free",
-                "unusable", "ACPI reclaim", "ACPI NVS", "MMIO",
-            };
+        if (d->Type == EfiConventionalMemory || e <= lo || b >= hi)
+            continue;
+        if (what[0] == 'n' || b < *at) {
+            *at = b > lo ? b : lo;
             what = d->Type < sizeof names / sizeof names[0] ? names[d->Type]
                                                             : "another type";
-            break;
         }
     }
     if (map)
         FreePool(map);
-    for (int i = 0; (name[i] = what[i]) && i < (int)sizeof name - 1; i++)
-        ;
-    return name;
+    return what;
 }
 
 /* The entry address from the kernel's "Spindle" note, or 0. */
@@ -180,9 +180,12 @@ EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
             st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
                                    EfiLoaderData, (hi - lo) / EFIMAP_PAGE, &at);
             if (EFI_ERROR(st)) {
+                uint64_t taken;
+                const char *what = memory_taken(lo, hi, &taken);
+
                 Print(L"spindle-efi: the kernel is linked at 0x%lx-0x%lx, but the "
                       "firmware holds that memory (%a at 0x%lx): %r\r\n",
-                      lo, hi, memory_type_at(lo), lo, st);
+                      lo, hi, what, taken, st);
                 return st;
             }
         }

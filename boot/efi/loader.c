@@ -177,7 +177,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
                                     EfiLoaderData, 1, &at)))
         note("the firmware holds the AP trampoline's page (",
-             memory_type_at(TRAMPOLINE_PA), "); other cores may not start");
+             memory_taken(at, at + EFI_PAGE_SIZE, &at), "); other cores may not start");
 
     /* A map buffer with room for the entries that allocating it adds. */
     uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);

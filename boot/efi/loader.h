@@ -28,8 +28,9 @@ EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size
 EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
                         uint64_t *entry);
 
-/* The firmware's name for the memory type holding addr now ("free",
-   "runtime-services data", ...), for error messages. */
-const char *memory_type_at(uint64_t addr);
+/* For error messages: the type of the lowest memory map entry in
+   [lo, hi) that is not free ("runtime-services data", ...), and in *at
+   where it starts (lo if it starts below). */
+const char *memory_taken(uint64_t lo, uint64_t hi, uint64_t *at);
 
 #endif
