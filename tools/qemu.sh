@@ -110,7 +110,8 @@ x86_64|x86_64-efi)
             trap 'rm -rf "$tmp"' EXIT
             disk=$tmp/disk.img vars=$tmp/OVMF_VARS.fd
             cp "$ovmf/OVMF_VARS.fd" "$vars"
-            "$(dirname "$0")/mkimage.sh" build/x86_64/efi/BOOTX64.EFI "$image" "$disk" "$@"
+            GPT_CACHE=build/x86_64-efi/gpt.img \
+                "$(dirname "$0")/mkimage.sh" build/x86_64/efi/BOOTX64.EFI "$image" "$disk" "$@"
             ;;
         esac
         boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE.fd"
