@@ -199,13 +199,19 @@ $(EFI_LOADER): $(EFI_OBJS)
 	    -j .rela -j .reloc --target efi-app-x86_64 --subsystem=10 $@.so $@
 
 # Rebuilt on every call: CMDLINE is part of the image.
-image: $(EFI_LOADER) $(B)/apps/$(APP).elf
-	@[ "$(ARCH)" = x86_64 ] || { echo "make image: ARCH=x86_64 only for now"; exit 1; }
+ifeq ($(ARCH),x86_64)
+image: $(EFI_LOADER)
+	@[ -d apps/$(APP) ] || { echo "make image: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(call msg,IMAGE,$(B)/$(APP).img)
 	$(Q)tools/mkimage.sh $(EFI_LOADER) $(B)/apps/$(APP).elf $(B)/$(APP).img $(CMDLINE)
 
 run-efi: image
 	$(Q)NET=$(NET) tools/qemu.sh x86_64-efi $(B)/$(APP).img $(SMP)
+else
+image run-efi:
+	@echo "make $@: firmware boot is x86_64 only so far (ARCH=$(ARCH))"; exit 1
+endif
 
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.

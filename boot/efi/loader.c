@@ -128,26 +128,33 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, void *map, UINTN cap,
     return st;
 }
 
-EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+/* What prepare() gathers for the jump; the pages of claimed[] and the
+   map are released again if the boot does not happen. */
+struct boot {
+    struct memrange claimed[2];     /* the kernel image, the handoff */
+    uint64_t entry;
+    uint64_t trampoline;            /* its page, 0 if not claimed */
+    void *map;
+    UINTN cap, size, dsize, pre;    /* pre: notes before the map's */
+};
+
+/* Steps 1-4 and the map buffer, with a dry run of the conversion on
+   today's map: one without usable memory stops here, where the firmware
+   console can still say so.  Prints why it fails. */
+static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
 {
     EFI_LOADED_IMAGE *li;
     EFI_PHYSICAL_ADDRESS at;
-    struct memrange claimed[2];
-    uint64_t entry;
     char *kfile;
-    UINTN ksize, cap, size = 0, dsize, key, pre;
+    UINTN ksize, key;
     UINT32 dver;
-    void *map;
     EFI_STATUS st;
 
-    InitializeLib(image, systab);
-    Print(L"spindle-efi: loading %s\r\n", KERNEL_PATH);
     st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
     if (EFI_ERROR(st)) {
         Print(L"spindle-efi: no loaded-image protocol (%r)\r\n", st);
         return st;
     }
-
     /* The handoff below 4 GiB: the kernel's boot page tables map that. */
     at = 0xFFFFFFFF;
     st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
@@ -159,15 +166,15 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     h = (void *)at;
     ZeroMem(h, sizeof *h);
     h->magic = EFI_HANDOFF_MAGIC;
-    claimed[1].base = at;
-    claimed[1].len = EFI_SIZE_TO_PAGES(sizeof *h) * EFI_PAGE_SIZE;
+    b->claimed[1].base = at;
+    b->claimed[1].len = EFI_SIZE_TO_PAGES(sizeof *h) * EFI_PAGE_SIZE;
 
     st = read_file(li, KERNEL_PATH, &kfile, &ksize);
     if (EFI_ERROR(st)) {
         Print(L"spindle-efi: cannot read %s (%r)\r\n", KERNEL_PATH, st);
         return st;
     }
-    st = place_kernel(kfile, ksize, &claimed[0], &entry);
+    st = place_kernel(kfile, ksize, &b->claimed[0], &b->entry);
     FreePool(kfile);
     if (EFI_ERROR(st))
         return st;
@@ -178,40 +185,75 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
                                     EfiLoaderData, 1, &at)))
         note("the firmware holds the AP trampoline's page (",
              memory_taken(at, at + EFI_PAGE_SIZE, &at), "); other cores may not start");
+    else
+        b->trampoline = at;
 
     /* A map buffer with room for the entries that allocating it adds. */
-    uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
-    cap = size + 16 * dsize;
-    map = AllocatePool(cap);
-    if (!map) {
+    b->size = 0;
+    uefi_call_wrapper(BS->GetMemoryMap, 5, &b->size, NULL, &key, &b->dsize, &dver);
+    b->cap = b->size + 16 * b->dsize;
+    b->map = AllocatePool(b->cap);
+    if (!b->map) {
         Print(L"spindle-efi: no memory for the memory map\r\n");
         return EFI_OUT_OF_RESOURCES;
     }
-    /* A dry run on today's map: one without usable memory stops here,
-       where the firmware console can still say so. */
-    size = cap;
-    pre = strlena((CHAR8 *)h->notes);
-    st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, map, &key, &dsize, &dver);
+    b->size = b->cap;
+    b->pre = strlena((CHAR8 *)h->notes);
+    st = uefi_call_wrapper(BS->GetMemoryMap, 5, &b->size, b->map, &key, &b->dsize, &dver);
     if (EFI_ERROR(st) ||
-        efimap_to_bootinfo(map, size, dsize, claimed, 2, &h->bi, h->notes + pre,
-                           EFI_NOTES_MAX - pre) < 0) {
+        efimap_to_bootinfo(b->map, b->size, b->dsize, b->claimed, 2, &h->bi,
+                           h->notes + b->pre, EFI_NOTES_MAX - b->pre) < 0) {
         Print(L"spindle-efi: the firmware's memory map is unusable (%r):\r\n%a", st,
               h->notes);
         return EFI_ERROR(st) ? st : EFI_LOAD_ERROR;
     }
     Print(L"spindle-efi: kernel at 0x%lx-0x%lx, RSDP 0x%lx, command line \"%a\"\r\n",
-          claimed[0].base, claimed[0].base + claimed[0].len, h->bi.rsdp, h->cmdline);
-    st = exit_boot_services(image, map, cap, &size, &dsize);
+          b->claimed[0].base, b->claimed[0].base + b->claimed[0].len, h->bi.rsdp,
+          h->cmdline);
+    return EFI_SUCCESS;
+}
+
+/* Gives back what prepare() took, so that the firmware's next boot
+   option (or this one, tried again) finds the memory free. */
+static void release(struct boot *b)
+{
+    for (int i = 0; i < 2; i++)
+        if (b->claimed[i].len)
+            uefi_call_wrapper(BS->FreePages, 2, b->claimed[i].base,
+                              b->claimed[i].len / EFI_PAGE_SIZE);
+    if (b->trampoline)
+        uefi_call_wrapper(BS->FreePages, 2, b->trampoline, 1);
+    if (b->map)
+        FreePool(b->map);
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+    struct boot b = { 0 };
+    EFI_STATUS st;
+
+    InitializeLib(image, systab);
+    Print(L"spindle-efi: loading %s\r\n", KERNEL_PATH);
+    st = prepare(image, &b);
+    if (EFI_ERROR(st)) {
+        /* Time to read the message before the firmware's menu or next
+           boot option takes the screen. */
+        Print(L"spindle-efi: not booting; back to the firmware in 10 s\r\n");
+        release(&b);
+        uefi_call_wrapper(BS->Stall, 1, 10 * 1000 * 1000);
+        return st;
+    }
+    st = exit_boot_services(image, b.map, b.cap, &b.size, &b.dsize);
     if (EFI_ERROR(st))
-        return st;              /* nothing may be printed now */
+        return st;              /* nothing may be printed or freed now */
 
     /* The final map replaces the dry run's result and notes.  A map that
        lost all its usable memory meanwhile still reaches the kernel,
        whose console says so (efi.c). */
     __asm__ volatile("cli");
     h->bi.nreserved = 0;
-    efimap_to_bootinfo(map, size, dsize, claimed, 2, &h->bi, h->notes + pre,
-                       EFI_NOTES_MAX - pre);
-    ((kernel_entry *)entry)(h);
+    efimap_to_bootinfo(b.map, b.size, b.dsize, b.claimed, 2, &h->bi,
+                       h->notes + b.pre, EFI_NOTES_MAX - b.pre);
+    ((kernel_entry *)b.entry)(h);
     __builtin_unreachable();
 }
