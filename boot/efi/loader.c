@@ -26,6 +26,7 @@
 #include "x86.h"
 
 #define EBS_TRIES 8
+#define CR4_LA57  (1 << 12)         /* 5-level paging (Intel SDM Vol. 3A §2.5) */
 
 typedef void kernel_entry(struct efi_handoff *h);   /* does not return */
 
@@ -149,7 +150,14 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     UINTN ksize, key;
     UINT32 dver;
     EFI_STATUS st;
+    uint64_t cr4;
 
+    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+    if (cr4 & CR4_LA57) {
+        Print(L"spindle-efi: the firmware runs with 5-level paging, which the "
+              "kernel's boot page tables do not handle\r\n");
+        return EFI_UNSUPPORTED;
+    }
     st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
     if (EFI_ERROR(st)) {
         Print(L"spindle-efi: no loaded-image protocol (%r)\r\n", st);

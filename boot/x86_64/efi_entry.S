@@ -64,10 +64,12 @@ efi_entry:
     cmp $2048, %ecx
     jne 2b
 
-    /* FXSR/XMMEXCPT and MP as pvh_entry sets them (the firmware
-       already runs with SSE, but does not promise these bits). */
-    mov %cr4, %rax
-    or $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %rax
+    /* CR4 exactly as pvh_entry leaves it: the firmware may have turned
+       on global pages (clearing PGE flushes its global TLB entries,
+       which a CR3 load would keep), PCIDE, SMEP, XSAVE and the like,
+       none of which the kernel expects.  LA57 cannot change in long
+       mode; the loader refuses to boot under 5-level paging. */
+    mov $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
     mov %rax, %cr4
     mov %cr0, %rax
     and $~CR0_EM, %rax
