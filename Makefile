@@ -255,7 +255,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap
+               polldesc_tsan netrx efimap loadopt
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -278,6 +278,13 @@ $(HB)/efimap_test: tests/host/efimap_test.c boot/efi/efimap.c boot/efi/efimap.h 
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efimap.c
+
+# The EFI load options as the command line (boot/efi/loadopt.c).
+$(HB)/loadopt_test: tests/host/loadopt_test.c boot/efi/loadopt.c boot/efi/loadopt.h \
+                    tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/loadopt.c
 
 # The check of a disk image made by make image (tools/mkimage.sh); make
 # test runs it on build/x86_64/hello.img when it boots x86_64-efi.

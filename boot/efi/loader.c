@@ -23,6 +23,7 @@
 #include "efimap.h"
 #include "handoff.h"
 #include "loader.h"
+#include "loadopt.h"
 #include "x86.h"
 
 #define EBS_TRIES 8
@@ -46,45 +47,18 @@ static void note(const char *a, const char *b, const char *c)
     h->notes[n] = 0;
 }
 
-/* The load options as an ASCII command line, if they are text: printable
-   UCS-2 up to the first NUL.  A first word ending in ".efi" is the
-   shell's argv[0] and is dropped.  Firmware boot entries made by the
-   boot manager itself carry binary data here, which is not text. */
-static int options_cmdline(EFI_LOADED_IMAGE *li, char *out)
-{
-    const CHAR16 *s = li->LoadOptions;
-    UINTN n = li->LoadOptionsSize / sizeof(CHAR16), i = 0, k = 0, w;
-
-    while (i < n && s[i])
-        if (s[i] < 0x20 || s[i] > 0x7e)
-            return 0;
-        else
-            i++;
-    n = i;
-    for (w = 0; w < n && s[w] != ' '; w++)
-        ;
-    if (w >= 4 && s[w - 4] == '.' && (s[w - 3] | 0x20) == 'e' &&
-        (s[w - 2] | 0x20) == 'f' && (s[w - 1] | 0x20) == 'i')
-        i = w;
-    else
-        i = 0;
-    while (i < n && s[i] == ' ')
-        i++;
-    for (; i < n && k < EFI_CMDLINE_MAX - 1; i++)
-        out[k++] = (char)s[i];
-    out[k] = 0;
-    if (i < n)
-        note("the load options are longer than the command line buffer; cut", 0, 0);
-    return k > 0;
-}
-
 static void get_cmdline(EFI_LOADED_IMAGE *li)
 {
     char *file;
     UINTN size, k = 0;
+    int cut;
 
-    if (options_cmdline(li, h->cmdline))
+    if (loadopt_cmdline(li->LoadOptions, li->LoadOptionsSize, h->cmdline,
+                        EFI_CMDLINE_MAX, &cut)) {
+        if (cut)
+            note("the load options are longer than the command line buffer; cut", 0, 0);
         return;
+    }
     if (EFI_ERROR(read_file(li, CMDLINE_PATH, &file, &size)))
         return;                 /* none baked in: an empty command line */
     for (UINTN i = 0; i < size && k < EFI_CMDLINE_MAX - 1; i++)
