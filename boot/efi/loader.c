@@ -1,24 +1,26 @@
 /*
  * loader.c - Spindle's EFI loader for x86_64: EFI/BOOT/BOOTX64.EFI.
  *
- * efi_main, in order:
+ * In order (steps 1-4 and a dry run of step 6 are prepare()):
  *  1. reads the kernel (EFI/spindle/kernel.elf) and places it where it
  *     was linked (kernel.c);
  *  2. takes the command line from the EFI load options when they hold
- *     text (a boot entry's optional data, or the shell's arguments),
- *     else from EFI/spindle/cmdline, which `make image` writes from
- *     CMDLINE;
+ *     text (a boot entry's optional data, or the shell's arguments;
+ *     loadopt.c), else from EFI/spindle/cmdline, which `make image`
+ *     writes from CMDLINE;
  *  3. finds the ACPI RSDP in the configuration table (2.0 before 1.0);
  *  4. claims the page of the AP start-up trampoline;
- *  5. fills the handoff (handoff.h), gets the memory map and exits boot
- *     services, getting the map again and retrying while the map key is
- *     stale (UEFI 2.10 §7.4, ExitBootServices);
+ *  5. gets the memory map and exits boot services, getting the map
+ *     again and retrying while the map key is stale (UEFI 2.10 §7.4,
+ *     ExitBootServices);
  *  6. after that, with no boot service left, converts the final map
- *     (efimap.c) and calls the kernel's 64-bit EFI entry.
- * Any failure before step 5 prints why on the firmware console and
- * returns to the firmware, which goes on to its next boot option.
- * Firmware oddities that do not stop the boot (no RSDP, a busy trampoline
- * page, a strange map) become "efi: ..." notes the kernel prints.
+ *     into the handoff (efimap.c, handoff.h) and calls the kernel's
+ *     64-bit EFI entry.
+ * Any failure before step 5 prints why on the firmware console, gives
+ * back what was allocated and returns to the firmware, which goes on to
+ * its next boot option.  Firmware oddities that do not stop the boot (no
+ * RSDP, a busy trampoline page, a strange map) become "efi: ..." notes
+ * the kernel prints.
  */
 #include "efimap.h"
 #include "handoff.h"
