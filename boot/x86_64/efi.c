@@ -17,6 +17,8 @@
 #define PIC1_DATA 0x21
 #define PIC2_DATA 0xA1
 
+extern char __kernel_start[], __kernel_end[];
+
 static struct bootinfo bi;
 static char cmdline[EFI_CMDLINE_MAX];
 
@@ -45,8 +47,12 @@ void efi_boot(const struct efi_handoff *h, uint64_t entry_tsc)
     arch_pio_write8(PIC1_DATA, 0xFF);
     arch_pio_write8(PIC2_DATA, 0xFF);
     boot_rsdp = bi.rsdp;
-    /* Real-mode area (the AP trampoline, BIOS data), as pvh.c does. */
+    /* Real-mode area (the AP trampoline, BIOS data) and our own image,
+       as pvh.c does; the loader cut the image out of the usable ranges
+       already, but the kernel does not depend on that. */
     bootinfo_add_reserved(&bi, 0, 0x100000);
+    bootinfo_add_reserved(&bi, (uintptr_t)__kernel_start,
+                          __kernel_end - __kernel_start);
     bi.mapped = BOOT_MAPPED;    /* efi_entry.S's identity map */
     kernel_main(&bi);
 }
