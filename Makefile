@@ -7,6 +7,10 @@
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
+#   make image [APP=hello] [CMDLINE=...] build/x86_64/<app>.img: a GPT disk
+#                                        image booting the app through UEFI
+#   make run-efi [APP=hello] [SMP=n]     that image under OVMF in QEMU
+#   make test-efi [T=<test app>]         every in-image test through OVMF
 #   make images                          every app and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
@@ -76,10 +80,14 @@ LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
 LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
            $(LIBGCC) --end-group
 
-# The kernel: generic folders plus this arch's folder.
+# The kernel: generic folders plus this arch's folders (boot/<arch>
+# holds the boot-protocol entries: PVH and EFI on x86_64).
 KSRCS := $(wildcard kernel/*.c kernel/net/*.c sched/*.c drivers/*.c) \
-         $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S)
+         $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
+         $(wildcard boot/$(ARCH)/*.c boot/$(ARCH)/*.S)
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+# The EFI entry shares its handoff header with the loader.
+$(B)/boot/%.o: CFLAGS += -Iboot/efi
 
 # Images: apps and in-image tests (tests/host holds host programs).
 IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
@@ -108,7 +116,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,18p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -167,6 +175,55 @@ soak: $(B)/tests/stress/soak.elf
 	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
 
+# ---- Firmware boot (x86_64): the EFI loader and GPT disk images -------
+#
+# boot/efi/ is an EFI application built with Debian's gnu-efi (its crt0,
+# linker script and libraries, converted to PE by objcopy), not part of
+# the kernel: one BOOTX64.EFI serves every app.  `make image` puts it on
+# the EFI system partition of build/x86_64/<APP>.img, beside the app's
+# kernel and CMDLINE (tools/mkimage.sh); `make run-efi` boots that image
+# under OVMF, and `make test-efi` boots every test image through OVMF.
+EB          := build/x86_64/efi
+EFI_LOADER  := $(EB)/BOOTX64.EFI
+EFI_LIB     := /usr/lib
+EFI_CFLAGS  := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+               -ffreestanding -fpic -fshort-wchar -mno-red-zone \
+               -fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI \
+               -I/usr/include/efi -I/usr/include/efi/x86_64 -Iboot/efi \
+               -Ikernel -Iarch/x86_64 -MMD -MP
+EFI_OBJS    := $(patsubst boot/efi/%.c,$(EB)/%.o,$(wildcard boot/efi/*.c))
+
+.PHONY: deps-efi image run-efi test-efi
+deps-efi:
+	$(Q)tools/deps.sh efi
+
+$(EB)/%.o: boot/efi/%.c | deps-efi
+	$(call msg,EFICC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc $(EFI_CFLAGS) -c -o $@ $<
+
+$(EFI_LOADER): $(EFI_OBJS)
+	$(call msg,EFILD,$@)
+	$(Q)ld -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
+	    -o $@.so $(EFI_LIB)/crt0-efi-x86_64.o $^ -L$(EFI_LIB) -lefi -lgnuefi
+	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+	    -j .rela -j .reloc --target efi-app-x86_64 --subsystem=10 $@.so $@
+
+# Rebuilt on every call: CMDLINE is part of the image.
+ifeq ($(ARCH),x86_64)
+image: $(EFI_LOADER)
+	@[ -d apps/$(APP) ] || { echo "make image: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(call msg,IMAGE,$(B)/$(APP).img)
+	$(Q)tools/mkimage.sh $(EFI_LOADER) $(B)/apps/$(APP).elf $(B)/$(APP).img $(CMDLINE)
+
+run-efi: image
+	$(Q)NET=$(NET) tools/qemu.sh x86_64-efi $(B)/$(APP).img $(SMP)
+else
+image run-efi:
+	@echo "make $@: firmware boot is x86_64 only so far (ARCH=$(ARCH))"; exit 1
+endif
+
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
@@ -209,7 +266,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx
+               polldesc_tsan netrx efimap loadopt
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -231,6 +288,28 @@ $(HB)/faultcfg_test: tests/host/faultcfg_test.c kernel/faultcfg.c kernel/faultcf
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/faultcfg.c kernel/fmt.c
+
+# The EFI loader's memory-map conversion (boot/efi/efimap.c), which is
+# pure C so that it builds both into the loader and here.
+$(HB)/efimap_test: tests/host/efimap_test.c boot/efi/efimap.c boot/efi/efimap.h \
+                   kernel/bootinfo.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efimap.c
+
+# The EFI load options as the command line (boot/efi/loadopt.c).
+$(HB)/loadopt_test: tests/host/loadopt_test.c boot/efi/loadopt.c boot/efi/loadopt.h \
+                    tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/loadopt.c
+
+# The check of a disk image made by make image (tools/mkimage.sh); make
+# test runs it on build/x86_64/hello.img when it boots x86_64-efi.
+$(HB)/efiimage_test: tests/host/efiimage_test.c tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
 
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
@@ -337,12 +416,25 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # included).  The runner runs the
 # host tests and boots every test image of each configuration over its
 # core-count matrix, then prints the one total line.
-TEST_CONFIGS := x86_64 aarch64 hosted hosted-asan hosted-tsan
-TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH),$(TEST_CONFIGS))
+#
+# x86_64-efi boots the x86_64 test images through OVMF and the EFI
+# loader: in `make test` (and with ARCH=x86_64) only the slice
+# EFI_TESTS at 2 cores, since the firmware adds some 4 s a boot;
+# `make test-efi` boots every test image that way.
+TEST_CONFIGS := x86_64 x86_64-efi aarch64 hosted hosted-asan hosted-tsan
+EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
+                tests/time/timers tests/time/preempt
+TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
+                    $(if $(filter x86_64,$(RUN_ARCH)),x86_64-efi),$(TEST_CONFIGS))
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" \
                     --smp-for hosted "4 8" --smp-for hosted-asan "1 4" \
                     --smp-for hosted-tsan 4)
-config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,ARCH=$(1)))
+config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter x86_64-efi,$(1)),ARCH=x86_64 APP=hello CMDLINE= image,ARCH=$(1))))
+# With x86_64-efi, the image check runs among the host tests, on
+# build/x86_64/hello.img.
+EFI_CHECK     = $(if $(filter x86_64-efi,$(TEST_RUN)),$(HB)/efiimage_test)
+# The images a configuration boots.
+test_images   = $(if $(filter x86_64-efi,$(1)),$(EFI_TESTS:%=build/x86_64/%.elf),$(TEST_DIRS:%=build/$(1)/%.elf))
 
 # The images build in parallel, one job per host core, unless make was
 # given -j already (then its jobserver shares the jobs out; MAKEFLAGS
@@ -358,9 +450,9 @@ TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES) fuzz; do tools/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz $(if $(filter x86_64-efi,$(TEST_RUN)),efi); do tools/deps.sh $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
-	    test-host $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
+	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
 
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.
@@ -372,11 +464,19 @@ $(TEST_HOSTED:%=test-images-%): test-images-%: $(LWIP_STAMP)
 test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
-	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test)" \
+	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
 	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
-	    $(TEST_SMP_FOR) \
-	    $(foreach a,$(TEST_RUN),--arch $(a) $(TEST_DIRS:%=build/$(a)/%.elf))
+	    $(TEST_SMP_FOR) --smp-for x86_64-efi 2 \
+	    $(foreach a,$(TEST_RUN),--arch $(a) $(call test_images,$(a)))
+
+# Every in-image test booted through OVMF (at 2 cores unless SMP= says).
+test-efi: deps-efi
+	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=x86_64 APP=hello CMDLINE= image test-images
+	$(Q)$(MAKE) --no-print-directory $(HB)/efiimage_test $(HB)/netpeer
+	$(Q)tools/runtests.sh --host $(HB)/efiimage_test $(if $(T),--only $(T)) \
+	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
+	    --arch x86_64-efi $(TEST_DIRS:%=build/x86_64/%.elf)
 
 clean:
 	rm -rf build

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz] — make sure the host has what building and running
+# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
@@ -9,6 +9,8 @@
 # curl, iproute2's ip and util-linux's unshare for the tap backend's network namespace).
 # `fuzz`: clang and its libFuzzer runtime, for tests/fuzz/ (`make fuzz`, and the corpus
 # replay that `make test` runs).
+# `efi`: the x86_64 firmware boot (`make image`, `run-efi`, `test-efi`): GNU-EFI to build the
+# loader, OVMF to boot it, and sgdisk, mkfs.fat and mtools to make the disk image unmounted.
 set -eu
 arch=${1:-x86_64}
 missing=
@@ -44,6 +46,16 @@ check() {
         need libclang-rt-14-dev '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
         return 0
     fi
+    if [ "$arch" = efi ]; then
+        need gnu-efi /usr/include/efi/efi.h /usr/lib/crt0-efi-x86_64.o /usr/lib/elf_x86_64_efi.lds
+        need ovmf /usr/share/OVMF/OVMF_CODE.fd /usr/share/OVMF/OVMF_VARS.fd
+        need gdisk sgdisk
+        need dosfstools mkfs.fat
+        need mtools mcopy mmd mdir
+        need binutils objcopy
+        need qemu-system-x86 qemu-system-x86_64
+        return 0
+    fi
     need gcc gcc
     need make make
     need procps pgrep          # the test runner finds QEMU to measure it
@@ -70,8 +82,8 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted|go|net|fuzz) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go|net|fuzz|efi) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|efi]" >&2; exit 2 ;;
 esac
 
 check

@@ -7,8 +7,11 @@
 #               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
 #
 # Each --arch starts a group of images booted with that arch's launcher
-# and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the hosted
-# builds: 1 2 4 8; --smp-for replaces one arch's, --smp every arch's);
+# and core-count matrix (x86_64: 1 2 3 4 8; x86_64-efi: 2; aarch64: 1 2 4;
+# the hosted builds: 1 2 4 8; --smp-for replaces one arch's, --smp every
+# arch's).  x86_64-efi boots the x86_64 images (build/x86_64/...) through
+# OVMF and the EFI loader (tools/qemu.sh); a test.conf's `.x86_64` keys
+# serve it too.
 # the total line covers every group.  Host test programs (--host) run
 # first, then the corpus replay of each libFuzzer target (--fuzz, through
 # tools/fuzz.sh), each reporting TEST lines of its own.
@@ -74,6 +77,7 @@ matrix_of() {
     if [ -n "${smp_for[$1]:-}" ]; then echo "${smp_for[$1]}"; return; fi
     case $1 in
     x86_64) echo "1 2 3 4 8" ;;
+    x86_64-efi) echo "2" ;;     # the firmware alone takes some 4 s a boot
     aarch64) echo "1 2 4" ;;
     *) echo "1 2 4 8" ;;
     esac
@@ -279,7 +283,7 @@ done
 nboots=0
 for item in "${items[@]}"; do
     arch=${item%% *} img=${item#* }
-    dir=${img#build/$arch/}; dir=${dir%.elf}
+    dir=${img#build/*/}; dir=${dir%.elf}
     [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
     conf_check "$dir" || exit 2
     nvar=$(conf "$dir" cmdline "$arch" | grep -c .)
@@ -292,7 +296,7 @@ for item in "${items[@]}"; do
     arch=${item%% *} img=${item#* }
     logs=build/$arch/test-logs
     mkdir -p "$logs"
-    dir=${img#build/$arch/}; dir=${dir%.elf}
+    dir=${img#build/*/}; dir=${dir%.elf}
     name=$(basename "$dir")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")

@@ -5,7 +5,8 @@
 #ifndef ARCH_X86_64_X86_H
 #define ARCH_X86_64_X86_H
 
-/* entry.S identity-maps this much; arch_paging_init maps the rest. */
+/* The boot entries (boot/x86_64/pvh_entry.S, efi_entry.S) identity-map
+   this much; arch_paging_init maps the rest. */
 #define BOOT_MAPPED (4UL << 30)
 
 #define CR0_PE      (1 << 0)

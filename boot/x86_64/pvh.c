@@ -53,6 +53,6 @@ void x86_boot(uint32_t start_info_pa, uint64_t entry_tsc)
     bootinfo_add_reserved(&bi, 0, 0x100000);
     bootinfo_add_reserved(&bi, (uintptr_t)__kernel_start,
                           __kernel_end - __kernel_start);
-    bi.mapped = BOOT_MAPPED;    /* entry.S's identity map */
+    bi.mapped = BOOT_MAPPED;    /* pvh_entry.S's identity map */
     kernel_main(&bi);
 }

@@ -1,5 +1,5 @@
 /*
- * entry.S - kernel entry through the PVH boot protocol.
+ * pvh_entry.S - kernel entry through the PVH boot protocol.
  *
  *   void pvh_entry(void);   32-bit protected mode, paging off,
  *                           %ebx = physical address of struct hvm_start_info
@@ -123,6 +123,7 @@ boot_gdt_ptr:
     .align 4096
     .globl boot_pml4
 boot_pml4:  .skip 4096
+    .globl boot_pdpt, boot_pd   /* efi_entry.S fills them too */
 boot_pdpt:  .skip 4096
 boot_pd:    .skip 4 * 4096
     .globl boot_stack_bottom, boot_stack_top

@@ -1,0 +1,58 @@
+/*
+ * efi.c - the kernel's side of the EFI boot: turns the loader's handoff
+ * (boot/efi/handoff.h) into the kernel's own struct bootinfo and enters
+ * the generic kernel, as pvh.c does for PVH.
+ *
+ * The handoff stays where the loader put it (reserved in its memory map)
+ * but is copied first thing, so nothing after kernel_main depends on it.
+ */
+#include <string.h>
+#include "arch.h"
+#include "bootinfo.h"
+#include "handoff.h"
+#include "panic.h"
+#include "printk.h"
+#include "x86.h"
+
+#define PIC1_DATA 0x21
+#define PIC2_DATA 0xA1
+
+extern char __kernel_start[], __kernel_end[];
+
+static struct bootinfo bi;
+static char cmdline[EFI_CMDLINE_MAX];
+
+void efi_boot(const struct efi_handoff *h, uint64_t entry_tsc);
+
+void efi_boot(const struct efi_handoff *h, uint64_t entry_tsc)
+{
+    arch_early_init(&bi);       /* the console first: panics need it */
+    if (h->magic != EFI_HANDOFF_MAGIC)
+        panic("efi_boot: no handoff from the EFI loader (magic 0x%lx)", h->magic);
+    bi = h->bi;
+    bi.entry_cycles = entry_tsc;
+    memcpy(cmdline, h->cmdline, sizeof cmdline - 1);
+    bi.cmdline = cmdline;
+    /* The loader's findings about the firmware: one "efi: ..." a line. */
+    for (size_t i = 0, n = strnlen(h->notes, sizeof h->notes); i < n;) {
+        size_t len = strcspn(h->notes + i, "\n");
+
+        printk("%.*s\n", (int)(len < n - i ? len : n - i), h->notes + i);
+        i += len + 1;
+    }
+    if (!bi.nusable)
+        panic("efi_boot: the firmware's memory map left no usable memory");
+    /* The firmware may leave the 8259 PICs unmasked with its own vectors;
+       the kernel takes interrupts from the I/O APIC and the LAPIC only. */
+    arch_pio_write8(PIC1_DATA, 0xFF);
+    arch_pio_write8(PIC2_DATA, 0xFF);
+    boot_rsdp = bi.rsdp;
+    /* Real-mode area (the AP trampoline, BIOS data) and our own image,
+       as pvh.c does; the loader cut the image out of the usable ranges
+       already, but the kernel does not depend on that. */
+    bootinfo_add_reserved(&bi, 0, 0x100000);
+    bootinfo_add_reserved(&bi, (uintptr_t)__kernel_start,
+                          __kernel_end - __kernel_start);
+    bi.mapped = BOOT_MAPPED;    /* efi_entry.S's identity map */
+    kernel_main(&bi);
+}

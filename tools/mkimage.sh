@@ -1,0 +1,47 @@
+#!/bin/bash
+# mkimage.sh LOADER KERNEL OUT [kernel command line...] - makes OUT, a GPT
+# disk image whose one partition, an EFI system partition (FAT32), holds
+#   EFI/BOOT/BOOTX64.EFI     LOADER (boot/efi, the firmware's default path)
+#   EFI/spindle/kernel.elf   KERNEL without its debug sections
+#   EFI/spindle/cmdline      the command line, one line (may be empty)
+# ready to dd to a USB stick.  No loop device and no root: sgdisk writes
+# the partition table (and the protective MBR) into the image file,
+# mkfs.fat -C makes the partition as a file of its own, mtools fills it,
+# and dd conv=notrunc puts it in place.
+set -eu
+[ $# -ge 3 ] || { echo "usage: $0 LOADER KERNEL OUT [cmdline...]" >&2; exit 2; }
+loader=$1 kernel=$2 out=$3
+shift 3
+esp_mib=40                  # above FAT32's 65525-cluster floor at 512 B clusters
+first=2048                  # the ESP's first sector, 1 MiB aligned
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mkimage.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+objcopy --strip-debug "$kernel" "$tmp/kernel.elf"
+printf '%s\n' "$*" > "$tmp/cmdline"
+
+mkfs.fat -C -F 32 -S 512 -s 1 -n SPINDLE "$tmp/esp" $((esp_mib * 1024)) >/dev/null
+export MTOOLS_SKIP_CHECK=1
+mmd -i "$tmp/esp" ::/EFI ::/EFI/BOOT ::/EFI/spindle
+mcopy -i "$tmp/esp" "$loader" ::/EFI/BOOT/BOOTX64.EFI
+mcopy -i "$tmp/esp" "$tmp/kernel.elf" "$tmp/cmdline" ::/EFI/spindle/
+
+# 1 MiB before the ESP, 1 MiB after it for the backup GPT.  sgdisk
+# spends a second waiting for a kernel to re-read the table even of a
+# plain file, so GPT_CACHE (the test runner's) names a file that keeps
+# an empty image with the table, made once and copied for every image
+# (all of them then share the disk and partition GUIDs).
+rm -f "$out.new"
+size=$(((esp_mib + 2) * 1024 * 1024))
+if [ -n "${GPT_CACHE:-}" ] && [ -f "$GPT_CACHE" ] && [ "$(stat -c %s "$GPT_CACHE")" = $size ]; then
+    cp --sparse=always "$GPT_CACHE" "$out.new"
+else
+    truncate -s $size "$out.new"
+    sgdisk -o -n "1:$first:+${esp_mib}M" -t 1:EF00 -c "1:EFI system partition" \
+        "$out.new" >/dev/null
+    if [ -n "${GPT_CACHE:-}" ]; then
+        cp --sparse=always "$out.new" "$GPT_CACHE.$$" && mv "$GPT_CACHE.$$" "$GPT_CACHE"
+    fi
+fi
+dd if="$tmp/esp" of="$out.new" bs=1M seek=1 conv=notrunc,sparse status=none
+mv "$out.new" "$out"
