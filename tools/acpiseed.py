@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """acpiseed.py DIR - writes the seed corpus of the ACPI fuzz target
-(tests/fuzz/acpi.c): table sets laid out from physical address 0, the
-RSDP at 0, as the target maps its input.  Field offsets are the ACPI
+(tests/fuzz/acpi.c): table sets laid out from physical address BASE,
+the RSDP at BASE, as the target maps its input (the kernel takes an
+RSDP at 0 for none).  Field offsets are the ACPI
 specification's (6.4: RSDP 5.2.5, header 5.2.6, MADT 5.2.12, FADT 5.2.9;
 PCI Firmware 3.2 for the MCFG)."""
 import os
 import struct
 import sys
+
+BASE = 0x1000       # tests/fuzz/acpi.c's BASE
 
 
 def seal(b, at):
@@ -61,16 +64,16 @@ def fadt():
 
 
 def layout(rev, tables):
-    """RSDP at 0, XSDT at 0x40, RSDT at 0x80, the tables from 0x100."""
+    """RSDP at BASE, XSDT at +0x40, RSDT at +0x80, the tables from +0x100."""
     mem = bytearray(0x100)
     addrs = []
     for t in tables:
-        addrs.append(len(mem))
+        addrs.append(BASE + len(mem))
         mem += t + b'\0' * (-len(t) % 16)
     xsdt = table(b'XSDT', 1, b''.join(struct.pack('<Q', a) for a in addrs))
     rsdt = table(b'RSDT', 1, b''.join(struct.pack('<I', a) for a in addrs))
     assert len(xsdt) <= 0x40 and len(rsdt) <= 0x80
-    mem[0:36 if rev >= 2 else 20] = rsdp(rev, 0x80, 0x40)
+    mem[0:36 if rev >= 2 else 20] = rsdp(rev, BASE + 0x80, BASE + 0x40)
     mem[0x40:0x40 + len(xsdt)] = xsdt
     mem[0x80:0x80 + len(rsdt)] = rsdt
     return bytes(mem)

@@ -1,7 +1,7 @@
 /*
  * acpi.c - libFuzzer target for kernel/acpi.c: the input is physical
- * memory from address 0, with the RSDP at 0 (tools/acpiseed.py writes
- * seeds in that layout).  acpi_map hands out an exact-size copy of what
+ * memory from address BASE, with the RSDP at BASE (tools/acpiseed.py
+ * writes seeds in that layout; the kernel takes an RSDP at 0 for none).  acpi_map hands out an exact-size copy of what
  * is asked, so ASan catches a read past any mapping, not just past the
  * input; the parse must return 0 or a negative error with a reason.
  * Three inputs in four have their checksums made right first (the
@@ -14,6 +14,8 @@
 #include <string.h>
 #include "acpi.h"
 
+#define BASE 0x1000
+
 static const uint8_t *mem;
 static size_t memlen;
 static void *maps[256];
@@ -23,10 +25,11 @@ void *acpi_map(uint64_t pa, size_t len)
 {
     void *p;
 
-    if (len == 0 || pa > memlen || len > memlen - pa || nmaps == 256)
+    if (len == 0 || pa < BASE || pa - BASE > memlen ||
+        len > memlen - (pa - BASE) || nmaps == 256)
         return NULL;
     p = malloc(len);
-    memcpy(p, mem + pa, len);
+    memcpy(p, mem + (pa - BASE), len);
     maps[nmaps++] = p;
     return p;
 }
@@ -52,13 +55,14 @@ static void seal(uint8_t *b, size_t len, size_t at)
     b[at] = (uint8_t)-sum;
 }
 
-/* The length of the table at pa if its header fits and its length field
-   is possible, else 0. */
+/* The length of the table at physical address pa (input offset
+   pa - BASE) if its header fits and its length field is possible, else
+   0. */
 static size_t table_len(const uint8_t *m, size_t size, uint64_t pa)
 {
     size_t len;
 
-    if (pa >= size || size - pa < 36)
+    if (pa < BASE || (pa -= BASE) >= size || size - pa < 36)
         return 0;
     len = le32(m + pa + 4);
     return len >= 36 && len <= size - pa ? len : 0;
@@ -71,16 +75,16 @@ static void seal_root(uint8_t *m, size_t size, uint64_t pa, size_t esz)
 
     if (!len)
         return;
-    for (size_t at = pa + 36; at + esz <= pa + len; at += esz) {
+    for (size_t at = pa - BASE + 36; at + esz <= pa - BASE + len; at += esz) {
         uint64_t t = le32(m + at);
         size_t tlen;
 
         if (esz == 8)
             t |= (uint64_t)le32(m + at + 4) << 32;
         if ((tlen = table_len(m, size, t)) && t != pa)
-            seal(m + t, tlen, 9);
+            seal(m + (t - BASE), tlen, 9);
     }
-    seal(m + pa, len, 9);
+    seal(m + (pa - BASE), len, 9);
 }
 
 static void seal_all(uint8_t *m, size_t size)
@@ -108,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seal_all(m, size);
     mem = m;
     memlen = size;
-    rc = acpi_parse(0, &info);
+    rc = acpi_parse(BASE, &info);
     if (rc > 0 || (rc < 0 && !info.error) || info.ncpus > ACPI_MAX_CPUS ||
         info.nioapic > ACPI_MAX_IOAPIC || info.niso > ACPI_MAX_ISO ||
         info.nmcfg > ACPI_MAX_MCFG)
