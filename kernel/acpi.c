@@ -1,6 +1,6 @@
 /*
- * acpi.c - find the RSDP, walk the XSDT or RSDT, and read the MADT, MCFG
- * and FADT into a struct acpi_info.
+ * acpi.c - find the RSDP, walk the XSDT or RSDT, and read the MADT, MCFG,
+ * FADT, GTDT and SPCR into a struct acpi_info.
  *
  * Everything here is firmware input, so nothing is trusted: a table is used
  * only after its signature, length (header size .. ACPI_TABLE_MAX) and
@@ -11,8 +11,11 @@
  *
  * Specs: ACPI 6.5 §5.2.5 RSDP, §5.2.6 table header, §5.2.7 RSDT, §5.2.8
  * XSDT, §5.2.9 FADT, §5.2.12 MADT (its Processor Local APIC, I/O APIC,
- * Interrupt Source Override, Local APIC Address Override and Processor
- * Local x2APIC structures); PCI Firmware Specification 3.3 §4.1.2 MCFG.
+ * Interrupt Source Override, Local APIC Address Override, Processor
+ * Local x2APIC, GICC, GICD, GICR and GIC ITS structures), §5.2.25 GTDT;
+ * PCI Firmware Specification 3.3 §4.1.2 MCFG; Microsoft's Serial Port
+ * Console Redirection Table (SPCR) and Debug Port Table 2 (its interface
+ * types) specifications.
  */
 #include <string.h>
 #include "acpi.h"
@@ -69,10 +72,20 @@ enum {
     MADT_ISO = 2,
     MADT_LAPIC_OVERRIDE = 5,
     MADT_X2APIC = 9,
+    MADT_GICC = 0xB,
+    MADT_GICD = 0xC,
+    MADT_GICR = 0xE,
+    MADT_GIC_ITS = 0xF,
+    MADT_NTYPES
 };
 
 #define MADT_ENABLED        (1u << 0)
 #define MADT_ONLINE_CAPABLE (1u << 1)   /* ACPI 6.3+; 0 on older firmware */
+#define GICC_ENABLED        (1u << 0)
+#define GICC_ONLINE_CAPABLE (1u << 3)   /* ACPI 6.5+; 0 on older firmware */
+
+/* The affinity fields of MPIDR_EL1: Aff3 (39:32) and Aff2..Aff0 (23:0). */
+#define MPIDR_AFFINITY      0xFF00FFFFFFull
 
 struct madt_lapic {
     struct madt_entry h;
@@ -116,6 +129,59 @@ struct madt_x2apic {
 } PACKED;
 _Static_assert(sizeof(struct madt_x2apic) == 16, "MADT type 9");
 
+/*
+ * GICC, one per core.  76 bytes in ACPI 5.1, 80 in 6.0 (efficiency class),
+ * 82 in 6.5 (TRBE interrupt): only the 5.1 fields, up to the MPIDR, are
+ * named and required.
+ */
+struct madt_gicc {
+    struct madt_entry h;
+    uint16_t reserved;
+    uint32_t cpu_if;            /* GICv2 CPU interface number */
+    uint32_t uid;
+    uint32_t flags;
+    uint32_t parking_version;
+    uint32_t perf_gsiv;
+    uint64_t parked_addr;
+    uint64_t gicc_pa;           /* GICv2 CPU interface */
+    uint64_t gicv_pa;
+    uint64_t gich_pa;
+    uint32_t vgic_gsiv;
+    uint64_t gicr_pa;
+    uint64_t mpidr;
+} PACKED;
+_Static_assert(offsetof(struct madt_gicc, gicc_pa) == 32, "GICC base");
+_Static_assert(offsetof(struct madt_gicc, gicr_pa) == 60, "GICC GICR base");
+_Static_assert(sizeof(struct madt_gicc) == 76, "MADT type 0xB, ACPI 5.1");
+
+struct madt_gicd {
+    struct madt_entry h;
+    uint16_t reserved;
+    uint32_t gic_id;
+    uint64_t addr;
+    uint32_t vector_base;       /* reserved, 0 */
+    uint8_t version;            /* 0: not given, 1..4: GICv1..GICv4 */
+    uint8_t reserved2[3];
+} PACKED;
+_Static_assert(sizeof(struct madt_gicd) == 24, "MADT type 0xC");
+
+struct madt_gicr {
+    struct madt_entry h;
+    uint16_t reserved;
+    uint64_t base;
+    uint32_t length;
+} PACKED;
+_Static_assert(sizeof(struct madt_gicr) == 16, "MADT type 0xE");
+
+struct madt_gic_its {
+    struct madt_entry h;
+    uint16_t reserved;
+    uint32_t its_id;
+    uint64_t addr;
+    uint32_t reserved2;
+} PACKED;
+_Static_assert(sizeof(struct madt_gic_its) == 20, "MADT type 0xF");
+
 struct acpi_mcfg_table {
     struct acpi_sdt hdr;
     uint8_t reserved[8];
@@ -133,15 +199,13 @@ _Static_assert(sizeof(struct mcfg_alloc) == 16, "MCFG allocation");
 
 /* Generic Address Structure, §5.2.3.2. */
 struct acpi_gas {
-    uint8_t space;              /* 0 system memory, 1 system I/O, ... */
+    uint8_t space;              /* ACPI_SPACE_MEMORY, ACPI_SPACE_IO, ... */
     uint8_t bit_width;
     uint8_t bit_offset;
     uint8_t access_size;
     uint64_t addr;
 } PACKED;
 _Static_assert(sizeof(struct acpi_gas) == 12, "GAS");
-
-#define GAS_SYSTEM_IO   1
 
 /*
  * The FADT grew with each ACPI revision (116 bytes in 1.0, 244 in 2.0, 276
@@ -154,16 +218,52 @@ struct acpi_fadt {
     uint32_t pm_tmr_blk;        /* I/O port, 0 if no PM timer */
     uint8_t pad1[32];
     uint32_t flags;
-    uint8_t pad2[92];
+    uint8_t pad2[13];
+    uint16_t arm_boot_arch;     /* ACPI 5.1+; reserved (0) before */
+    uint8_t pad3[77];
     struct acpi_gas x_pm_tmr_blk;   /* ACPI 2.0+; supersedes pm_tmr_blk */
 } PACKED;
 _Static_assert(offsetof(struct acpi_fadt, pm_tmr_blk) == 76, "PM_TMR_BLK");
 _Static_assert(offsetof(struct acpi_fadt, flags) == 112, "FADT flags");
+_Static_assert(offsetof(struct acpi_fadt, arm_boot_arch) == 129, "ARM_BOOT");
 _Static_assert(offsetof(struct acpi_fadt, x_pm_tmr_blk) == 208, "X_PM_TMR");
 _Static_assert(sizeof(struct acpi_fadt) == 220, "FADT up to X_PM_TMR_BLK");
 
 #define FADT_TMR_VAL_EXT        (1u << 8)
 #define FADT_HW_REDUCED_ACPI    (1u << 20)  /* no fixed hardware: no PM timer */
+#define FADT_ARM_PSCI           (1u << 0)   /* PSCI_COMPLIANT */
+#define FADT_ARM_PSCI_HVC       (1u << 1)   /* PSCI_USE_HVC, else SMC */
+
+/*
+ * GTDT: revision 2 (ACPI 5.1) is 96 bytes, 3 (6.3) 104; the timers read
+ * here sit in the first 80, which is all that is required.
+ */
+struct acpi_gtdt {
+    struct acpi_sdt hdr;
+    uint64_t cnt_control_base;
+    uint32_t reserved;
+    uint32_t secure_el1_gsiv;
+    uint32_t secure_el1_flags;
+    struct {
+        uint32_t gsiv;
+        uint32_t flags;
+    } el1_phys, el1_virt, el2_phys;
+} PACKED;
+_Static_assert(offsetof(struct acpi_gtdt, el1_phys) == 56, "NS EL1 timer");
+_Static_assert(offsetof(struct acpi_gtdt, el1_virt) == 64, "virtual timer");
+_Static_assert(sizeof(struct acpi_gtdt) == 80, "GTDT up to the EL2 timer");
+
+/*
+ * SPCR: 80 bytes in revision 2, more later; the layout of the fields read
+ * here has not changed since revision 1, so any revision is taken.
+ */
+struct acpi_spcr {
+    struct acpi_sdt hdr;
+    uint8_t type;               /* DBG2 serial subtype: ACPI_SPCR_* */
+    uint8_t reserved[3];
+    struct acpi_gas base;       /* address 0: console redirection off */
+} PACKED;
+_Static_assert(sizeof(struct acpi_spcr) == 52, "SPCR up to its base");
 
 /* True if a table of length len contains member f of struct type t. */
 #define HAS(len, t, f) \
@@ -291,12 +391,16 @@ static const struct acpi_sdt *table_get(uint64_t pa, const char *sig,
 }
 
 /* The tables acpi_parse uses, and the minimum length each must have. */
-enum { T_MADT, T_MCFG, T_FADT, T_N };
-static const char *const want_sig[T_N] = { "APIC", "MCFG", "FACP" };
+enum { T_MADT, T_MCFG, T_FADT, T_GTDT, T_SPCR, T_N };
+static const char *const want_sig[T_N] = {
+    "APIC", "MCFG", "FACP", "GTDT", "SPCR"
+};
 static const uint32_t want_min[T_N] = {
     sizeof(struct acpi_madt),
     sizeof(struct acpi_mcfg_table),
     sizeof(struct acpi_sdt),    /* fadt_parse checks each field it reads */
+    sizeof(struct acpi_gtdt),
+    sizeof(struct acpi_spcr),
 };
 
 struct found {
@@ -367,113 +471,258 @@ static void find_tables(const struct acpi_sdt *root, size_t esz,
                  signame(root->sig, name), unmappable);
 }
 
+/* The kind of CPU entries a MADT lists: the first one decides. */
+enum cpu_kind { KIND_NONE, KIND_APIC, KIND_GICC };
+
 /* Tallies of what the MADT walk had to drop, reported once at the end. */
 struct madt_walk {
     struct acpi_info *out;
+    enum cpu_kind kind;
     uint32_t cpus_dropped;
     uint32_t ioapics_dropped;
     uint32_t isos_dropped;
+    uint32_t other_kind;        /* CPU entries not of w->kind */
+    uint32_t gicds_dropped;
+    uint32_t gicrs_dropped;
+    uint32_t its_dropped;
 };
 
-static void add_cpu(struct madt_walk *w, uint32_t id, uint32_t uid,
-                    uint32_t flags, bool x2)
+/*
+ * True if a CPU entry of this kind may be used: the MADT's first CPU entry
+ * sets the kind, and entries of the other kind (a firmware bug) are
+ * counted and ignored.
+ */
+static bool cpu_kind_ok(struct madt_walk *w, enum cpu_kind kind)
+{
+    if (w->kind == KIND_NONE)
+        w->kind = kind;
+    if (w->kind == kind)
+        return true;
+    w->other_kind++;
+    return false;
+}
+
+/* Two CPUs of the same kind are the same core: same APIC id or MPIDR. */
+static bool same_cpu(const struct acpi_cpu *a, const struct acpi_cpu *b)
+{
+    return a->gicc_entry ? a->mpidr == b->mpidr : a->apic_id == b->apic_id;
+}
+
+/*
+ * Adds *c, whose usable field says whether the firmware enabled it, unless
+ * it is neither enabled nor online capable (never to be started) or lists
+ * a core that is already in.
+ */
+static void add_cpu(struct madt_walk *w, const struct acpi_cpu *c,
+                    bool online_capable)
 {
     struct acpi_info *out = w->out;
-    struct acpi_cpu *c;
 
-    /* Neither enabled nor online capable: firmware says never start it. */
-    if (!(flags & (MADT_ENABLED | MADT_ONLINE_CAPABLE)))
+    if (!c->usable && !online_capable)
         return;
     for (uint32_t i = 0; i < out->ncpus; i++) {
-        if (out->cpus[i].apic_id == id) {
-            acpi_log("MADT: duplicate APIC id 0x%x ignored\n", id);
-            return;
-        }
+        if (!same_cpu(&out->cpus[i], c))
+            continue;
+        if (c->gicc_entry)
+            acpi_log("MADT: duplicate MPIDR 0x%llx ignored\n",
+                     (unsigned long long)c->mpidr);
+        else
+            acpi_log("MADT: duplicate APIC id 0x%x ignored\n", c->apic_id);
+        return;
     }
     if (out->ncpus == ACPI_MAX_CPUS) {
         w->cpus_dropped++;
         return;
     }
-    c = &out->cpus[out->ncpus++];
-    c->apic_id = id;
-    c->acpi_uid = uid;
-    c->usable = flags & MADT_ENABLED;
-    c->x2apic_entry = x2;
+    out->cpus[out->ncpus++] = *c;
 }
 
-static void add_ioapic(struct madt_walk *w, const struct madt_ioapic *e)
+/*
+ * One handler per MADT entry type.  Each is called only once the entry's
+ * length has been checked against madt_types[type].min_len.
+ */
+
+static void madt_lapic(struct madt_walk *w, const void *entry)
 {
+    const struct madt_lapic *e = entry;
+
+    /* 0xFF is the xAPIC broadcast id: a placeholder, not a CPU. */
+    if (!cpu_kind_ok(w, KIND_APIC) || e->apic_id == 0xFF)
+        return;
+    add_cpu(w, &(struct acpi_cpu){
+                .apic_id = e->apic_id,
+                .acpi_uid = e->acpi_id,
+                .usable = e->flags & MADT_ENABLED,
+            }, e->flags & MADT_ONLINE_CAPABLE);
+}
+
+static void madt_x2apic(struct madt_walk *w, const void *entry)
+{
+    const struct madt_x2apic *e = entry;
+
+    if (!cpu_kind_ok(w, KIND_APIC) || e->x2apic_id == 0xFFFFFFFF)
+        return;
+    add_cpu(w, &(struct acpi_cpu){
+                .apic_id = e->x2apic_id,
+                .acpi_uid = e->uid,
+                .usable = e->flags & MADT_ENABLED,
+                .x2apic_entry = true,
+            }, e->flags & MADT_ONLINE_CAPABLE);
+}
+
+static void madt_ioapic(struct madt_walk *w, const void *entry)
+{
+    const struct madt_ioapic *e = entry;
     struct acpi_info *out = w->out;
-    struct acpi_ioapic *io;
 
     if (out->nioapic == ACPI_MAX_IOAPIC) {
         w->ioapics_dropped++;
         return;
     }
-    io = &out->ioapics[out->nioapic++];
-    io->id = e->id;
-    io->addr = e->addr;
-    io->gsi_base = e->gsi_base;
+    out->ioapics[out->nioapic++] = (struct acpi_ioapic){
+        .addr = e->addr,
+        .gsi_base = e->gsi_base,
+        .id = e->id,
+    };
 }
 
-static void add_iso(struct madt_walk *w, const struct madt_iso *e)
+static void madt_iso(struct madt_walk *w, const void *entry)
 {
+    const struct madt_iso *e = entry;
     struct acpi_info *out = w->out;
-    struct acpi_iso *iso;
 
     if (out->niso == ACPI_MAX_ISO) {
         w->isos_dropped++;
         return;
     }
-    iso = &out->isos[out->niso++];
-    iso->bus = e->bus;
-    iso->source = e->source;
-    iso->gsi = e->gsi;
-    iso->flags = e->flags;
+    out->isos[out->niso++] = (struct acpi_iso){
+        .gsi = e->gsi,
+        .flags = e->flags,
+        .bus = e->bus,
+        .source = e->source,
+    };
 }
+
+static void madt_lapic_override(struct madt_walk *w, const void *entry)
+{
+    w->out->lapic_pa = ((const struct madt_lapic_override *)entry)->addr;
+}
+
+static void madt_gicc(struct madt_walk *w, const void *entry)
+{
+    const struct madt_gicc *e = entry;
+
+    if (!cpu_kind_ok(w, KIND_GICC))
+        return;
+    add_cpu(w, &(struct acpi_cpu){
+                .acpi_uid = e->uid,
+                .usable = e->flags & GICC_ENABLED,
+                .gicc_entry = true,
+                .mpidr = e->mpidr & MPIDR_AFFINITY,
+                .gicr_pa = e->gicr_pa,
+                .gicc_pa = e->gicc_pa,
+            }, e->flags & GICC_ONLINE_CAPABLE);
+}
+
+/* A system has one distributor: the first GICD entry counts. */
+static void madt_gicd(struct madt_walk *w, const void *entry)
+{
+    const struct madt_gicd *e = entry;
+    struct acpi_info *out = w->out;
+
+    if (out->gicd_pa) {
+        w->gicds_dropped++;
+        return;
+    }
+    out->gicd_pa = e->addr;
+    if (e->version <= 4)
+        out->gic_version = e->version;
+    else
+        acpi_log("MADT: GICD version %u unknown, taken as not given\n",
+                 e->version);
+}
+
+static void madt_gicr(struct madt_walk *w, const void *entry)
+{
+    const struct madt_gicr *e = entry;
+    struct acpi_info *out = w->out;
+
+    if (out->ngicr == ACPI_MAX_GICR) {
+        w->gicrs_dropped++;
+        return;
+    }
+    out->gicr[out->ngicr++] = (struct acpi_gicr){
+        .base = e->base,
+        .length = e->length,
+    };
+}
+
+static void madt_gic_its(struct madt_walk *w, const void *entry)
+{
+    struct acpi_info *out = w->out;
+
+    if (out->nits == ACPI_MAX_ITS) {
+        w->its_dropped++;
+        return;
+    }
+    out->its_pa[out->nits++] = ((const struct madt_gic_its *)entry)->addr;
+}
+
+/* The entry types read, by type; the others are stepped over. */
+static const struct {
+    uint8_t min_len;            /* smallest valid length */
+    void (*read)(struct madt_walk *w, const void *entry);
+} madt_types[MADT_NTYPES] = {
+    [MADT_LAPIC] = { sizeof(struct madt_lapic), madt_lapic },
+    [MADT_IOAPIC] = { sizeof(struct madt_ioapic), madt_ioapic },
+    [MADT_ISO] = { sizeof(struct madt_iso), madt_iso },
+    [MADT_LAPIC_OVERRIDE] = { sizeof(struct madt_lapic_override),
+                              madt_lapic_override },
+    [MADT_X2APIC] = { sizeof(struct madt_x2apic), madt_x2apic },
+    [MADT_GICC] = { sizeof(struct madt_gicc), madt_gicc },
+    [MADT_GICD] = { sizeof(struct madt_gicd), madt_gicd },
+    [MADT_GICR] = { sizeof(struct madt_gicr), madt_gicr },
+    [MADT_GIC_ITS] = { sizeof(struct madt_gic_its), madt_gic_its },
+};
 
 /* Smallest valid length of each entry type we read; others need only 2. */
 static uint32_t madt_min_len(uint8_t type)
 {
-    switch (type) {
-    case MADT_LAPIC:            return sizeof(struct madt_lapic);
-    case MADT_IOAPIC:           return sizeof(struct madt_ioapic);
-    case MADT_ISO:              return sizeof(struct madt_iso);
-    case MADT_LAPIC_OVERRIDE:   return sizeof(struct madt_lapic_override);
-    case MADT_X2APIC:           return sizeof(struct madt_x2apic);
-    default:                    return sizeof(struct madt_entry);
-    }
+    if (type < MADT_NTYPES && madt_types[type].read)
+        return madt_types[type].min_len;
+    return sizeof(struct madt_entry);
 }
 
-/* Caller checked that e->len >= madt_min_len(e->type). */
-static void madt_entry(struct madt_walk *w, const struct madt_entry *e)
+/* One line per kind of thing the walk dropped. */
+static void madt_report(const struct madt_walk *w)
 {
-    const struct madt_lapic *la = (const void *)e;
-    const struct madt_x2apic *x2 = (const void *)e;
-
-    switch (e->type) {
-    case MADT_LAPIC:
-        /* 0xFF is the xAPIC broadcast id: a placeholder, not a CPU. */
-        if (la->apic_id != 0xFF)
-            add_cpu(w, la->apic_id, la->acpi_id, la->flags, false);
-        break;
-    case MADT_X2APIC:
-        if (x2->x2apic_id != 0xFFFFFFFF)
-            add_cpu(w, x2->x2apic_id, x2->uid, x2->flags, true);
-        break;
-    case MADT_IOAPIC:
-        add_ioapic(w, (const void *)e);
-        break;
-    case MADT_ISO:
-        add_iso(w, (const void *)e);
-        break;
-    case MADT_LAPIC_OVERRIDE:
-        w->out->lapic_pa = ((const struct madt_lapic_override *)e)->addr;
-        break;
-    }
+    if (w->cpus_dropped)
+        acpi_log("MADT: %u CPUs beyond %u ignored\n", w->cpus_dropped,
+                 ACPI_MAX_CPUS);
+    if (w->ioapics_dropped)
+        acpi_log("MADT: %u I/O APICs beyond %u ignored\n",
+                 w->ioapics_dropped, ACPI_MAX_IOAPIC);
+    if (w->isos_dropped)
+        acpi_log("MADT: %u interrupt overrides beyond %u ignored\n",
+                 w->isos_dropped, ACPI_MAX_ISO);
+    if (w->other_kind)
+        acpi_log("MADT: firmware bug: mixes local APIC and GICC entries; "
+                 "%u %s entries ignored\n", w->other_kind,
+                 w->kind == KIND_APIC ? "GICC" : "local APIC");
+    if (w->gicds_dropped)
+        acpi_log("MADT: %u GIC distributors beyond the first ignored\n",
+                 w->gicds_dropped);
+    if (w->gicrs_dropped)
+        acpi_log("MADT: %u GICR ranges beyond %u ignored\n",
+                 w->gicrs_dropped, ACPI_MAX_GICR);
+    if (w->its_dropped)
+        acpi_log("MADT: %u GIC ITSs beyond %u ignored\n", w->its_dropped,
+                 ACPI_MAX_ITS);
 }
 
-static void madt_parse(const struct acpi_madt *m, struct acpi_info *out)
+/* Returns the kind of CPU entries the MADT lists. */
+static enum cpu_kind madt_parse(const struct acpi_madt *m,
+                                struct acpi_info *out)
 {
     const uint8_t *base = (const uint8_t *)m;
     uint32_t len = m->hdr.length;
@@ -490,18 +739,12 @@ static void madt_parse(const struct acpi_madt *m, struct acpi_info *out)
                      "%u, ignoring the rest\n", e->type, off, e->len);
             break;
         }
-        madt_entry(&w, e);
+        if (e->type < MADT_NTYPES && madt_types[e->type].read)
+            madt_types[e->type].read(&w, e);
         off += e->len;
     }
-    if (w.cpus_dropped)
-        acpi_log("MADT: %u CPUs beyond %u ignored\n", w.cpus_dropped,
-                 ACPI_MAX_CPUS);
-    if (w.ioapics_dropped)
-        acpi_log("MADT: %u I/O APICs beyond %u ignored\n",
-                 w.ioapics_dropped, ACPI_MAX_IOAPIC);
-    if (w.isos_dropped)
-        acpi_log("MADT: %u interrupt overrides beyond %u ignored\n",
-                 w.isos_dropped, ACPI_MAX_ISO);
+    madt_report(&w);
+    return w.kind;
 }
 
 static void mcfg_parse(const struct acpi_mcfg_table *t, struct acpi_info *out)
@@ -534,14 +777,19 @@ static void fadt_parse(const struct acpi_fadt *f, struct acpi_info *out)
     uint32_t flags = HAS(len, struct acpi_fadt, flags) ? f->flags : 0;
     uint64_t port = 0;
 
+    if (HAS(len, struct acpi_fadt, arm_boot_arch)) {
+        out->psci = f->arm_boot_arch & FADT_ARM_PSCI;
+        out->psci_hvc = out->psci && (f->arm_boot_arch & FADT_ARM_PSCI_HVC);
+    }
+    out->hw_reduced = flags & FADT_HW_REDUCED_ACPI;
     /* §4.1: hardware-reduced platforms have no fixed PM timer. */
-    if (flags & FADT_HW_REDUCED_ACPI)
+    if (out->hw_reduced)
         return;
     if (HAS(len, struct acpi_fadt, pm_tmr_blk))
         port = f->pm_tmr_blk;
     if (HAS(len, struct acpi_fadt, x_pm_tmr_blk) && f->x_pm_tmr_blk.addr) {
         /* The kernel reads the timer with inl; an MMIO one is no use. */
-        if (f->x_pm_tmr_blk.space == GAS_SYSTEM_IO)
+        if (f->x_pm_tmr_blk.space == ACPI_SPACE_IO)
             port = f->x_pm_tmr_blk.addr;
         else
             acpi_log("FADT: X_PM_TMR_BLK not in I/O space, ignored\n");
@@ -553,6 +801,36 @@ static void fadt_parse(const struct acpi_fadt *f, struct acpi_info *out)
     }
     out->pm_tmr_port = (uint16_t)port;
     out->pm_tmr_32bit = port && (flags & FADT_TMR_VAL_EXT);
+}
+
+static void timer_irq(struct acpi_timer_irq *t, uint32_t gsiv, uint32_t flags)
+{
+    t->gsiv = gsiv;
+    t->flags = flags & (ACPI_TIMER_EDGE | ACPI_TIMER_ACTIVE_LOW |
+                        ACPI_TIMER_ALWAYS_ON);
+}
+
+/* table_get made sure the GTDT holds every field read here. */
+static void gtdt_parse(const struct acpi_gtdt *g, struct acpi_info *out)
+{
+    timer_irq(&out->timer_el1_phys, g->el1_phys.gsiv, g->el1_phys.flags);
+    timer_irq(&out->timer_el1_virt, g->el1_virt.gsiv, g->el1_virt.flags);
+    timer_irq(&out->timer_el2_phys, g->el2_phys.gsiv, g->el2_phys.flags);
+}
+
+/* table_get made sure the SPCR holds every field read here. */
+static void spcr_parse(const struct acpi_spcr *t, struct acpi_info *out)
+{
+    if (!t->base.addr)
+        return;         /* console redirection off */
+    if (t->base.space != ACPI_SPACE_MEMORY && t->base.space != ACPI_SPACE_IO) {
+        acpi_log("SPCR: UART in address space %u, ignored\n", t->base.space);
+        return;
+    }
+    out->spcr_base = t->base.addr;
+    out->spcr_type = t->type;
+    out->spcr_space = t->base.space;
+    out->spcr_access_size = t->base.access_size;
 }
 
 /* Not logged: the caller prints out->error with what it does instead. */
@@ -577,6 +855,7 @@ int acpi_parse(uint64_t rsdp_pa, struct acpi_info *out)
     struct found f = { 0 };
     const char *why;
     size_t esz = 4;
+    enum cpu_kind kind;
 
     memset(out, 0, sizeof(*out));
     if (!rsdp_pa)
@@ -591,11 +870,17 @@ int acpi_parse(uint64_t rsdp_pa, struct acpi_info *out)
         fadt_parse((const void *)f.tab[T_FADT], out);
     if (f.tab[T_MCFG])
         mcfg_parse((const void *)f.tab[T_MCFG], out);
+    if (f.tab[T_GTDT])
+        gtdt_parse((const void *)f.tab[T_GTDT], out);
+    if (f.tab[T_SPCR])
+        spcr_parse((const void *)f.tab[T_SPCR], out);
     if (!f.tab[T_MADT])
         return fail(out, f.bad[T_MADT] ? -ACPI_ECORRUPT : -ACPI_ENOTFOUND,
                     f.bad[T_MADT] ? "MADT corrupt" : "MADT not found");
-    madt_parse((const void *)f.tab[T_MADT], out);
-    if (!any_usable(out))
-        return fail(out, -ACPI_ECORRUPT, "MADT lists no enabled CPU");
-    return 0;
+    kind = madt_parse((const void *)f.tab[T_MADT], out);
+    if (any_usable(out))
+        return 0;
+    if (kind == KIND_GICC)
+        return fail(out, -ACPI_ENOCORE, "the MADT lists no usable core");
+    return fail(out, -ACPI_ECORRUPT, "MADT lists no enabled CPU");
 }
