@@ -7,8 +7,11 @@
  * bytes asked for, so ASan catches any read past what acpi.c mapped, not
  * just past the arena.  Cases cover normal, x2APIC, disabled, duplicate and
  * capped CPUs, the BIOS-area scan, every checksum, malformed MADT entries,
- * MCFG and the FADT PM timer; a fuzz case flips bytes in a valid table set
- * (re-sealing checksums most of the time so the flips reach the parsers).
+ * MCFG and the FADT PM timer; for arm64, an AAVMF-like table set (GIC
+ * entries in the MADT, GTDT, SPCR, the FADT's PSCI flags) and its
+ * malformed variants.  Two fuzz cases, x86 and arm64, flip bytes in a
+ * valid table set (re-sealing checksums most of the time so the flips
+ * reach the parsers).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +30,8 @@
 #define MADT2_PA    0x108000ull
 #define MCFG_PA     0x120000ull
 #define FADT_PA     0x121000ull
+#define GTDT_PA     0x122000ull
+#define SPCR_PA     0x123000ull
 #define LAPIC       0xFEE00000u
 
 static uint8_t *arena;
@@ -312,6 +317,142 @@ static void put_fadt(uint64_t pa, uint32_t len, uint32_t port, uint32_t flags,
         w64(pa + 212, xaddr);
     }
     tb_end(&t);
+}
+
+/* A FADT of length len with its flags and, if it fits, ARM_BOOT_ARCH. */
+static void put_fadt_arm(uint64_t pa, uint32_t len, uint32_t flags,
+                         uint16_t arm_boot)
+{
+    struct tb t = tb_begin(pa, "FACP", len);
+
+    w8(pa + 8, 6);
+    w8(pa + 131, 5);                    /* FADT minor version: 6.5 */
+    if (len >= 116)
+        w32(pa + 112, flags);
+    if (len >= 131)
+        w16(pa + 129, arm_boot);
+    tb_end(&t);
+}
+
+/* A GICC entry of length len (76: ACPI 5.1, 80: 6.0, 82: 6.5). */
+static void madt_gicc_len(struct tb *t, uint8_t len, uint32_t uid,
+                          uint64_t mpidr, uint32_t flags, uint64_t gicr,
+                          uint64_t gicc)
+{
+    uint8_t e[82] = { 0xB, len };
+
+    memcpy(e + 4, &uid, 4);             /* CPU interface number = uid */
+    memcpy(e + 8, &uid, 4);
+    memcpy(e + 12, &flags, 4);
+    memcpy(e + 32, &gicc, 8);
+    memcpy(e + 60, &gicr, 8);
+    memcpy(e + 68, &mpidr, 8);
+    tb_put(t, e, len);
+}
+
+static void madt_gicc(struct tb *t, uint32_t uid, uint64_t mpidr,
+                      uint32_t flags)
+{
+    madt_gicc_len(t, 80, uid, mpidr, flags, 0, 0);
+}
+
+static void madt_gicd(struct tb *t, uint64_t addr, uint8_t version)
+{
+    uint8_t e[24] = { 0xC, 24 };
+
+    memcpy(e + 8, &addr, 8);
+    e[20] = version;
+    tb_put(t, e, sizeof(e));
+}
+
+static void madt_gicr(struct tb *t, uint64_t base, uint32_t len)
+{
+    uint8_t e[16] = { 0xE, 16 };
+
+    memcpy(e + 4, &base, 8);
+    memcpy(e + 12, &len, 4);
+    tb_put(t, e, sizeof(e));
+}
+
+static void madt_its(struct tb *t, uint32_t id, uint64_t addr)
+{
+    uint8_t e[20] = { 0xF, 20 };
+
+    memcpy(e + 4, &id, 4);
+    memcpy(e + 8, &addr, 8);
+    tb_put(t, e, sizeof(e));
+}
+
+/* A GTDT of length len (80: the timers only; 104: revision 3). */
+static void put_gtdt(uint64_t pa, uint32_t len, uint32_t virt_gsiv,
+                     uint32_t virt_flags)
+{
+    struct tb t = tb_begin(pa, "GTDT", len);
+
+    w8(pa + 8, 3);
+    w64(pa + 36, 0xFFFFFFFFFFFFFFFFull);    /* CntControlBase: none */
+    w32(pa + 48, 29);                   /* secure EL1 */
+    w32(pa + 52, 0);
+    w32(pa + 56, 30);                   /* non-secure EL1 */
+    w32(pa + 60, 0x4);                  /* always on */
+    w32(pa + 64, virt_gsiv);
+    w32(pa + 68, virt_flags);
+    w32(pa + 72, 26);                   /* EL2 */
+    w32(pa + 76, 0x3 | 0x100);          /* edge, active low, reserved bit */
+    if (len >= 96)
+        w64(pa + 80, 0xFFFFFFFFFFFFFFFFull);    /* CntReadBase: none */
+    tb_end(&t);
+}
+
+/* An SPCR (revision 2, 80 bytes) whose UART is type at addr in space. */
+static void put_spcr(uint64_t pa, uint8_t type, uint8_t space, uint64_t addr)
+{
+    struct tb t = tb_begin(pa, "SPCR", 80);
+
+    w8(pa + 8, 2);
+    w8(pa + 36, type);
+    w8(pa + 40, space);
+    w8(pa + 41, 32);                    /* bit width */
+    w8(pa + 43, 3);                     /* dword access */
+    w64(pa + 44, addr);
+    w8(pa + 52, 0x8);                   /* interrupt type: GIC */
+    w32(pa + 54, 33);                   /* GSIV */
+    w8(pa + 58, 7);                     /* 115200 */
+    tb_end(&t);
+}
+
+/*
+ * An MADT like AAVMF's on QEMU virt with GICv3: GICD, four GICCs with
+ * MPIDRs 0..3 (the third online capable but off, the fourth neither), one
+ * GICR range, one ITS.
+ */
+static void put_aavmf_madt(uint64_t pa)
+{
+    struct tb t = madt_begin(pa, 0);
+
+    w32(pa + 40, 0);                    /* no 8259s */
+    madt_gicd(&t, 0x08000000, 3);
+    madt_gicc(&t, 0, 0, 1);
+    madt_gicc(&t, 1, 1, 1);
+    madt_gicc(&t, 2, 2, 1u << 3);
+    madt_gicc(&t, 3, 3, 0);
+    madt_gicr(&t, 0x080A0000, 0x00F60000);
+    madt_its(&t, 0, 0x08080000);
+    tb_end(&t);
+}
+
+#define AAVMF_MADT_LEN  (44 + 24 + 4 * 80 + 16 + 20)
+
+/* The AAVMF-like set: FADT, MADT, GTDT, SPCR and MCFG under an XSDT. */
+static void put_aavmf(void)
+{
+    put_fadt_arm(FADT_PA, 276, 1u << 20, 0x3);     /* PSCI over HVC */
+    put_aavmf_madt(MADT_PA);
+    put_gtdt(GTDT_PA, 104, 27, 0);      /* virtual timer: level, high */
+    put_spcr(SPCR_PA, 0x03, 0, 0x09000000);
+    put_mcfg(MCFG_PA);
+    put_roots(2, (const uint64_t[]){ FADT_PA, MADT_PA, GTDT_PA, SPCR_PA,
+                                      MCFG_PA }, 5);
 }
 
 /* The full set the fuzz case starts from. */
@@ -779,6 +920,356 @@ TEST(fadt_pm_timer)
     CHECK(info.pm_tmr_port == 0 && info.ncpus == 1);
 }
 
+/* ---- arm64 ---- */
+
+TEST(aavmf_virt)
+{
+    reset();
+    put_aavmf();
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.error == NULL))
+        return;
+    /* The core that is neither enabled nor online capable is left out. */
+    if (!CHECK(info.ncpus == 3))
+        return;
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK(info.cpus[i].gicc_entry && !info.cpus[i].x2apic_entry);
+        CHECK(info.cpus[i].mpidr == i && info.cpus[i].acpi_uid == i);
+        CHECK(info.cpus[i].apic_id == 0);
+        CHECK(info.cpus[i].gicr_pa == 0 && info.cpus[i].gicc_pa == 0);
+    }
+    CHECK(info.cpus[0].usable && info.cpus[1].usable);
+    CHECK(!info.cpus[2].usable);
+    CHECK(info.gicd_pa == 0x08000000 && info.gic_version == 3);
+    CHECK(info.ngicr == 1);
+    CHECK(info.gicr[0].base == 0x080A0000);
+    CHECK(info.gicr[0].length == 0x00F60000);
+    CHECK(info.nits == 1 && info.its_pa[0] == 0x08080000);
+    CHECK(info.lapic_pa == 0 && info.nioapic == 0 && info.niso == 0);
+
+    CHECK(info.timer_el1_phys.gsiv == 30);
+    CHECK(info.timer_el1_phys.flags == ACPI_TIMER_ALWAYS_ON);
+    CHECK(info.timer_el1_virt.gsiv == 27 && info.timer_el1_virt.flags == 0);
+    CHECK(info.timer_el2_phys.gsiv == 26);
+    /* Only the defined flag bits are kept. */
+    CHECK(info.timer_el2_phys.flags ==
+          (ACPI_TIMER_EDGE | ACPI_TIMER_ACTIVE_LOW));
+
+    CHECK(info.spcr_type == ACPI_SPCR_PL011);
+    CHECK(info.spcr_base == 0x09000000);
+    CHECK(info.spcr_space == ACPI_SPACE_MEMORY);
+    CHECK(info.spcr_access_size == 3);
+
+    CHECK(info.hw_reduced && info.psci && info.psci_hvc);
+    CHECK(info.pm_tmr_port == 0);
+    CHECK(info.nmcfg == 1 && info.mcfg[0].base == 0xB0000000);
+    CHECK(loglen == 0);
+}
+
+TEST(x86_fields_clear_of_arm)
+{
+    reset();
+    put_standard();
+    if (!CHECK(parse(RSDP_PA) == 0))
+        return;
+    for (uint32_t i = 0; i < info.ncpus; i++)
+        CHECK(!info.cpus[i].gicc_entry && info.cpus[i].mpidr == 0);
+    CHECK(info.gicd_pa == 0 && info.gic_version == 0);
+    CHECK(info.ngicr == 0 && info.nits == 0);
+    CHECK(info.timer_el1_virt.gsiv == 0 && info.spcr_base == 0);
+    CHECK(!info.hw_reduced && !info.psci && !info.psci_hvc);
+}
+
+TEST(gicc_fields)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, 0);
+    /* ACPI 5.1 length; every MPIDR bit set: only the affinity stays. */
+    madt_gicc_len(&t, 76, 7, 0xFFFFFFFFFFFFFFFFull, 1, 0x080A0000,
+                  0x08010000);
+    /* ACPI 6.5 length, Aff3 and Aff1 set, U and MT bits set. */
+    madt_gicc_len(&t, 82, 8, 0x0000002A41000300ull, 1, 0x080C0000,
+                  0x08020000);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 2))
+        return;
+    CHECK(info.cpus[0].mpidr == 0xFF00FFFFFFull);
+    CHECK(info.cpus[0].acpi_uid == 7);
+    CHECK(info.cpus[0].gicr_pa == 0x080A0000);
+    CHECK(info.cpus[0].gicc_pa == 0x08010000);
+    CHECK(info.cpus[1].mpidr == 0x2A00000300ull);
+    CHECK(info.cpus[1].gicr_pa == 0x080C0000);
+    CHECK(info.cpus[1].gicc_pa == 0x08020000);
+    CHECK(info.gicd_pa == 0 && info.gic_version == 0);
+}
+
+TEST(gicc_duplicate_mpidr)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicc(&t, 0, 0x100, 1);
+    madt_gicc(&t, 1, 0x100, 1);
+    /* Equal once the non-affinity bits are masked off. */
+    madt_gicc(&t, 2, 0x80000100ull, 1);
+    madt_gicc(&t, 3, 0x101, 1);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 2))
+        return;
+    CHECK(info.cpus[0].acpi_uid == 0 && info.cpus[1].acpi_uid == 3);
+    CHECK(logged("duplicate MPIDR 0x100"));
+}
+
+TEST(gicc_truncated)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicd(&t, 0x08000000, 2);
+    madt_gicc(&t, 0, 0, 1);
+    madt_gicc(&t, 1, 1, 1);
+    t.len -= 40;                        /* the table ends mid-entry */
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.ncpus == 1 && info.cpus[0].mpidr == 0);
+    CHECK(info.gicd_pa == 0x08000000 && info.gic_version == 2);
+    CHECK(logged("type 11 at offset 148 has bad length 80"));
+}
+
+TEST(gicc_length_bad)
+{
+    /* 40: an ACPI 5.0 GICC, without the MPIDR; 0 and 2 must not loop. */
+    static const uint8_t lens[] = { 40, 75, 2, 0 };
+
+    for (size_t i = 0; i < sizeof(lens); i++) {
+        struct tb t;
+        char want[64];
+
+        reset();
+        t = madt_begin(MADT_PA, 0);
+        madt_gicc(&t, 0, 0, 1);
+        madt_gicc(&t, 1, 1, 1);
+        arena[MADT_PA + 44 + 80 + 1] = lens[i];
+        madt_gicc(&t, 2, 2, 1);
+        madt_its(&t, 0, 0x08080000);
+        tb_end(&t);
+        put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+        CHECK(parse(RSDP_PA) == 0);
+        CHECK(info.ncpus == 1 && info.nits == 0);
+        snprintf(want, sizeof(want), "bad length %u,", lens[i]);
+        CHECK(logged(want));
+    }
+}
+
+TEST(gicc_none_usable)
+{
+    struct tb t;
+
+    reset();
+    put_aavmf();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicd(&t, 0x08000000, 3);
+    madt_gicc(&t, 0, 0, 1u << 3);       /* online capable, off */
+    madt_gicc(&t, 1, 1, 0);             /* never */
+    madt_gicr(&t, 0x080A0000, 0x00F60000);
+    tb_end(&t);
+    CHECK(parse(RSDP_PA) == -ACPI_ENOCORE);
+    CHECK(error_is("the MADT lists no usable core"));
+    CHECK(info.ncpus == 1 && !info.cpus[0].usable);
+    /* Everything else is there for the boot core to run alone. */
+    CHECK(info.gicd_pa == 0x08000000 && info.gic_version == 3);
+    CHECK(info.ngicr == 1);
+    CHECK(info.timer_el1_virt.gsiv == 27);
+    CHECK(info.spcr_base == 0x09000000);
+    CHECK(info.psci && info.psci_hvc && info.hw_reduced);
+    CHECK(info.nmcfg == 1);
+
+    /* No GICC at all: only a GICD. */
+    t = madt_begin(MADT_PA, 0);
+    madt_gicd(&t, 0x08000000, 3);
+    tb_end(&t);
+    CHECK(parse(RSDP_PA) < 0);
+    CHECK(error_is("MADT"));
+    CHECK(info.ncpus == 0 && info.gicd_pa == 0x08000000);
+    CHECK(info.spcr_base == 0x09000000);
+}
+
+TEST(madt_mixed_kinds)
+{
+    struct tb t;
+
+    /* Local APIC first: the GICCs are the firmware bug. */
+    reset();
+    t = madt_begin(MADT_PA, LAPIC);
+    madt_lapic(&t, 0, 0, 1);
+    madt_gicc(&t, 1, 1, 1);
+    madt_x2apic(&t, 0x100, 1, 2);
+    madt_gicc(&t, 2, 2, 1);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 2))
+        return;
+    CHECK(!info.cpus[0].gicc_entry && !info.cpus[1].gicc_entry);
+    CHECK(info.cpus[1].apic_id == 0x100);
+    CHECK(logged("mixes local APIC and GICC entries; 2 GICC entries"));
+
+    /* GICC first: the local APICs are dropped, even a disabled GICC
+       decides. */
+    reset();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicc(&t, 0, 0, 0);
+    madt_lapic(&t, 1, 1, 1);
+    madt_gicc(&t, 2, 5, 1);
+    madt_x2apic(&t, 0x100, 1, 3);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0) || !CHECK(info.ncpus == 1))
+        return;
+    CHECK(info.cpus[0].gicc_entry && info.cpus[0].mpidr == 5);
+    CHECK(logged("2 local APIC entries ignored"));
+
+    /* Only local APICs enabled, listed after a GICC: no usable core. */
+    reset();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicc(&t, 0, 0, 0);
+    madt_lapic(&t, 1, 1, 1);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    CHECK(parse(RSDP_PA) == -ACPI_ENOCORE);
+    CHECK(info.ncpus == 0);
+}
+
+TEST(gic_caps)
+{
+    struct tb t;
+
+    reset();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicd(&t, 0x08000000, 9);       /* no such GIC version */
+    madt_gicd(&t, 0x09000000, 3);       /* a second distributor */
+    madt_gicc(&t, 0, 0, 1);
+    for (uint32_t i = 0; i < ACPI_MAX_GICR + 2; i++)
+        madt_gicr(&t, 0x080A0000 + 0x01000000ull * i, 0x20000 * (i + 1));
+    for (uint32_t i = 0; i < ACPI_MAX_ITS + 3; i++)
+        madt_its(&t, i, 0x08080000 + 0x20000ull * i);
+    tb_end(&t);
+    put_roots(2, (const uint64_t[]){ MADT_PA }, 1);
+    if (!CHECK(parse(RSDP_PA) == 0))
+        return;
+    CHECK(info.gicd_pa == 0x08000000 && info.gic_version == 0);
+    CHECK(logged("GICD version 9 unknown"));
+    CHECK(logged("1 GIC distributors beyond the first ignored"));
+    CHECK(info.ngicr == ACPI_MAX_GICR);
+    CHECK(info.gicr[3].base == 0x080A0000 + 0x03000000ull);
+    CHECK(info.gicr[3].length == 0x80000);
+    CHECK(logged("2 GICR ranges beyond 4 ignored"));
+    CHECK(info.nits == ACPI_MAX_ITS);
+    CHECK(info.its_pa[3] == 0x08080000 + 0x60000ull);
+    CHECK(logged("3 GIC ITSs beyond 4 ignored"));
+}
+
+TEST(gtdt_lengths)
+{
+    reset();
+    put_aavmf();
+    /* 80 bytes hold every timer read: taken. */
+    put_gtdt(GTDT_PA, 80, 27, ACPI_TIMER_EDGE);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.timer_el1_virt.gsiv == 27);
+    CHECK(info.timer_el1_virt.flags == ACPI_TIMER_EDGE);
+    CHECK(info.timer_el2_phys.gsiv == 26);
+
+    /* 76 bytes end inside the EL2 timer's flags: ignored, not read. */
+    put_gtdt(GTDT_PA, 76, 27, 0);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.timer_el1_phys.gsiv == 0 && info.timer_el1_virt.gsiv == 0);
+    CHECK(info.timer_el2_phys.gsiv == 0);
+    CHECK(logged("GTDT at 0x122000 has absurd length 76"));
+    CHECK(info.spcr_base == 0x09000000 && info.ncpus == 3);
+}
+
+TEST(spcr_variants)
+{
+    reset();
+    put_aavmf();
+
+    /* A 16550 in I/O space. */
+    put_spcr(SPCR_PA, ACPI_SPCR_16550, ACPI_SPACE_IO, 0x3F8);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.spcr_type == ACPI_SPCR_16550 && info.spcr_base == 0x3F8);
+    CHECK(info.spcr_space == ACPI_SPACE_IO);
+
+    /* Base 0: console redirection off. */
+    put_spcr(SPCR_PA, ACPI_SPCR_SBSA, ACPI_SPACE_MEMORY, 0);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.spcr_base == 0 && info.spcr_type == 0);
+
+    /* A UART in PCI configuration space: of no use, ignored. */
+    put_spcr(SPCR_PA, ACPI_SPCR_16550_GAS, 2, 0x1000);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.spcr_base == 0);
+    CHECK(logged("address space 2"));
+
+    /* 48 bytes end inside the base address: ignored, not read. */
+    put_spcr(SPCR_PA, ACPI_SPCR_PL011, ACPI_SPACE_MEMORY, 0x09000000);
+    w32(SPCR_PA + 4, 48);
+    fix_sum(SPCR_PA, 48, 9);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.spcr_base == 0);
+    CHECK(logged("SPCR at 0x123000 has absurd length 48"));
+    CHECK(info.timer_el1_virt.gsiv == 27);
+}
+
+TEST(gtdt_spcr_bad_checksum)
+{
+    reset();
+    put_aavmf();
+    arena[GTDT_PA + 64] ^= 1;
+    arena[SPCR_PA + 44] ^= 1;
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.timer_el1_virt.gsiv == 0 && info.timer_el1_phys.gsiv == 0);
+    CHECK(info.spcr_base == 0);
+    CHECK(logged("GTDT at 0x122000 has a bad checksum"));
+    CHECK(logged("SPCR at 0x123000 has a bad checksum"));
+    /* The rest of the set is unaffected. */
+    CHECK(info.ncpus == 3 && info.gicd_pa == 0x08000000 && info.psci);
+}
+
+TEST(fadt_arm_boot_flags)
+{
+    reset();
+    put_aavmf();
+
+    /* 130 bytes end inside ARM_BOOT_ARCH: not read. */
+    put_fadt_arm(FADT_PA, 130, 1u << 20, 0);
+    arena[FADT_PA + 129] = 0x3;
+    fix_sum(FADT_PA, 130, 9);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(!info.psci && !info.psci_hvc && info.hw_reduced);
+
+    /* 131 bytes hold it. */
+    put_fadt_arm(FADT_PA, 131, 1u << 20, 0x1);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(info.psci && !info.psci_hvc);
+
+    /* HVC without PSCI_COMPLIANT means nothing. */
+    put_fadt_arm(FADT_PA, 276, 0, 0x2);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(!info.psci && !info.psci_hvc && !info.hw_reduced);
+
+    /* Too short for the flags: neither read. */
+    memset(arena + FADT_PA, 0, 276);
+    put_fadt_arm(FADT_PA, 100, 1u << 20, 0x3);
+    CHECK(parse(RSDP_PA) == 0);
+    CHECK(!info.hw_reduced && !info.psci);
+}
+
 /* ---- fuzz ---- */
 
 static uint64_t rng = 0x5b1d1e5eedull;
@@ -818,7 +1309,7 @@ static void reseal(uint64_t pa, uint32_t at)
 static void reseal_all(void)
 {
     static const uint64_t tabs[] = { XSDT_PA, RSDT_PA, MADT_PA, MCFG_PA,
-                                     FADT_PA };
+                                     FADT_PA, GTDT_PA, SPCR_PA };
     uint32_t rlen = r32(RSDP_PA + 20);
 
     for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
@@ -831,6 +1322,27 @@ static void reseal_all(void)
     }
 }
 
+/* One kind of CPU per list, no core twice, and the GICC-only fields
+   clear on x86 entries. */
+static bool cpus_sane(void)
+{
+    for (uint32_t i = 0; i < info.ncpus; i++) {
+        const struct acpi_cpu *a = &info.cpus[i];
+
+        if (a->gicc_entry != info.cpus[0].gicc_entry)
+            return false;
+        if (a->gicc_entry ? a->apic_id || a->x2apic_entry ||
+                            (a->mpidr & ~0xFF00FFFFFFull)
+                          : a->mpidr || a->gicr_pa || a->gicc_pa)
+            return false;
+        for (uint32_t j = i + 1; j < info.ncpus; j++)
+            if (a->gicc_entry ? a->mpidr == info.cpus[j].mpidr
+                              : a->apic_id == info.cpus[j].apic_id)
+                return false;
+    }
+    return true;
+}
+
 static bool info_sane(int rc)
 {
     if (rc != 0 && (rc >= 0 || info.error == NULL))
@@ -838,26 +1350,29 @@ static bool info_sane(int rc)
     if (rc == 0 && (info.error != NULL || info.ncpus == 0))
         return false;
     if (info.ncpus > ACPI_MAX_CPUS || info.nioapic > ACPI_MAX_IOAPIC ||
-        info.niso > ACPI_MAX_ISO || info.nmcfg > ACPI_MAX_MCFG)
+        info.niso > ACPI_MAX_ISO || info.nmcfg > ACPI_MAX_MCFG ||
+        info.ngicr > ACPI_MAX_GICR || info.nits > ACPI_MAX_ITS)
         return false;
-    for (uint32_t i = 0; i < info.ncpus; i++)
-        for (uint32_t j = i + 1; j < info.ncpus; j++)
-            if (info.cpus[i].apic_id == info.cpus[j].apic_id)
-                return false;
-    return true;
+    if (info.gic_version > 4 || (info.psci_hvc && !info.psci) ||
+        (info.spcr_base && info.spcr_space > ACPI_SPACE_IO))
+        return false;
+    return cpus_sane();
 }
 
-static void fuzz_one(void)
+/* A stretch of the arena the fuzz cases flip bytes in. */
+struct region {
+    uint64_t pa;
+    uint32_t len;
+};
+
+/* regions[3] is the MADT. */
+static void fuzz_one(const struct region *tabs, int ntabs)
 {
-    static const struct { uint64_t pa; uint32_t len; } tabs[] = {
-        { RSDP_PA, 36 }, { XSDT_PA, 60 }, { RSDT_PA, 48 },
-        { MADT_PA, 152 }, { MCFG_PA, 60 }, { FADT_PA, 276 },
-    };
     int nflip = 1 + rnd() % 4;
 
     for (int i = 0; i < nflip; i++) {
         /* Half the flips go to the MADT, the most structured table. */
-        int k = rnd() % 2 ? 3 : rnd() % 6;
+        int k = rnd() % 2 ? 3 : rnd() % ntabs;
         uint64_t pa = tabs[k].pa + rnd() % (tabs[k].len + 8);
         uint8_t v[4] = { 0, 0xFF, arena[pa] ^ (1u << rnd() % 8), rnd() };
 
@@ -867,39 +1382,78 @@ static void fuzz_one(void)
         reseal_all();
 }
 
-TEST(fuzz)
+/*
+ * iters rounds of fuzz_one over the table set in the arena, each parse
+ * checked and then undone.  Returns how many parses succeeded, or -1
+ * after a FAIL.
+ */
+static int fuzz_rounds(const struct region *tabs, int ntabs, int iters)
 {
-    const int iters = 20000;
     int ok = 0;
 
-    reset();
-    put_standard();
-    /* The MADT size fuzz_one assumes: header, 4 + 2 + 1 + 2 + 1 entries. */
-    if (!CHECK(r32(MADT_PA + 4) == 44 + 4 * 8 + 2 * 16 + 12 + 2 * 10 + 12))
-        return;
     for (int it = 0; it < iters; it++) {
         int rc;
 
         nundo = 0;
-        fuzz_one();
+        fuzz_one(tabs, ntabs);
         rc = parse(RSDP_PA);
         if (!info_sane(rc)) {
             FAIL("iteration %d: rc %d, ncpus %u, error %s", it, rc,
                  info.ncpus, info.error ? info.error : "(none)");
-            return;
+            return -1;
         }
         ok += rc == 0;
         if (it % 64 == 0) {
             uint64_t pa = scan();
 
             if (!CHECK(pa == 0 || pa == RSDP_PA))
-                return;
+                return -1;
         }
         while (nundo--)
             arena[undo[nundo].pa] = undo[nundo].old;
     }
+    return ok;
+}
+
+TEST(fuzz)
+{
+    static const struct region tabs[] = {
+        { RSDP_PA, 36 }, { XSDT_PA, 60 }, { RSDT_PA, 48 },
+        { MADT_PA, 152 }, { MCFG_PA, 60 }, { FADT_PA, 276 },
+    };
+    const int iters = 20000;
+    int ok;
+
+    reset();
+    put_standard();
+    /* The MADT size fuzz_one assumes: header, 4 + 2 + 1 + 2 + 1 entries. */
+    if (!CHECK(r32(MADT_PA + 4) == 44 + 4 * 8 + 2 * 16 + 12 + 2 * 10 + 12))
+        return;
+    if ((ok = fuzz_rounds(tabs, 6, iters)) < 0)
+        return;
     /* Undo restored the set; and the fuzz must not have been all errors. */
     CHECK(parse(RSDP_PA) == 0 && info.ncpus == 6 && info.nmcfg == 1);
+    CHECK(ok > iters / 10 && ok < iters);
+}
+
+TEST(fuzz_arm)
+{
+    static const struct region tabs[] = {
+        { RSDP_PA, 36 }, { XSDT_PA, 76 }, { RSDT_PA, 56 },
+        { MADT_PA, AAVMF_MADT_LEN }, { MCFG_PA, 60 }, { FADT_PA, 276 },
+        { GTDT_PA, 104 }, { SPCR_PA, 80 },
+    };
+    const int iters = 20000;
+    int ok;
+
+    reset();
+    put_aavmf();
+    if (!CHECK(r32(MADT_PA + 4) == AAVMF_MADT_LEN))
+        return;
+    if ((ok = fuzz_rounds(tabs, 8, iters)) < 0)
+        return;
+    CHECK(parse(RSDP_PA) == 0 && info.ncpus == 3 && info.ngicr == 1);
+    CHECK(info.timer_el1_virt.gsiv == 27 && info.spcr_base == 0x09000000);
     CHECK(ok > iters / 10 && ok < iters);
 }
 
