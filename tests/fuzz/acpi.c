@@ -115,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = acpi_parse(BASE, &info);
     if (rc > 0 || (rc < 0 && !info.error) || info.ncpus > ACPI_MAX_CPUS ||
         info.nioapic > ACPI_MAX_IOAPIC || info.niso > ACPI_MAX_ISO ||
-        info.nmcfg > ACPI_MAX_MCFG)
+        info.nmcfg > ACPI_MAX_MCFG || info.ngicr > ACPI_MAX_GICR ||
+        info.nits > ACPI_MAX_ITS || info.gic_version > 4)
         abort();
     while (nmaps)
         free(maps[--nmaps]);
