@@ -502,6 +502,18 @@ static bool cpu_kind_ok(struct madt_walk *w, enum cpu_kind kind)
     return false;
 }
 
+/*
+ * True if a list holding n of at most max entries has room for one more;
+ * otherwise counts one more dropped entry.
+ */
+static bool room(uint32_t n, uint32_t max, uint32_t *dropped)
+{
+    if (n < max)
+        return true;
+    (*dropped)++;
+    return false;
+}
+
 /* Two CPUs of the same kind are the same core: same APIC id or MPIDR. */
 static bool same_cpu(const struct acpi_cpu *a, const struct acpi_cpu *b)
 {
@@ -530,11 +542,8 @@ static void add_cpu(struct madt_walk *w, const struct acpi_cpu *c,
             acpi_log("MADT: duplicate APIC id 0x%x ignored\n", c->apic_id);
         return;
     }
-    if (out->ncpus == ACPI_MAX_CPUS) {
-        w->cpus_dropped++;
-        return;
-    }
-    out->cpus[out->ncpus++] = *c;
+    if (room(out->ncpus, ACPI_MAX_CPUS, &w->cpus_dropped))
+        out->cpus[out->ncpus++] = *c;
 }
 
 /*
@@ -575,15 +584,12 @@ static void madt_ioapic(struct madt_walk *w, const void *entry)
     const struct madt_ioapic *e = entry;
     struct acpi_info *out = w->out;
 
-    if (out->nioapic == ACPI_MAX_IOAPIC) {
-        w->ioapics_dropped++;
-        return;
-    }
-    out->ioapics[out->nioapic++] = (struct acpi_ioapic){
-        .addr = e->addr,
-        .gsi_base = e->gsi_base,
-        .id = e->id,
-    };
+    if (room(out->nioapic, ACPI_MAX_IOAPIC, &w->ioapics_dropped))
+        out->ioapics[out->nioapic++] = (struct acpi_ioapic){
+            .addr = e->addr,
+            .gsi_base = e->gsi_base,
+            .id = e->id,
+        };
 }
 
 static void madt_iso(struct madt_walk *w, const void *entry)
@@ -591,16 +597,13 @@ static void madt_iso(struct madt_walk *w, const void *entry)
     const struct madt_iso *e = entry;
     struct acpi_info *out = w->out;
 
-    if (out->niso == ACPI_MAX_ISO) {
-        w->isos_dropped++;
-        return;
-    }
-    out->isos[out->niso++] = (struct acpi_iso){
-        .gsi = e->gsi,
-        .flags = e->flags,
-        .bus = e->bus,
-        .source = e->source,
-    };
+    if (room(out->niso, ACPI_MAX_ISO, &w->isos_dropped))
+        out->isos[out->niso++] = (struct acpi_iso){
+            .gsi = e->gsi,
+            .flags = e->flags,
+            .bus = e->bus,
+            .source = e->source,
+        };
 }
 
 static void madt_lapic_override(struct madt_walk *w, const void *entry)
@@ -647,25 +650,19 @@ static void madt_gicr(struct madt_walk *w, const void *entry)
     const struct madt_gicr *e = entry;
     struct acpi_info *out = w->out;
 
-    if (out->ngicr == ACPI_MAX_GICR) {
-        w->gicrs_dropped++;
-        return;
-    }
-    out->gicr[out->ngicr++] = (struct acpi_gicr){
-        .base = e->base,
-        .length = e->length,
-    };
+    if (room(out->ngicr, ACPI_MAX_GICR, &w->gicrs_dropped))
+        out->gicr[out->ngicr++] = (struct acpi_gicr){
+            .base = e->base,
+            .length = e->length,
+        };
 }
 
 static void madt_gic_its(struct madt_walk *w, const void *entry)
 {
     struct acpi_info *out = w->out;
 
-    if (out->nits == ACPI_MAX_ITS) {
-        w->its_dropped++;
-        return;
-    }
-    out->its_pa[out->nits++] = ((const struct madt_gic_its *)entry)->addr;
+    if (room(out->nits, ACPI_MAX_ITS, &w->its_dropped))
+        out->its_pa[out->nits++] = ((const struct madt_gic_its *)entry)->addr;
 }
 
 /* The entry types read, by type; the others are stepped over. */
