@@ -51,7 +51,8 @@
 struct acpi_cpu {
     uint32_t apic_id;           /* x2APIC id, or the xAPIC id zero-extended;
                                    0 for a GICC entry */
-    uint32_t acpi_uid;          /* type 0: the 8-bit ACPI processor id */
+    uint32_t acpi_uid;          /* type 0: the 8-bit ACPI processor id;
+                                   x2APIC and GICC: the 32-bit UID */
     bool usable;                /* enabled; false: online capable, off now */
     bool x2apic_entry;          /* from a type-9 (local x2APIC) entry */
     bool gicc_entry;            /* from a type-0xB (GICC) entry; the fields
