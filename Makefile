@@ -81,13 +81,16 @@ LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
            $(LIBGCC) --end-group
 
 # The kernel: generic folders plus this arch's folders (boot/<arch>
-# holds the boot-protocol entries: PVH and EFI on x86_64).
+# holds the boot-protocol entries: PVH and EFI on x86_64, the Image
+# header and EFI on aarch64; boot/*.c is the kernel's side of the EFI
+# handoff, which the hosted build has no use for).
 KSRCS := $(wildcard kernel/*.c kernel/net/*.c sched/*.c drivers/*.c) \
          $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
-         $(wildcard boot/$(ARCH)/*.c boot/$(ARCH)/*.S)
+         $(wildcard boot/$(ARCH)/*.c boot/$(ARCH)/*.S) \
+         $(if $(filter hosted,$(ARCH)),,$(wildcard boot/*.c))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
-# The EFI entry shares its handoff header with the loader.
-$(B)/boot/%.o: CFLAGS += -Iboot/efi
+# The EFI entries share their handoff header with the loader.
+$(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi
 
 # Images: apps and in-image tests (tests/host holds host programs).
 IMAGE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard apps/*/*.c \
@@ -175,42 +178,71 @@ soak: $(B)/tests/stress/soak.elf
 	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
 
-# ---- Firmware boot (x86_64): the EFI loader and GPT disk images -------
+# ---- Firmware boot: the EFI loader and GPT disk images ----------------
 #
 # boot/efi/ is an EFI application built with Debian's gnu-efi (its crt0,
-# linker script and libraries, converted to PE by objcopy), not part of
-# the kernel: one BOOTX64.EFI serves every app.  `make image` puts it on
-# the EFI system partition of build/x86_64/<APP>.img, beside the app's
-# kernel and CMDLINE (tools/mkimage.sh); `make run-efi` boots that image
-# under OVMF, and `make test-efi` boots every test image through OVMF.
-EB          := build/x86_64/efi
+# linker script and libraries), not part of the kernel: one loader per
+# arch serves every app.  `make image` puts it on the EFI system
+# partition of build/<arch>/<APP>.img, beside the app's kernel and
+# CMDLINE (tools/mkimage.sh); `make run-efi` boots that image under OVMF
+# (x86_64) or AAVMF (aarch64), `make run-uboot` (aarch64) through U-Boot,
+# and `make test-efi` boots every test image through the firmware.
+# x86_64 uses the host's gnu-efi package, converted to PE by objcopy.
+# aarch64 uses gnu-efi's arm64 package, unpacked under build/ by
+# tools/gnuefi.sh, and `objcopy -O binary`: its crt0 carries the PE
+# header itself (bookworm's objcopy writes a broken aarch64 PE).
+EB          := build/$(ARCH)/efi
+EFI_COMMON  := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+               -ffreestanding -fpic -fshort-wchar -fno-stack-protector \
+               -fno-strict-aliasing -Iboot/efi -Ikernel -MMD -MP
+EFI_OBJS    := $(patsubst boot/efi/%.c,$(EB)/%.o,$(wildcard boot/efi/*.c) \
+               boot/efi/arch/$(ARCH).c)
+ifeq ($(ARCH),x86_64)
 EFI_LOADER  := $(EB)/BOOTX64.EFI
-EFI_LIB     := /usr/lib
-EFI_CFLAGS  := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-               -ffreestanding -fpic -fshort-wchar -mno-red-zone \
-               -fno-stack-protector -fno-strict-aliasing -DGNU_EFI_USE_MS_ABI \
-               -I/usr/include/efi -I/usr/include/efi/x86_64 -Iboot/efi \
-               -Ikernel -Iarch/x86_64 -MMD -MP
-EFI_OBJS    := $(patsubst boot/efi/%.c,$(EB)/%.o,$(wildcard boot/efi/*.c))
+EFI_USR     := /usr
+EFI_TOOLS   := deps-efi
+EFI_CC      := gcc
+EFI_LD      := ld
+EFI_OBJCOPY := objcopy
+EFI_CFLAGS  := $(EFI_COMMON) -mno-red-zone -DGNU_EFI_USE_MS_ABI -Iarch/x86_64 \
+               -I$(EFI_USR)/include/efi -I$(EFI_USR)/include/efi/x86_64
+EFI_PE      := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+               -j .rela -j .reloc --target efi-app-x86_64 --subsystem=10
+else
+EFI_LOADER  := $(EB)/BOOTAA64.EFI
+EFI_USR     := build/gnu-efi-arm64/usr
+EFI_TOOLS   := build/gnu-efi-arm64/.stamp
+EFI_CC      := aarch64-linux-gnu-gcc
+EFI_LD      := aarch64-linux-gnu-ld
+EFI_OBJCOPY := aarch64-linux-gnu-objcopy
+EFI_CFLAGS  := $(EFI_COMMON) -I$(EFI_USR)/include/efi -I$(EFI_USR)/include/efi/aarch64
+EFI_PE      := -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+               -j .rela -j .rel.* -j .rela.* -j .reloc -O binary
+endif
+EFI_LIB     := $(EFI_USR)/lib
 
-.PHONY: deps-efi image run-efi test-efi
+.PHONY: deps-efi image run-efi run-uboot test-efi
 deps-efi:
-	$(Q)tools/deps.sh efi
+	$(Q)tools/deps.sh efi $(ARCH)
 
-$(EB)/%.o: boot/efi/%.c | deps-efi
+build/gnu-efi-arm64/.stamp: tools/gnuefi.sh | deps-efi
+	$(Q)tools/gnuefi.sh build/gnu-efi-arm64
+
+$(EB)/%.o: boot/efi/%.c | $(EFI_TOOLS)
 	$(call msg,EFICC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)gcc $(EFI_CFLAGS) -c -o $@ $<
+	$(Q)$(EFI_CC) $(EFI_CFLAGS) -c -o $@ $<
 
 $(EFI_LOADER): $(EFI_OBJS)
 	$(call msg,EFILD,$@)
-	$(Q)ld -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
-	    -o $@.so $(EFI_LIB)/crt0-efi-x86_64.o $^ -L$(EFI_LIB) -lefi -lgnuefi
-	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
-	    -j .rela -j .reloc --target efi-app-x86_64 --subsystem=10 $@.so $@
+	$(Q)$(EFI_LD) -nostdlib -znocombreloc -shared -Bsymbolic --defsym=EFI_SUBSYSTEM=0xa \
+	    $(if $(filter aarch64,$(ARCH)),--no-warn-rwx-segments) \
+	    -T $(EFI_LIB)/elf_$(ARCH)_efi.lds -o $@.so $(EFI_LIB)/crt0-efi-$(ARCH).o $^ \
+	    -L$(EFI_LIB) -lefi -lgnuefi
+	$(Q)$(EFI_OBJCOPY) $(EFI_PE) $@.so $@
 
 # Rebuilt on every call: CMDLINE is part of the image.
-ifeq ($(ARCH),x86_64)
+ifneq ($(filter x86_64 aarch64,$(ARCH)),)
 image: $(EFI_LOADER)
 	@[ -d apps/$(APP) ] || { echo "make image: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
@@ -218,10 +250,17 @@ image: $(EFI_LOADER)
 	$(Q)tools/mkimage.sh $(EFI_LOADER) $(B)/apps/$(APP).elf $(B)/$(APP).img $(CMDLINE)
 
 run-efi: image
-	$(Q)NET=$(NET) tools/qemu.sh x86_64-efi $(B)/$(APP).img $(SMP)
+	$(Q)NET=$(NET) tools/qemu.sh $(ARCH)-efi $(B)/$(APP).img $(SMP)
 else
 image run-efi:
-	@echo "make $@: firmware boot is x86_64 only so far (ARCH=$(ARCH))"; exit 1
+	@echo "make $@: firmware boot is for x86_64 and aarch64 (ARCH=$(ARCH))"; exit 1
+endif
+ifeq ($(ARCH),aarch64)
+run-uboot: image
+	$(Q)NET=$(NET) tools/qemu.sh aarch64-uboot $(B)/$(APP).img $(SMP)
+else
+run-uboot:
+	@echo "make run-uboot: U-Boot boots aarch64 images (ARCH=aarch64)"; exit 1
 endif
 
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
@@ -273,6 +312,13 @@ $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/$*.c
+
+# The ACPI parser and the aarch64 machine description built on it.
+$(HB)/acpi_test: tests/host/acpi_test.c kernel/acpi.c kernel/acpi_machine.c kernel/acpi.h \
+                 kernel/machine.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/acpi.c kernel/acpi_machine.c
 
 # The device tree parser is two files: the blob walker and the machine
 # summary built on it.
@@ -386,7 +432,7 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Idrivers \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_SRCS_cmdline := kernel/cmdline.c kernel/faultcfg.c kernel/fmt.c
 FUZZ_SRCS_fdt     := kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
-FUZZ_SRCS_acpi    := kernel/acpi.c
+FUZZ_SRCS_acpi    := kernel/acpi.c kernel/acpi_machine.c
 FUZZ_SRCS_virtq   := drivers/virtq.c
 FUZZ_SRCS_netrx   := $(addprefix $(LWIP_DIR)/,$(LWIP_SRCS))
 $(FB)/netrx: FUZZ_CFLAGS += $(LWIP_INC) -Itests/host \

@@ -4,6 +4,8 @@
 #include "bootinfo.h"
 #include "printk.h"
 
+const struct bootinfo *boot_info;
+
 static void add(struct memrange *r, int *n, uint64_t base, uint64_t len,
                 const char *what)
 {

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "machine.h"
 
 #define FDT_MAGIC       0xd00dfeedu
 #define FDT_MAX_DEPTH   32      /* deepest node nesting fdt_check accepts */
@@ -174,132 +175,7 @@ bool fdt_reg(const void *blob, int node, int index, uint64_t *addr,
 bool fdt_mem_rsv(const void *blob, int index, uint64_t *addr,
                  uint64_t *size);
 
-/* ---- The machine summary ---- */
-
-#define FDT_MAX_MEM         16
-#define FDT_MAX_RESERVED    16
-#define FDT_MAX_CPUS        256
-#define FDT_MAX_VIRTIO      32
-#define FDT_MAX_REDIST      4
-#define FDT_MAX_INTX        64
-
-enum fdt_enable {
-    FDT_ENABLE_NONE,            /* no (known) enable-method: the boot CPU */
-    FDT_ENABLE_PSCI,            /* "psci": PSCI CPU_ON */
-    FDT_ENABLE_SPIN_TABLE,      /* "spin-table": write cpu-release-addr */
-};
-
-enum fdt_conduit {
-    FDT_CONDUIT_NONE,           /* no PSCI node, or an unknown method */
-    FDT_CONDUIT_HVC,
-    FDT_CONDUIT_SMC,
-};
-
-/* Order of the arm,armv8-timer interrupts property. */
-enum fdt_timer {
-    FDT_TIMER_SEC,              /* secure EL1 physical timer */
-    FDT_TIMER_PHYS,             /* non-secure EL1 physical timer */
-    FDT_TIMER_VIRT,             /* virtual timer */
-    FDT_TIMER_HYP,              /* EL2 physical timer */
-    FDT_NTIMER,
-};
-
-struct fdt_range {
-    uint64_t base, size;
-};
-
-/* One GIC interrupt specifier <type num flags>, type 0 SPI, 1 PPI. */
-struct fdt_irq {
-    uint32_t intid;             /* 16 + num for a PPI, 32 + num for an SPI;
-                                   0: none */
-    uint32_t flags;             /* bits 0-3 trigger: 1 edge rising, 4 level
-                                   high, 8 level low; GICv2 PPIs carry a CPU
-                                   mask in bits 8-15 */
-};
-
-struct fdt_cpu {
-    uint64_t mpidr;             /* reg: MPIDR_EL1 Aff3 (bits 32-39) and
-                                   Aff2..Aff0 (bits 0-23) */
-    uint64_t release_addr;      /* spin-table: cpu-release-addr, else 0 */
-    uint8_t enable;             /* enum fdt_enable */
-};
-
-struct fdt_gic {
-    uint32_t version;           /* 2 or 3; 0: no supported GIC found */
-    struct fdt_range dist;      /* GICD */
-    struct fdt_range cpuif;     /* v2: GICC */
-    uint32_t nredist;           /* v3: GICR regions, in reg order */
-    struct fdt_range redist[FDT_MAX_REDIST];
-};
-
-struct fdt_virtio {
-    uint64_t base, size;
-    uint32_t intid;             /* its SPI as an INTID (32 + num); 0: none */
-};
-
-/* A window of the PCI host's ranges: CPU addresses [cpu, cpu + size)
-   reach PCI addresses [bus, bus + size). */
-struct fdt_pci_window {
-    uint64_t cpu, bus, size;
-};
-
-/* One interrupt-map entry whose parent is the GIC: a device's INTx pin,
-   matched under the mask, goes to an SPI. */
-struct fdt_pci_intx {
-    uint32_t addr;              /* phys.hi of the child unit address */
-    uint32_t pin;               /* 1 = INTA .. 4 = INTD */
-    uint32_t intid;             /* 32 + SPI number */
-};
-
-struct fdt_pci {
-    struct fdt_range ecam;      /* config space of bus_start; size 0: none */
-    uint32_t bus_start, bus_end;    /* bus-range, default 0..255 */
-    struct fdt_pci_window mem32;    /* first 32-bit memory range */
-    struct fdt_pci_window mem64;    /* first 64-bit memory range */
-    uint32_t intx_mask_addr;    /* interrupt-map-mask: phys.hi, pin */
-    uint32_t intx_mask_pin;
-    uint32_t nintx;
-    struct fdt_pci_intx intx[FDT_MAX_INTX];
-};
-
-/*
- * What fdt_parse_machine found.  Counts never exceed their arrays; entries
- * that did not fit are counted in dropped.  Absent or unusable optional
- * nodes leave their fields zero.  Nodes whose status is not "okay" are
- * skipped (CPUs excepted, whose "disabled" means parked; only "fail" CPUs
- * are skipped).  Addresses are as reg gives them (see fdt_reg), which for
- * QEMU's virt machine and most SoCs are physical addresses.
- */
-struct fdt_machine {
-    uint32_t nmem;              /* every /memory node's every reg entry */
-    struct fdt_range mem[FDT_MAX_MEM];
-    uint32_t nreserved;         /* reservation block, then /reserved-memory */
-    struct fdt_range reserved[FDT_MAX_RESERVED];
-    uint32_t ncpus;             /* /cpus children with device_type "cpu" */
-    struct fdt_cpu cpus[FDT_MAX_CPUS];  /* blob order */
-    uint32_t dropped;           /* entries left out: an array was full */
-
-    uint32_t psci_version;      /* best compatible: 0x10000 for 1.0, 2 for
-                                   0.2, 1 for "arm,psci" (0.1); 0: none */
-    uint32_t psci_conduit;      /* enum fdt_conduit */
-    uint32_t psci_cpu_on;       /* cpu_on property (the function id PSCI
-                                   0.1 needs); 0 if absent */
-
-    struct fdt_gic gic;
-    struct fdt_irq timer[FDT_NTIMER];   /* PPIs, indexed by enum fdt_timer */
-    struct fdt_range uart;      /* PL011: the one /chosen's stdout-path
-                                   names, else the first; base 0: none */
-    struct fdt_range rtc;       /* first PL031 RTC; base 0: none */
-    uint32_t nvirtio;
-    struct fdt_virtio virtio[FDT_MAX_VIRTIO];
-    struct fdt_pci pci;         /* first pci-host-ecam-generic */
-
-    /* From /chosen; they point into the blob, NULL if absent. */
-    const char *bootargs;       /* the kernel command line */
-    const char *stdout_path;    /* as given, ":options" included */
-
-    const char *error;          /* NULL, or why fdt_parse_machine failed */
-};
+/* ---- The machine summary (machine.h) ---- */
 
 /*
  * Checks the blob (fdt_check) and fills *m from it.  Returns 0, or a
@@ -307,6 +183,6 @@ struct fdt_machine {
  * malformed (m is then all zero but for error), -FDT_ENOTFOUND if there is
  * no usable /memory or /cpus (the other fields are filled all the same).
  */
-int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m);
+int fdt_parse_machine(const void *blob, size_t size, struct machine *m);
 
 #endif

@@ -18,7 +18,7 @@ struct gicref {
                                    partitions); the first 3 are the same */
 };
 
-static void add_range(struct fdt_range *a, uint32_t *n, uint32_t max,
+static void add_range(struct mach_range *a, uint32_t *n, uint32_t max,
                       uint32_t *dropped, uint64_t base, uint64_t size)
 {
     if (size == 0 || base + (size - 1) < base)  /* empty, or wraps */
@@ -33,7 +33,7 @@ static void add_range(struct fdt_range *a, uint32_t *n, uint32_t max,
 }
 
 /* Entry i of node's reg, decoded with its parent's cells. */
-static bool reg_at(const void *blob, int node, int i, struct fdt_range *r)
+static bool reg_at(const void *blob, int node, int i, struct mach_range *r)
 {
     return fdt_reg(blob, node, i, &r->base, &r->size);
 }
@@ -70,7 +70,7 @@ static const uint8_t *gic_irqs(const void *blob, const struct gicref *g,
     return p;
 }
 
-static void chosen(const void *blob, struct fdt_machine *m)
+static void chosen(const void *blob, struct machine *m)
 {
     int c = fdt_path_offset(blob, "/chosen");
 
@@ -83,7 +83,7 @@ static void chosen(const void *blob, struct fdt_machine *m)
 }
 
 /* Root children with device_type "memory" (§3.4), or named memory[@...]. */
-static void memory(const void *blob, struct fdt_machine *m)
+static void memory(const void *blob, struct machine *m)
 {
     const char *dt, *name;
     uint64_t base, size;
@@ -99,18 +99,18 @@ static void memory(const void *blob, struct fdt_machine *m)
         if (!fdt_node_enabled(blob, n))
             continue;
         for (int i = 0; fdt_reg(blob, n, i, &base, &size); i++)
-            add_range(m->mem, &m->nmem, FDT_MAX_MEM, &m->dropped, base, size);
+            add_range(m->mem, &m->nmem, MACH_MAX_MEM, &m->dropped, base, size);
     }
 }
 
 /* The reservation block (§5.3), then /reserved-memory's children (§3.5). */
-static void reserved(const void *blob, struct fdt_machine *m)
+static void reserved(const void *blob, struct machine *m)
 {
     uint64_t base, size;
     int rm;
 
     for (int i = 0; fdt_mem_rsv(blob, i, &base, &size); i++)
-        add_range(m->reserved, &m->nreserved, FDT_MAX_RESERVED,
+        add_range(m->reserved, &m->nreserved, MACH_MAX_RESERVED,
                   &m->dropped, base, size);
     rm = fdt_path_offset(blob, "/reserved-memory");
     if (rm < 0)
@@ -121,7 +121,7 @@ static void reserved(const void *blob, struct fdt_machine *m)
             continue;
         /* Children with only size (allocated at boot) have no reg. */
         for (int i = 0; fdt_reg(blob, n, i, &base, &size); i++)
-            add_range(m->reserved, &m->nreserved, FDT_MAX_RESERVED,
+            add_range(m->reserved, &m->nreserved, MACH_MAX_RESERVED,
                       &m->dropped, base, size);
     }
 }
@@ -132,7 +132,7 @@ static void reserved(const void *blob, struct fdt_machine *m)
  * not describe that way).  "disabled" CPUs are kept: for spin-table it
  * means parked and waiting to be released.
  */
-static int cpus(const void *blob, struct fdt_machine *m)
+static int cpus(const void *blob, struct machine *m)
 {
     const uint8_t *p;
     const char *s;
@@ -145,7 +145,7 @@ static int cpus(const void *blob, struct fdt_machine *m)
     }
     for (int n = fdt_first_child(blob, cs); n >= 0;
          n = fdt_next_sibling(blob, n)) {
-        struct fdt_cpu c = { 0 };
+        struct mach_cpu c = { 0 };
 
         s = fdt_getprop_str(blob, n, "device_type");
         if (!s || strcmp(s, "cpu") != 0)
@@ -157,14 +157,14 @@ static int cpus(const void *blob, struct fdt_machine *m)
             continue;
         p = fdt_getprop(blob, n, "enable-method", &len);
         if (p && fdt_strlist_has(p, len, "psci")) {
-            c.enable = FDT_ENABLE_PSCI;
+            c.enable = MACH_ENABLE_PSCI;
         } else if (p && fdt_strlist_has(p, len, "spin-table")) {
-            c.enable = FDT_ENABLE_SPIN_TABLE;
+            c.enable = MACH_ENABLE_SPIN_TABLE;
             p = fdt_getprop(blob, n, "cpu-release-addr", &len);
             if (p && len == 8)
                 c.release_addr = fdt64(p);
         }
-        if (m->ncpus == FDT_MAX_CPUS)
+        if (m->ncpus == MACH_MAX_CPUS)
             m->dropped++;
         else
             m->cpus[m->ncpus++] = c;
@@ -176,7 +176,7 @@ static int cpus(const void *blob, struct fdt_machine *m)
     return 0;
 }
 
-static void psci(const void *blob, struct fdt_machine *m)
+static void psci(const void *blob, struct machine *m)
 {
     static const struct {
         const char *compat;
@@ -196,9 +196,9 @@ static void psci(const void *blob, struct fdt_machine *m)
         m->psci_version = ids[i].version;
         s = fdt_getprop_str(blob, n, "method");
         if (s && strcmp(s, "hvc") == 0)
-            m->psci_conduit = FDT_CONDUIT_HVC;
+            m->psci_conduit = MACH_CONDUIT_HVC;
         else if (s && strcmp(s, "smc") == 0)
-            m->psci_conduit = FDT_CONDUIT_SMC;
+            m->psci_conduit = MACH_CONDUIT_SMC;
         m->psci_cpu_on = fdt_getprop_u32(blob, n, "cpu_on", 0);
         return;
     }
@@ -209,13 +209,13 @@ static void psci(const void *blob, struct fdt_machine *m)
  * GICv2 reg: GICD, GICC (then GICH, GICV, unused here).  A GIC without
  * the regions the kernel needs is no GIC at all.
  */
-static void gic(const void *blob, struct fdt_machine *m, struct gicref *g)
+static void gic(const void *blob, struct machine *m, struct gicref *g)
 {
     static const char *const v2[] = {
         "arm,gic-400", "arm,cortex-a15-gic", "arm,cortex-a7-gic",
     };
-    struct fdt_gic *gic = &m->gic;
-    struct fdt_range r;
+    struct mach_gic *gic = &m->gic;
+    struct mach_range r;
     uint32_t nr;
     int n;
 
@@ -230,7 +230,7 @@ static void gic(const void *blob, struct fdt_machine *m, struct gicref *g)
     if (gic->version == 3) {
         nr = fdt_getprop_u32(blob, n, "#redistributor-regions", 1);
         for (uint32_t i = 0; i < nr && reg_at(blob, n, (int)i + 1, &r); i++)
-            add_range(gic->redist, &gic->nredist, FDT_MAX_REDIST,
+            add_range(gic->redist, &gic->nredist, MACH_MAX_REDIST,
                       &m->dropped, r.base, r.size);
         if (gic->nredist == 0)
             goto none;
@@ -246,8 +246,8 @@ none:
     memset(gic, 0, sizeof(*gic));
 }
 
-/* arm,armv8-timer: PPIs in enum fdt_timer order (arm/arch_timer.yaml). */
-static void timer(const void *blob, struct fdt_machine *m,
+/* arm,armv8-timer: PPIs in enum mach_timer order (arm/arch_timer.yaml). */
+static void timer(const void *blob, struct machine *m,
                   const struct gicref *g)
 {
     const uint8_t *p;
@@ -256,7 +256,7 @@ static void timer(const void *blob, struct fdt_machine *m,
     n = first_enabled(blob, "arm,armv8-timer");
     if (n < 0 || !(p = gic_irqs(blob, g, n, &cnt)))
         return;
-    for (int i = 0; i < FDT_NTIMER && i < cnt; i++, p += 4 * g->cells) {
+    for (int i = 0; i < MACH_NTIMER && i < cnt; i++, p += 4 * g->cells) {
         if (fdt32(p) != 1 || fdt32(p + 4) >= 16)
             continue;           /* not a PPI */
         m->timer[i].intid = 16 + fdt32(p + 4);
@@ -264,14 +264,14 @@ static void timer(const void *blob, struct fdt_machine *m,
     }
 }
 
-static bool pl011(const void *blob, int n, struct fdt_range *r)
+static bool pl011(const void *blob, int n, struct mach_range *r)
 {
     return n >= 0 && fdt_node_compatible(blob, n, "arm,pl011") &&
            fdt_node_enabled(blob, n) && reg_at(blob, n, 0, r);
 }
 
 /* The PL011 stdout-path names (its part before ':'), else the first. */
-static void uart(const void *blob, struct fdt_machine *m)
+static void uart(const void *blob, struct machine *m)
 {
     const char *s = m->stdout_path, *colon;
     int n;
@@ -290,7 +290,7 @@ static void uart(const void *blob, struct fdt_machine *m)
 }
 
 /* The first enabled PL031 real-time clock (arm,pl031; primecell). */
-static void rtc(const void *blob, struct fdt_machine *m)
+static void rtc(const void *blob, struct machine *m)
 {
     int n = first_enabled(blob, "arm,pl031");
 
@@ -298,20 +298,20 @@ static void rtc(const void *blob, struct fdt_machine *m)
         reg_at(blob, n, 0, &m->rtc);
 }
 
-static void virtio(const void *blob, struct fdt_machine *m,
+static void virtio(const void *blob, struct machine *m,
                    const struct gicref *g)
 {
     const uint8_t *p;
-    struct fdt_range r;
+    struct mach_range r;
     int n, cnt;
 
     for (n = fdt_find_compatible(blob, -1, "virtio,mmio"); n >= 0;
          n = fdt_find_compatible(blob, n, "virtio,mmio")) {
-        struct fdt_virtio d = { 0 };
+        struct mach_virtio d = { 0 };
 
         if (!fdt_node_enabled(blob, n) || !reg_at(blob, n, 0, &r))
             continue;
-        if (m->nvirtio == FDT_MAX_VIRTIO) {
+        if (m->nvirtio == MACH_MAX_VIRTIO) {
             m->dropped++;
             continue;
         }
@@ -329,7 +329,7 @@ static void virtio(const void *blob, struct fdt_machine *m,
  * address whose phys.hi bits 24-25 give the space, 01 I/O, 10 32-bit
  * memory, 11 64-bit memory): the first memory range of each width.
  */
-static void pci_ranges(const void *blob, int n, struct fdt_pci *pci)
+static void pci_ranges(const void *blob, int n, struct mach_pci *pci)
 {
     int pa = fdt_address_cells(blob, fdt_parent_offset(blob, n));
     int sc = fdt_size_cells(blob, n), len, stride;
@@ -341,12 +341,12 @@ static void pci_ranges(const void *blob, int n, struct fdt_pci *pci)
     stride = 4 * (3 + pa + sc);
     for (int off = 0; off + stride <= len; off += stride) {
         uint32_t space = fdt32(p + off) >> 24 & 3;
-        struct fdt_pci_window w = {
+        struct mach_pci_window w = {
             .bus = fdt64(p + off + 4),
             .cpu = fdt_cells(p + off + 12, pa),
             .size = fdt_cells(p + off + 12 + 4 * pa, sc),
         };
-        struct fdt_pci_window *to = space == 2 ? &pci->mem32 :
+        struct mach_pci_window *to = space == 2 ? &pci->mem32 :
                                     space == 3 ? &pci->mem64 : NULL;
 
         if (to && !to->size && w.size && w.cpu + (w.size - 1) >= w.cpu)
@@ -363,7 +363,7 @@ static void pci_ranges(const void *blob, int n, struct fdt_pci *pci)
  * cannot be found ends the walk, as its length is then unknown.
  */
 static void pci_intx(const void *blob, int n, const struct gicref *g,
-                     struct fdt_pci *pci)
+                     struct mach_pci *pci)
 {
     int len, mlen;
     const uint8_t *p = fdt_getprop(blob, n, "interrupt-map", &len);
@@ -392,8 +392,8 @@ static void pci_intx(const void *blob, int n, const struct gicref *g,
             fdt32(p + off + 20 + 4 * ac) == 0) {     /* an SPI */
             uint32_t spi = fdt32(p + off + 24 + 4 * ac);
 
-            if (spi < 988 && pci->nintx < FDT_MAX_INTX)
-                pci->intx[pci->nintx++] = (struct fdt_pci_intx){
+            if (spi < 988 && pci->nintx < MACH_MAX_INTX)
+                pci->intx[pci->nintx++] = (struct mach_pci_intx){
                     fdt32(p + off), fdt32(p + off + 12), 32 + spi,
                 };
         }
@@ -402,11 +402,11 @@ static void pci_intx(const void *blob, int n, const struct gicref *g,
 }
 
 /* pci/host-generic-pci.yaml: bus-range defaults to 0..255. */
-static void pci(const void *blob, struct fdt_machine *m,
+static void pci(const void *blob, struct machine *m,
                 const struct gicref *g)
 {
     const uint8_t *p;
-    struct fdt_range r;
+    struct mach_range r;
     uint32_t lo = 0, hi = 255;
     int n, len;
 
@@ -427,7 +427,7 @@ static void pci(const void *blob, struct fdt_machine *m,
     pci_intx(blob, n, g, &m->pci);
 }
 
-int fdt_parse_machine(const void *blob, size_t size, struct fdt_machine *m)
+int fdt_parse_machine(const void *blob, size_t size, struct machine *m)
 {
     struct gicref g = { 0, 0 };
     int rc;

@@ -59,6 +59,7 @@ void kernel_main(struct bootinfo *bi)
     uint64_t us;
     int n;
 
+    boot_info = bi;
     printk("Spindle: booting; command line \"%s\"\n", bi->cmdline);
     cmdline_parse(bi->cmdline);
     if (cmdline_truncated())

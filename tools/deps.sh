@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi] — make sure the host has what building and running
+# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
@@ -9,10 +9,13 @@
 # curl, iproute2's ip and util-linux's unshare for the tap backend's network namespace).
 # `fuzz`: clang and its libFuzzer runtime, for tests/fuzz/ (`make fuzz`, and the corpus
 # replay that `make test` runs).
-# `efi`: the x86_64 firmware boot (`make image`, `run-efi`, `test-efi`): GNU-EFI to build the
-# loader, OVMF to boot it, and sgdisk, mkfs.fat and mtools to make the disk image unmounted.
+# `efi [ARCH]`: the firmware boot (`make image`, `run-efi`, `test-efi`): sgdisk, mkfs.fat and
+# mtools to make the disk image unmounted, and per arch the firmware and what builds the loader:
+# x86_64 GNU-EFI and OVMF; aarch64 the cross toolchain, AAVMF and U-Boot (the arm64 GNU-EFI
+# comes from tools/gnuefi.sh, not from an installed package).
 set -eu
 arch=${1:-x86_64}
+efi_arch=${2:-x86_64}
 missing=
 
 # need PACKAGE CHECK...: PACKAGE is missing unless every CHECK (a command, or a path or
@@ -47,12 +50,20 @@ check() {
         return 0
     fi
     if [ "$arch" = efi ]; then
-        need gnu-efi /usr/include/efi/efi.h /usr/lib/crt0-efi-x86_64.o /usr/lib/elf_x86_64_efi.lds
-        need ovmf /usr/share/OVMF/OVMF_CODE.fd /usr/share/OVMF/OVMF_VARS.fd
         need gdisk sgdisk
         need dosfstools mkfs.fat
         need mtools mcopy mmd mdir
         need binutils objcopy
+        if [ "$efi_arch" = aarch64 ]; then
+            need gcc-aarch64-linux-gnu aarch64-linux-gnu-gcc
+            need binutils-aarch64-linux-gnu aarch64-linux-gnu-objcopy aarch64-linux-gnu-ld
+            need qemu-efi-aarch64 /usr/share/AAVMF/AAVMF_CODE.fd /usr/share/AAVMF/AAVMF_VARS.fd
+            need u-boot-qemu /usr/lib/u-boot/qemu_arm64/u-boot.bin
+            need qemu-system-arm qemu-system-aarch64
+            return 0
+        fi
+        need gnu-efi /usr/include/efi/efi.h /usr/lib/crt0-efi-x86_64.o /usr/lib/elf_x86_64_efi.lds
+        need ovmf /usr/share/OVMF/OVMF_CODE.fd /usr/share/OVMF/OVMF_VARS.fd
         need qemu-system-x86 qemu-system-x86_64
         return 0
     fi
@@ -83,7 +94,11 @@ check() {
 
 case $arch in
 x86_64|aarch64|hosted|go|net|fuzz|efi) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|efi]" >&2; exit 2 ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]]" >&2; exit 2 ;;
+esac
+case $efi_arch in
+x86_64|aarch64) ;;
+*) echo "usage: $0 efi [x86_64|aarch64]" >&2; exit 2 ;;
 esac
 
 check

@@ -1,7 +1,8 @@
 #!/bin/bash
 # mkimage.sh LOADER KERNEL OUT [kernel command line...] - makes OUT, a GPT
 # disk image whose one partition, an EFI system partition (FAT32), holds
-#   EFI/BOOT/BOOTX64.EFI     LOADER (boot/efi, the firmware's default path)
+#   EFI/BOOT/BOOTX64.EFI     LOADER (boot/efi, the firmware's default path;
+#                            BOOTAA64.EFI on aarch64, as LOADER is named)
 #   EFI/spindle/kernel.elf   KERNEL without its debug sections
 #   EFI/spindle/cmdline      the command line, one line (may be empty)
 # ready to dd to a USB stick.  No loop device and no root: sgdisk writes
@@ -17,13 +18,18 @@ first=2048                  # the ESP's first sector, 1 MiB aligned
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mkimage.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-objcopy --strip-debug "$kernel" "$tmp/kernel.elf"
+case $(basename "$loader") in
+BOOTX64.EFI) objcopy=objcopy ;;
+BOOTAA64.EFI) objcopy=aarch64-linux-gnu-objcopy ;;
+*) echo "$0: $loader is not named BOOTX64.EFI or BOOTAA64.EFI" >&2; exit 2 ;;
+esac
+$objcopy --strip-debug "$kernel" "$tmp/kernel.elf"
 printf '%s\n' "$*" > "$tmp/cmdline"
 
 mkfs.fat -C -F 32 -S 512 -s 1 -n SPINDLE "$tmp/esp" $((esp_mib * 1024)) >/dev/null
 export MTOOLS_SKIP_CHECK=1
 mmd -i "$tmp/esp" ::/EFI ::/EFI/BOOT ::/EFI/spindle
-mcopy -i "$tmp/esp" "$loader" ::/EFI/BOOT/BOOTX64.EFI
+mcopy -i "$tmp/esp" "$loader" "::/EFI/BOOT/$(basename "$loader")"
 mcopy -i "$tmp/esp" "$tmp/kernel.elf" "$tmp/cmdline" ::/EFI/spindle/
 
 # 1 MiB before the ESP, 1 MiB after it for the backup GPT.  sgdisk

@@ -36,6 +36,15 @@
 # made under build/x86_64-efi/ for this boot alone (the test runner).
 # OVMF takes some 4 s under TCG before the loader runs.
 #
+# aarch64-efi: the virt machine below with AAVMF (Debian's
+# qemu-efi-aarch64) as its firmware, as pflash (both images 64 MiB), and
+# the disk image (EFI/BOOT/BOOTAA64.EFI) on virtio-blk; IMAGE as for
+# x86_64-efi.  AAVMF hands over ACPI tables and no device tree, as SBSA
+# servers do; ACPI=off (QEMU's `-M virt,acpi=off`) makes it hand over a
+# device tree instead.  aarch64-uboot: the same disk booted by Debian's
+# U-Boot for QEMU (u-boot-qemu) as -bios, whose distro boot runs the
+# loader through bootefi with a device tree, as many boards do.
+#
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
 # Linux Image beside it (<name>.Image; only that gets the DTB in x0).
 # GIC=2 picks a GICv2 (GIC-400, as on a Raspberry Pi 4) instead of the
@@ -89,31 +98,38 @@ tap)
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
 
-ovmf=/usr/share/OVMF
+# efi_disk LOADER FIRMWARE_VARS: sets disk and vars for a firmware boot of
+# $image (a disk image, or a kernel ELF made into one for this boot).
+efi_disk() {
+    local loader=$1 fwvars=$2
+    case $image in
+    *.img)
+        if [ $# -gt 2 ]; then
+            echo "qemu.sh: $image has its command line baked in (make image CMDLINE=...)" >&2
+            exit 2
+        fi
+        disk=$image vars=${image%.img}.vars
+        [ -z "$fwvars" ] || [ -f "$vars" ] || cp "$fwvars" "$vars"
+        ;;
+    *)
+        shift 2
+        mkdir -p "build/$arch"
+        tmp=$(mktemp -d "build/$arch/boot.XXXXXX")
+        trap 'rm -rf "$tmp"' EXIT
+        disk=$tmp/disk.img vars=$tmp/vars.fd
+        [ -z "$fwvars" ] || cp "$fwvars" "$vars"
+        GPT_CACHE=build/$arch/gpt.img "$(dirname "$0")/mkimage.sh" "$loader" "$image" "$disk" "$@"
+        ;;
+    esac
+}
+
+ovmf=/usr/share/OVMF aavmf=/usr/share/AAVMF
 case $arch in
 x86_64|x86_64-efi)
     if [ "$arch" = x86_64 ]; then
         boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*")
     else
-        case $image in
-        *.img)
-            if [ $# -gt 0 ]; then
-                echo "qemu.sh: $image has its command line baked in (make image CMDLINE=...)" >&2
-                exit 2
-            fi
-            disk=$image vars=${image%.img}.vars
-            [ -f "$vars" ] || cp "$ovmf/OVMF_VARS.fd" "$vars"
-            ;;
-        *)
-            mkdir -p build/x86_64-efi
-            tmp=$(mktemp -d build/x86_64-efi/boot.XXXXXX)
-            trap 'rm -rf "$tmp"' EXIT
-            disk=$tmp/disk.img vars=$tmp/OVMF_VARS.fd
-            cp "$ovmf/OVMF_VARS.fd" "$vars"
-            GPT_CACHE=build/x86_64-efi/gpt.img \
-                "$(dirname "$0")/mkimage.sh" build/x86_64/efi/BOOTX64.EFI "$image" "$disk" "$@"
-            ;;
-        esac
+        efi_disk build/x86_64/efi/BOOTX64.EFI "$ovmf/OVMF_VARS.fd" "$@"
         boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE.fd"
                   -drive "if=pflash,format=raw,unit=1,file=$vars"
                   -drive "if=none,id=esp,format=raw,file=$disk"
@@ -131,14 +147,35 @@ x86_64|x86_64-efi)
     echo "qemu: exited with $rc without an exit status from Spindle" >&2
     exit 125
     ;;
-aarch64)
+aarch64|aarch64-efi|aarch64-uboot)
     gic=${GIC:-3}
     case $gic in 2|3) ;; *) echo "qemu.sh: GIC=$gic is not 2 or 3" >&2; exit 2 ;; esac
     [ "$accel" != kvm ] && cpu=${CPU:-cortex-a72}
+    machine=virt,gic-version=$gic
+    case $arch in
+    aarch64)
+        boot_opt=(-kernel "${image%.elf}.Image" -append "$*") ;;
+    aarch64-efi)
+        efi_disk build/aarch64/efi/BOOTAA64.EFI "$aavmf/AAVMF_VARS.fd" "$@"
+        case ${ACPI:-on} in
+        on) ;;
+        off) machine=$machine,acpi=off ;;
+        *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
+        esac
+        boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$aavmf/AAVMF_CODE.fd"
+                  -drive "if=pflash,format=raw,unit=1,file=$vars"
+                  -drive "if=none,id=esp,format=raw,file=$disk"
+                  -device virtio-blk-pci,drive=esp) ;;
+    aarch64-uboot)
+        efi_disk build/aarch64/efi/BOOTAA64.EFI "" "$@"
+        boot_opt=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin
+                  -drive "if=none,id=esp,format=raw,file=$disk"
+                  -device virtio-blk-pci,drive=esp) ;;
+    esac
     set +e
-    qemu-system-aarch64 -M virt,gic-version="$gic" $accel_opt \
-        -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "${image%.elf}.Image" \
-        -append "$*" -display none -serial stdio -monitor none -no-reboot \
+    qemu-system-aarch64 -M "$machine" "${boot_opt[@]}" $accel_opt \
+        -cpu "$cpu" -smp "$smp" -m "$mem" \
+        -display none -serial stdio -monitor none -no-reboot \
         "${net_opt[@]}" -semihosting-config enable=on,target=native
     rc=$?
     set -e

@@ -130,10 +130,26 @@ struct trapframe {
     __uint128_t q[32];
 };
 
-/* What the device tree told the boot path (boot.c). */
 struct cpu;
-struct fdt_machine;
-extern struct fdt_machine machine;
+struct machine;
+
+/* QEMU virt's RAM, assumed when no description of the machine is usable. */
+#define VIRT_RAM            0x40000000UL
+#define VIRT_RAM_ASSUMED    (256UL << 20)
+
+/*
+ * The machine description's sources, for the boot paths (boot/aarch64/).
+ * machine_from_dtb and machine_from_acpi fill *m from the device tree at
+ * dtb or the ACPI tables under the RSDP at rsdp, and return NULL, or why
+ * they could not (then *m may hold a part: callers fall back to
+ * machine_assume_virt).  machine_from_acpi needs acpi=off absent.
+ * console_init points the console at m's PL011 (QEMU virt's if none).
+ */
+const char *machine_from_dtb(uint64_t dtb, struct machine *m);
+uint64_t machine_dtb_size(uint64_t dtb);    /* a blob machine_from_dtb took */
+const char *machine_from_acpi(uint64_t rsdp, struct machine *m);
+void machine_assume_virt(struct machine *m);
+void console_init(const struct machine *m);
 
 /* Interfaces between the files of arch/aarch64. */
 void gic_init_dist(void);

@@ -1,9 +1,11 @@
 /*
- * entry.S - kernel entry through the Linux arm64 Image header, and the
- * entry of the other cores (PSCI CPU_ON).
+ * entry.S - kernel entry through the Linux arm64 Image header or from
+ * the EFI loader, and the entry of the other cores (PSCI CPU_ON).
  *
  *   void _head(uint64_t dtb);           x0 = physical address of the DTB,
  *                                       MMU off, at EL2 or EL1
+ *   void efi_entry(struct efi_handoff *h);      the same state, x0 = the
+ *                                       loader's handoff (boot/efi/handoff.h)
  *   void secondary_entry(struct ap_start *s);   x0 = PSCI context id
  *
  * Documentation/arch/arm64/booting.rst: the loader puts the Image at a
@@ -13,12 +15,21 @@
  * a boot map of 1 GiB blocks (the GiB of the kernel and that of the DTB
  * as normal memory, all others device memory: enough for the UART and
  * the blob), turn the MMU and caches on and call
- *   void aarch64_boot(uint64_t dtb, uint64_t entry_cycles);  (boot.c)
+ *   void image_boot(uint64_t dtb, uint64_t entry_cycles);   (boot/aarch64)
+ * From the EFI loader, every GiB the handoff's ram_gib marks is normal
+ * memory instead of the DTB's (the firmware's tables may be anywhere in
+ * RAM), and the call is
+ *   void efi_boot(struct efi_handoff *h, uint64_t entry_cycles);
  *
- * Register map (primary): x19 DTB, x20 counter at entry, x21-x23 scratch
- * of the boot-map loop.  Secondary: x19 start block.
+ * Register map (primary): x19 DTB or handoff, x20 counter at entry,
+ * x21-x23 and x25 scratch of the boot-map loop, x24 1 for the EFI
+ * entry.  Secondary: x19 start block.
  */
 #include "aarch64.h"
+#include "handoff.h"
+
+/* The EFI loader finds this entry by its note (handoff.h). */
+    efi_entry_note efi_entry
 
     .section .text.head, "ax"
     .globl _head
@@ -33,8 +44,13 @@ _head:
     .long 0                         /* no PE/COFF header */
 
     .section .text.boot, "ax"
+    .globl efi_entry
+efi_entry:
+    mov x24, #1
+    b 0f
 primary_entry:
-    mov x19, x0
+    mov x24, #0
+0:  mov x19, x0
     bl to_el1
     mrs x20, cntvct_el0
     bl cpu_early
@@ -75,7 +91,14 @@ primary_entry:
     ldr x3, =BLOCK_DEVICE
     cmp x23, x21
     b.eq 5f
-    cmp x23, x22
+    cbz x24, 11f
+    lsr x25, x23, #6                /* EFI: bit x23 of h->ram_gib */
+    add x25, x19, x25, lsl #3
+    ldr x25, [x25, #EFI_HANDOFF_RAM_GIB]
+    lsr x25, x25, x23               /* shifts by x23 mod 64 */
+    tbnz x25, #0, 5f
+    b 6f
+11: cmp x23, x22
     b.ne 6f
 5:  ldr x3, =BLOCK_NORMAL
 6:  orr x2, x2, x3
@@ -90,7 +113,10 @@ primary_entry:
     mov x1, x20
     mov x29, #0                     /* ends the backtrace */
     mov x30, #0
-    bl aarch64_boot
+    cbnz x24, 12f
+    bl image_boot
+    b 7f
+12: bl efi_boot
 7:  wfi
     b 7b
 

@@ -16,8 +16,9 @@
  */
 #include "arch.h"
 #include "aarch64.h"
+#include "bootinfo.h"
 #include "cpu.h"
-#include "fdt.h"
+#include "machine.h"
 #include "panic.h"
 #include "printk.h"
 
@@ -68,9 +69,11 @@ static void dist_wait(void)
 
 void gic_init_dist(void)
 {
-    version = machine.gic.version;
-    gicd = machine.gic.dist.base;
-    gicc = machine.gic.cpuif.base;
+    const struct mach_gic *g = &boot_info->machine->gic;
+
+    version = g->version;
+    gicd = g->dist.base;
+    gicc = g->cpuif.base;
     if (version == 3) {
         stop_fiq = mmio_read32(gicd + GICD_CTLR) & CTLR_DS;
         mmio_write32(gicd + GICD_CTLR, CTLR_V3_ENABLE);
@@ -87,9 +90,11 @@ static uintptr_t find_redist(uint64_t mpidr)
 {
     uint32_t aff = (mpidr >> 32 & 0xFF) << 24 | (mpidr & 0xFFFFFF);
 
-    for (uint32_t i = 0; i < machine.gic.nredist; i++) {
-        uintptr_t r = machine.gic.redist[i].base;
-        uintptr_t end = r + machine.gic.redist[i].size;
+    const struct mach_gic *g = &boot_info->machine->gic;
+
+    for (uint32_t i = 0; i < g->nredist; i++) {
+        uintptr_t r = g->redist[i].base;
+        uintptr_t end = r + g->redist[i].size;
 
         for (; r + 2 * GICR_SGI <= end; r += 2 * GICR_SGI) {
             uint64_t t = mmio_read64(r + GICR_TYPER);

@@ -19,7 +19,7 @@
 #include "arch.h"
 #include "aarch64.h"
 #include "bootinfo.h"
-#include "fdt.h"
+#include "machine.h"
 #include "mem.h"
 #include "panic.h"
 
@@ -192,28 +192,34 @@ static void map_blocks(uint64_t base, uint64_t size, uint64_t attr)
     }
 }
 
-static void map_device(const struct fdt_range *r)
+static void map_device(const struct mach_range *r)
 {
     map_blocks(r->base, r->size, BLK_DEVICE);
 }
 
 void arch_paging_init(struct bootinfo *bi)
 {
-    const struct fdt_gic *g = &machine.gic;
+    const struct machine *m = bi->machine;
+    const struct mach_gic *g = &m->gic;
     uint64_t *pte;
 
+    /* RAM: what the allocator hands out, and what the boot path keeps
+       from it (the kernel image, the device tree): an EFI memory map
+       lists the image apart from the usable RAM around it. */
     for (int i = 0; i < bi->nusable; i++)
         map_blocks(bi->usable[i].base, bi->usable[i].len, BLK_NORMAL);
-    map_device(&machine.uart);
+    for (int i = 0; i < bi->nreserved; i++)
+        map_blocks(bi->reserved[i].base, bi->reserved[i].len, BLK_NORMAL);
+    map_device(&m->uart);
     map_device(&g->dist);
     map_device(&g->cpuif);
     for (uint32_t i = 0; i < g->nredist; i++)
         map_device(&g->redist[i]);
-    map_device(&machine.rtc);
-    for (uint32_t i = 0; i < machine.nvirtio; i++)
-        map_device(&(struct fdt_range){ machine.virtio[i].base,
-                                        machine.virtio[i].size });
-    map_device(&machine.pci.ecam);
+    map_device(&m->rtc);
+    for (uint32_t i = 0; i < m->nvirtio; i++)
+        map_device(&(struct mach_range){ m->virtio[i].base,
+                                        m->virtio[i].size });
+    map_device(&m->pci.ecam);
     /* NULL dereferences fault, wherever RAM starts. */
     if (split(0))
         panic("arch_paging_init: out of memory for page tables");

@@ -8,9 +8,10 @@
  * the boot core.
  */
 #include "aarch64.h"
+#include "bootinfo.h"
 #include "arch.h"
 #include "cpu.h"
-#include "fdt.h"
+#include "machine.h"
 
 /* SPIs routed to device interrupts; under the boot path, then read-only. */
 static struct {
@@ -35,12 +36,12 @@ int pci_intx_irq(uint32_t intid)
 
 bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 {
-    const struct fdt_pci *pci = &machine.pci;
+    const struct mach_pci *pci = &boot_info->machine->pci;
     uint32_t addr = (bus << 16 | dev << 11) & pci->intx_mask_addr;
 
     pin &= pci->intx_mask_pin;
     for (uint32_t i = 0; i < pci->nintx; i++) {
-        const struct fdt_pci_intx *e = &pci->intx[i];
+        const struct mach_pci_intx *e = &pci->intx[i];
 
         if ((e->addr & pci->intx_mask_addr) != addr || e->pin != pin)
             continue;
@@ -57,7 +58,7 @@ bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 
 bool arch_pci_host(struct pci_host *h)
 {
-    const struct fdt_pci *pci = &machine.pci;
+    const struct mach_pci *pci = &boot_info->machine->pci;
 
     if (!pci->ecam.size)
         return false;

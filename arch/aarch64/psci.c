@@ -2,7 +2,8 @@
  * psci.c - firmware calls (PSCI, ARM DEN 0022) and the way out of the
  * machine.
  *
- * The conduit, HVC or SMC, is the device tree's /psci method.  The exit
+ * The conduit, HVC or SMC, is the machine description's (the device
+ * tree's /psci method, or ACPI's FADT flags).  The exit
  * status reaches QEMU through semihosting (ARM IHI 0097, SYS_EXIT with
  * ADP_Stopped_ApplicationExit and a subcode; QEMU runs with
  * -semihosting-config enable=on,target=native and exits with the
@@ -15,7 +16,8 @@
  */
 #include "arch.h"
 #include "aarch64.h"
-#include "fdt.h"
+#include "bootinfo.h"
+#include "machine.h"
 
 #define PSCI_SYSTEM_OFF         0x84000008
 #define SYS_EXIT                0x18
@@ -36,15 +38,17 @@ _Static_assert(SYS_EXIT == 0x18, "semihost_exit's operation number");
 
 int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
 {
+    uint32_t conduit = boot_info && boot_info->machine ?
+                       boot_info->machine->psci_conduit : MACH_CONDUIT_NONE;
     register uint64_t x0 __asm__("x0") = fn;
     register uint64_t x1 __asm__("x1") = a1;
     register uint64_t x2 __asm__("x2") = a2;
     register uint64_t x3 __asm__("x3") = a3;
 
-    if (machine.psci_conduit == FDT_CONDUIT_HVC)
+    if (conduit == MACH_CONDUIT_HVC)
         __asm__ volatile("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3)
                          : : "memory");
-    else if (machine.psci_conduit == FDT_CONDUIT_SMC)
+    else if (conduit == MACH_CONDUIT_SMC)
         __asm__ volatile("smc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3)
                          : : "memory");
     else

@@ -11,8 +11,9 @@
 #include <string.h>
 #include "arch.h"
 #include "aarch64.h"
+#include "bootinfo.h"
 #include "cpu.h"
-#include "fdt.h"
+#include "machine.h"
 #include "panic.h"
 #include "printk.h"
 #include "smp.h"
@@ -37,22 +38,23 @@ static uint64_t mpidr_of[MAXCPU];
 
 int arch_discover_cpus(uint32_t *hwid, int max)
 {
+    const struct machine *m = boot_info->machine;
     uint64_t boot = mpidr_affinity();
     int n = 1;
 
     hwid[0] = mpidr_to_hwid(boot);
     mpidr_of[0] = boot;
-    if (machine.psci_conduit == FDT_CONDUIT_NONE) {
-        printk("smp: no PSCI method in the device tree; using the boot "
-               "core only\n");
+    if (m->psci_conduit == MACH_CONDUIT_NONE) {
+        printk("smp: no PSCI conduit in the firmware's tables; using the "
+               "boot core only\n");
         return 1;
     }
-    for (uint32_t i = 0; i < machine.ncpus && n < max; i++) {
-        const struct fdt_cpu *c = &machine.cpus[i];
+    for (uint32_t i = 0; i < m->ncpus && n < max; i++) {
+        const struct mach_cpu *c = &m->cpus[i];
 
         if (c->mpidr == boot)
             continue;
-        if (c->enable != FDT_ENABLE_PSCI) {
+        if (c->enable != MACH_ENABLE_PSCI) {
             printk("smp: cpu with MPIDR 0x%lx has no PSCI enable-method; "
                    "not started\n", c->mpidr);
             continue;

@@ -11,7 +11,8 @@
  */
 #include "arch.h"
 #include "aarch64.h"
-#include "fdt.h"
+#include "bootinfo.h"
+#include "machine.h"
 #include "pl031.h"
 #include "printk.h"
 
@@ -29,7 +30,7 @@ void gtimer_init(void)
         hz = 62500000;
         printk("timer: CNTFRQ_EL0 is 0; assuming %lu Hz\n", hz);
     }
-    intid = machine.timer[FDT_TIMER_VIRT].intid;
+    intid = boot_info->machine->timer[MACH_TIMER_VIRT].intid;
     if (!intid) {
         intid = VIRT_PPI;
         printk("timer: no virtual timer interrupt in the device tree; "
@@ -81,5 +82,5 @@ void timer_disarm(void)
 /* The wall clock is the PL031 the device tree names; none: 0. */
 uint64_t arch_wallclock(void)
 {
-    return pl031_read(machine.rtc.base);
+    return pl031_read(boot_info->machine->rtc.base);
 }

@@ -36,7 +36,7 @@ struct acpi_info acpi;             /* x86.h */
 
 int arch_discover_cpus(uint32_t *hwid, int max)
 {
-    uint64_t rsdp = boot_rsdp ? boot_rsdp : acpi_find_rsdp_bios();
+    uint64_t rsdp = boot_info->rsdp ? boot_info->rsdp : acpi_find_rsdp_bios();
     uint32_t boot = lapic_id();
     const char *opt;
     int n = 1;

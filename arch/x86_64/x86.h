@@ -181,7 +181,6 @@ void tsc_calibrate(void);
 void delay_us(uint64_t us);
 void trap(struct trapframe *tf);
 extern uint64_t boot_pml4[];
-extern uint64_t boot_rsdp;      /* from the boot protocol, 0 if none */
 /* What smp.c read from the ACPI tables (MADT, MCFG, FADT); all zero
    with acpi=off or no tables.  Written once at boot, before pci.c. */
 extern struct acpi_info acpi;

@@ -275,3 +275,31 @@ int efimap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
     }
     return bi->nusable;
 }
+
+void efimap_ram_gib(const void *map, size_t map_size, size_t desc_size,
+                    uint64_t gib[8])
+{
+    const uint64_t top = 512ull << 30;
+
+    if (desc_size < sizeof(struct efimap_desc))
+        return;
+    for (size_t off = 0; off + desc_size <= map_size; off += desc_size) {
+        const struct efimap_desc *d = (const void *)((const char *)map + off);
+        uint64_t end;
+
+        switch (d->type) {
+        case EFIMT_RT_CODE: case EFIMT_RT_DATA: case EFIMT_ACPI_RECLAIM:
+        case EFIMT_ACPI_NVS: case EFIMT_PERSISTENT:
+            break;
+        default:
+            if (!efimap_usable_type(d->type))
+                continue;
+        }
+        if (!d->npages || d->phys >= top)
+            continue;
+        end = d->npages > (top - d->phys) / EFIMAP_PAGE ? top
+                                                        : d->phys + d->npages * EFIMAP_PAGE;
+        for (uint64_t g = d->phys >> 30; g <= (end - 1) >> 30; g++)
+            gib[g / 64] |= 1ull << (g % 64);
+    }
+}

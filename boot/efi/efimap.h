@@ -65,4 +65,13 @@ int efimap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
                        const struct memrange *claimed, int nclaimed,
                        struct bootinfo *bi, char *notes, size_t notes_size);
 
+/*
+ * Sets bit i of gib[i / 64] for each GiB below 512 GiB that an entry of
+ * a RAM type touches: the usable types, runtime services, ACPI reclaim
+ * and NVS, persistent memory.  Reserved, unusable, MMIO and unknown
+ * types mark nothing.  gib[] is not cleared first.
+ */
+void efimap_ram_gib(const void *map, size_t map_size, size_t desc_size,
+                    uint64_t gib[8]);
+
 #endif

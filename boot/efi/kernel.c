@@ -32,7 +32,6 @@ struct phdr {
 #define PT_LOAD     1
 #define PT_NOTE     4
 #define ET_EXEC     2
-#define EM_X86_64   62
 
 EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size)
 {
@@ -139,10 +138,11 @@ EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
 
     *entry = 0;
     if (size < sizeof *eh || CompareMem(eh->ident, "\177ELF\2\1", 6) ||
-        eh->type != ET_EXEC || eh->machine != EM_X86_64 ||
+        eh->type != ET_EXEC || eh->machine != ARCH_ELF_MACHINE ||
         eh->phentsize < sizeof(struct phdr) ||
         eh->phoff > size || eh->phnum > (size - eh->phoff) / eh->phentsize) {
-        Print(L"spindle-efi: %s is not an x86_64 ELF executable\r\n", KERNEL_PATH);
+        Print(L"spindle-efi: %s is not an %a ELF executable\r\n", KERNEL_PATH,
+              ARCH_NAME);
         return EFI_LOAD_ERROR;
     }
     for (int pass = 0; pass < 3; pass++) {

@@ -1,5 +1,6 @@
 /*
- * loader.c - Spindle's EFI loader for x86_64: EFI/BOOT/BOOTX64.EFI.
+ * loader.c - Spindle's EFI loader: EFI/BOOT/BOOTX64.EFI on x86_64,
+ * EFI/BOOT/BOOTAA64.EFI on aarch64.
  *
  * In order (steps 1-4 and a dry run of step 6 are prepare()):
  *  1. reads the kernel (EFI/spindle/kernel.elf) and places it where it
@@ -8,14 +9,16 @@
  *     text (a boot entry's optional data, or the shell's arguments;
  *     loadopt.c), else from EFI/spindle/cmdline, which `make image`
  *     writes from CMDLINE;
- *  3. finds the ACPI RSDP in the configuration table (2.0 before 1.0);
- *  4. claims the page of the AP start-up trampoline;
+ *  3. finds the ACPI RSDP (2.0 before 1.0) and the device tree in the
+ *     configuration table;
+ *  4. lets the arch check the CPU's state and claim what it needs
+ *     (x86_64.c: the AP start-up trampoline's page);
  *  5. gets the memory map and exits boot services, getting the map
  *     again and retrying while the map key is stale (UEFI 2.10 §7.4,
  *     ExitBootServices);
  *  6. after that, with no boot service left, converts the final map
- *     into the handoff (efimap.c, handoff.h) and calls the kernel's
- *     64-bit EFI entry.
+ *     into the handoff (efimap.c, handoff.h) and enters the kernel the
+ *     arch's way (arch_enter).
  * Any failure before step 5 prints why on the firmware console, gives
  * back what was allocated and returns to the firmware, which goes on to
  * its next boot option.  Firmware oddities that do not stop the boot (no
@@ -26,18 +29,12 @@
 #include "handoff.h"
 #include "loader.h"
 #include "loadopt.h"
-#include "x86.h"
 
 #define EBS_TRIES 8
-#define CR4_LA57  (1 << 12)         /* 5-level paging (Intel SDM Vol. 3A §2.5) */
-
-typedef void kernel_entry(struct efi_handoff *h);   /* does not return */
 
 static struct efi_handoff *h;
 
-/* Appends one line "efi: " a b c to the handoff's notes (b, c may be
-   NULL). */
-static void note(const char *a, const char *b, const char *c)
+void note(const char *a, const char *b, const char *c)
 {
     const char *part[] = { "efi: ", a, b, c };
     UINTN n = strlena((CHAR8 *)h->notes);
@@ -70,18 +67,32 @@ static void get_cmdline(EFI_LOADED_IMAGE *li)
     FreePool(file);
 }
 
-static uint64_t find_rsdp(void)
+/* The configuration table's entry for guid, or 0. */
+static uint64_t config_table(EFI_GUID *guid)
 {
-    static EFI_GUID acpi20 = ACPI_20_TABLE_GUID, acpi10 = ACPI_TABLE_GUID;
     EFI_CONFIGURATION_TABLE *t = ST->ConfigurationTable;
 
-    for (int want = 0; want < 2; want++)
-        for (UINTN i = 0; i < ST->NumberOfTableEntries; i++)
-            if (!CompareGuid(&t[i].VendorGuid, want ? &acpi10 : &acpi20))
-                return (uint64_t)t[i].VendorTable;
-    note("no ACPI RSDP in the firmware's configuration table; the kernel "
-         "looks in the BIOS area, else starts the boot core only", 0, 0);
+    for (UINTN i = 0; i < ST->NumberOfTableEntries; i++)
+        if (!CompareGuid(&t[i].VendorGuid, guid))
+            return (uint64_t)t[i].VendorTable;
     return 0;
+}
+
+/* The RSDP (ACPI 2.0+ before 1.0) and the device tree, if the firmware
+   lists them; it may list either or both.  With neither, the kernel
+   says so and falls back (NO_TABLES_NOTE). */
+static void find_tables(void)
+{
+    static EFI_GUID acpi20 = ACPI_20_TABLE_GUID, acpi10 = ACPI_TABLE_GUID;
+    static EFI_GUID dtb = { 0xb1b621d5, 0xf19c, 0x41a5,
+                            { 0x83, 0x0b, 0xd9, 0x15, 0x2c, 0x69, 0xaa, 0xe0 } };
+
+    h->bi.rsdp = config_table(&acpi20);
+    if (!h->bi.rsdp)
+        h->bi.rsdp = config_table(&acpi10);
+    h->bi.dtb = config_table(&dtb);
+    if (!h->bi.rsdp && !h->bi.dtb)
+        note(NO_TABLES_NOTE, 0, 0);
 }
 
 /* The final map goes into the handoff; only GetMemoryMap and
@@ -110,7 +121,6 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, void *map, UINTN cap,
 struct boot {
     struct memrange claimed[2];     /* the kernel image, the handoff */
     uint64_t entry;
-    uint64_t trampoline;            /* its page, 0 if not claimed */
     void *map;
     UINTN cap, size, dsize, pre;    /* pre: notes before the map's */
 };
@@ -126,20 +136,16 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     UINTN ksize, key;
     UINT32 dver;
     EFI_STATUS st;
-    uint64_t cr4;
 
-    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-    if (cr4 & CR4_LA57) {
-        Print(L"spindle-efi: the firmware runs with 5-level paging, which the "
-              "kernel's boot page tables do not handle\r\n");
-        return EFI_UNSUPPORTED;
-    }
+    st = arch_check();
+    if (EFI_ERROR(st))
+        return st;
     st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
     if (EFI_ERROR(st)) {
         Print(L"spindle-efi: no loaded-image protocol (%r)\r\n", st);
         return st;
     }
-    /* The handoff below 4 GiB: the kernel's boot page tables map that. */
+    /* The handoff below 4 GiB: x86_64's boot page tables map that. */
     at = 0xFFFFFFFF;
     st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
                            EFI_SIZE_TO_PAGES(sizeof *h), &at);
@@ -163,14 +169,8 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     if (EFI_ERROR(st))
         return st;
     get_cmdline(li);
-    h->bi.rsdp = find_rsdp();
-    at = TRAMPOLINE_PA;
-    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-                                    EfiLoaderData, 1, &at)))
-        note("the firmware holds the AP trampoline's page (",
-             memory_taken(at, at + EFI_PAGE_SIZE, &at), "); other cores may not start");
-    else
-        b->trampoline = at;
+    find_tables();
+    arch_claim();
 
     /* A map buffer with room for the entries that allocating it adds. */
     b->size = 0;
@@ -191,9 +191,9 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
               h->notes);
         return EFI_ERROR(st) ? st : EFI_LOAD_ERROR;
     }
-    Print(L"spindle-efi: kernel at 0x%lx-0x%lx, RSDP 0x%lx, command line \"%a\"\r\n",
-          b->claimed[0].base, b->claimed[0].base + b->claimed[0].len, h->bi.rsdp,
-          h->cmdline);
+    Print(L"spindle-efi: kernel at 0x%lx-0x%lx, RSDP 0x%lx, DTB 0x%lx, "
+          "command line \"%a\"\r\n", b->claimed[0].base,
+          b->claimed[0].base + b->claimed[0].len, h->bi.rsdp, h->bi.dtb, h->cmdline);
     return EFI_SUCCESS;
 }
 
@@ -205,8 +205,7 @@ static void release(struct boot *b)
         if (b->claimed[i].len)
             uefi_call_wrapper(BS->FreePages, 2, b->claimed[i].base,
                               b->claimed[i].len / EFI_PAGE_SIZE);
-    if (b->trampoline)
-        uefi_call_wrapper(BS->FreePages, 2, b->trampoline, 1);
+    arch_release();
     if (b->map)
         FreePool(b->map);
 }
@@ -234,10 +233,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     /* The final map replaces the dry run's result and notes.  A map that
        lost all its usable memory meanwhile still reaches the kernel,
        whose console says so (efi.c). */
-    __asm__ volatile("cli");
+    arch_mask_interrupts();
     h->bi.nreserved = 0;
     efimap_to_bootinfo(b.map, b.size, b.dsize, b.claimed, 2, &h->bi,
                        h->notes + b.pre, EFI_NOTES_MAX - b.pre);
-    ((kernel_entry *)b.entry)(h);
-    __builtin_unreachable();
+    efimap_ram_gib(b.map, b.size, b.dsize, h->ram_gib);
+    arch_enter(b.entry, h, b.claimed, 2);
 }

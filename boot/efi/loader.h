@@ -8,10 +8,11 @@
 
 #include <efi.h>
 #include <efilib.h>
+#include "handoff.h"
 #include "page.h"
 
 /* Where make image puts the kernel and the baked-in command line on the
-   EFI system partition, beside EFI/BOOT/BOOTX64.EFI. */
+   EFI system partition, beside EFI/BOOT/BOOTX64.EFI or BOOTAA64.EFI. */
 #define KERNEL_PATH  L"\\EFI\\spindle\\kernel.elf"
 #define CMDLINE_PATH L"\\EFI\\spindle\\cmdline"
 
@@ -24,7 +25,8 @@ EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size
    physical address, in pages allocated there as EfiLoaderData, bss
    zeroed.  *span is the extent it occupies, *entry the 64-bit entry of
    its EFI note.  Prints why and returns an error if the file is not a
-   Spindle x86_64 kernel or its addresses are not free. */
+   Spindle kernel for this arch (ARCH_ELF_MACHINE) or its addresses are
+   not free. */
 EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
                         uint64_t *entry);
 
@@ -32,5 +34,47 @@ EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
    [lo, hi) that is not free ("runtime-services data", ...), and in *at
    where it starts (lo if it starts below). */
 const char *memory_taken(uint64_t lo, uint64_t hi, uint64_t *at);
+
+/* Appends the line "efi: " a b c to the handoff's notes, which the kernel
+   prints on its console (b, c may be NULL). */
+void note(const char *a, const char *b, const char *c);
+
+/*
+ * What each arch provides (x86_64.c, aarch64.c).
+ *
+ * ARCH_ELF_MACHINE, ARCH_NAME: the kernel ELF's e_machine and the arch's
+ * name for messages.  NO_TABLES_NOTE: the note when the configuration
+ * table holds neither an RSDP nor a device tree, saying what the kernel
+ * does then.
+ */
+#if defined(__x86_64__)
+#define ARCH_ELF_MACHINE    62      /* EM_X86_64 */
+#define ARCH_NAME           "x86_64"
+#define NO_TABLES_NOTE      "no ACPI RSDP in the firmware's configuration table; " \
+                            "the kernel looks in the BIOS area, else starts the boot core only"
+#elif defined(__aarch64__)
+#define ARCH_ELF_MACHINE    183     /* EM_AARCH64 */
+#define ARCH_NAME           "aarch64"
+#define NO_TABLES_NOTE      "neither ACPI tables nor a device tree in the firmware's " \
+                            "configuration table; the kernel assumes QEMU's virt machine, one core"
+#endif
+
+/* Before anything is allocated: whether the CPU runs in a state the
+   kernel's entry handles.  Prints why and fails if not. */
+EFI_STATUS arch_check(void);
+
+/* After the kernel is placed: claims what the kernel needs at fixed
+   addresses, or notes why it cannot; arch_release gives it back when
+   the boot does not go on. */
+void arch_claim(void);
+void arch_release(void);
+
+/* After ExitBootServices: every interrupt masked. */
+void arch_mask_interrupts(void);
+
+/* The jump to the kernel's entry with h (handoff.h says how, per arch).
+   claimed[] holds the kernel image and the handoff. */
+__attribute__((noreturn)) void arch_enter(uint64_t entry, struct efi_handoff *h,
+                                          const struct memrange *claimed, int n);
 
 #endif

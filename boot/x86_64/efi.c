@@ -6,12 +6,9 @@
  * The handoff stays where the loader put it (reserved in its memory map)
  * but is copied first thing, so nothing after kernel_main depends on it.
  */
-#include <string.h>
 #include "arch.h"
 #include "bootinfo.h"
 #include "handoff.h"
-#include "panic.h"
-#include "printk.h"
 #include "x86.h"
 
 #define PIC1_DATA 0x21
@@ -26,27 +23,15 @@ void efi_boot(const struct efi_handoff *h, uint64_t entry_tsc);
 
 void efi_boot(const struct efi_handoff *h, uint64_t entry_tsc)
 {
+    boot_info = &bi;
     arch_early_init(&bi);       /* the console first: panics need it */
-    if (h->magic != EFI_HANDOFF_MAGIC)
-        panic("efi_boot: no handoff from the EFI loader (magic 0x%lx)", h->magic);
-    bi = h->bi;
+    efi_handoff_check(h);
     bi.entry_cycles = entry_tsc;
-    memcpy(cmdline, h->cmdline, sizeof cmdline - 1);
-    bi.cmdline = cmdline;
-    /* The loader's findings about the firmware: one "efi: ..." a line. */
-    for (size_t i = 0, n = strnlen(h->notes, sizeof h->notes); i < n;) {
-        size_t len = strcspn(h->notes + i, "\n");
-
-        printk("%.*s\n", (int)(len < n - i ? len : n - i), h->notes + i);
-        i += len + 1;
-    }
-    if (!bi.nusable)
-        panic("efi_boot: the firmware's memory map left no usable memory");
+    efi_handoff_take(h, &bi, cmdline);
     /* The firmware may leave the 8259 PICs unmasked with its own vectors;
        the kernel takes interrupts from the I/O APIC and the LAPIC only. */
     arch_pio_write8(PIC1_DATA, 0xFF);
     arch_pio_write8(PIC2_DATA, 0xFF);
-    boot_rsdp = bi.rsdp;
     /* Real-mode area (the AP trampoline, BIOS data) and our own image,
        as pvh.c does; the loader cut the image out of the usable ranges
        already, but the kernel does not depend on that. */

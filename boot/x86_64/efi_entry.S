@@ -18,13 +18,7 @@
 #include "x86.h"
 
 /* The loader finds this entry by the note, not by e_entry (pvh_entry). */
-    .section .note.spindle, "a"
-    .align 4
-    .long 2f - 1f, 4f - 3f, EFI_NOTE_ENTRY64
-1:  .asciz EFI_NOTE_NAME
-2:  .align 4
-3:  .quad efi_entry
-4:
+    efi_entry_note efi_entry
 
     .section .text.boot, "ax"
     .code64

@@ -27,7 +27,6 @@ struct hvm_memmap_entry {
 extern char __kernel_start[], __kernel_end[];
 
 static struct bootinfo bi;
-uint64_t boot_rsdp;
 static char cmdline[1024];
 
 void x86_boot(uint32_t start_info_pa, uint64_t entry_tsc)
@@ -36,12 +35,13 @@ void x86_boot(uint32_t start_info_pa, uint64_t entry_tsc)
 
     bi.entry_cycles = entry_tsc;
     bi.cmdline = cmdline;
+    boot_info = &bi;
     arch_early_init(&bi);
     if (si->magic != HVM_START_MAGIC)
         panic("x86_boot: no PVH start info (magic 0x%x)", si->magic);
     if (si->cmdline_paddr)
         strncpy(cmdline, (const char *)si->cmdline_paddr, sizeof cmdline - 1);
-    bi.rsdp = boot_rsdp = si->rsdp_paddr;
+    bi.rsdp = si->rsdp_paddr;
     if (si->version < 1 || !si->memmap_paddr)
         panic("x86_boot: PVH start info has no memory map");
 

@@ -1,5 +1,6 @@
 /*
- * acpi.c - libFuzzer target for kernel/acpi.c: the input is physical
+ * acpi.c - libFuzzer target for kernel/acpi.c and the aarch64 machine
+ * description built on it (kernel/acpi_machine.c): the input is physical
  * memory from address BASE, with the RSDP at BASE (tools/acpiseed.py
  * writes seeds in that layout; the kernel takes an RSDP at 0 for none).  acpi_map hands out an exact-size copy of what
  * is asked, so ASan catches a read past any mapping, not just past the
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acpi.h"
+#include "machine.h"
 
 #define BASE 0x1000
 
@@ -104,7 +106,9 @@ static void seal_all(uint8_t *m, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct acpi_info info;
+    static struct machine mach;
     uint8_t *m = malloc(size ? size : 1);
+    const char *bad;
     int rc;
 
     memcpy(m, data, size);
@@ -117,6 +121,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         info.nioapic > ACPI_MAX_IOAPIC || info.niso > ACPI_MAX_ISO ||
         info.nmcfg > ACPI_MAX_MCFG || info.ngicr > ACPI_MAX_GICR ||
         info.nits > ACPI_MAX_ITS || info.gic_version > 4)
+        abort();
+    /* The aarch64 description built on it: a GIC version the kernel
+       knows or a reason, never more cores or regions than fit. */
+    bad = acpi_to_machine(&info, rc, 0, &mach);
+    if ((!bad && mach.gic.version != 2 && mach.gic.version != 3) ||
+        mach.ncpus > MACH_MAX_CPUS || (!bad && !mach.ncpus) ||
+        mach.gic.nredist > MACH_MAX_REDIST)
         abort();
     while (nmaps)
         free(maps[--nmaps]);

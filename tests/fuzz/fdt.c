@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* An exact-size copy, so ASan sees any read past the blob. */
     uint8_t *blob = malloc(size ? size : 1);
-    static struct fdt_machine m;
+    static struct machine m;
     const char *err;
 
     memcpy(blob, data, size);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acpi.h"
+#include "machine.h"
 #include "harness.h"
 
 #define ARENA_SIZE  (4u << 20)
@@ -963,6 +964,92 @@ TEST(aavmf_virt)
     CHECK(info.pm_tmr_port == 0);
     CHECK(info.nmcfg == 1 && info.mcfg[0].base == 0xB0000000);
     CHECK(loglen == 0);
+}
+
+/* The AAVMF-like set as the aarch64 kernel's machine description: the
+   usable cores started by PSCI over HVC, GICv3 with its GICR range, the
+   timer PPIs in device tree terms, the SPCR's PL011, the MCFG's ECAM. */
+TEST(aavmf_machine)
+{
+    static struct machine m;
+    int r;
+
+    reset();
+    put_aavmf();
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 1, &m) == NULL);
+    CHECK(m.error == NULL && m.dropped == 0);
+    if (!CHECK(m.ncpus == 2))
+        return;
+    CHECK(m.cpus[0].mpidr == 0 && m.cpus[1].mpidr == 1);
+    CHECK(m.cpus[0].enable == MACH_ENABLE_PSCI && m.cpus[1].enable == MACH_ENABLE_PSCI);
+    CHECK(m.psci_conduit == MACH_CONDUIT_HVC);
+    CHECK(m.gic.version == 3);
+    CHECK(m.gic.dist.base == 0x08000000 && m.gic.dist.size == 0x10000);
+    CHECK(m.gic.nredist == 1 && m.gic.redist[0].base == 0x080A0000 &&
+          m.gic.redist[0].size == 0x00F60000);
+    CHECK(m.gic.cpuif.base == 0);
+    CHECK(m.timer[MACH_TIMER_VIRT].intid == 27 && m.timer[MACH_TIMER_VIRT].flags == 4);
+    CHECK(m.timer[MACH_TIMER_PHYS].intid == 30);
+    CHECK(m.timer[MACH_TIMER_HYP].intid == 26 && m.timer[MACH_TIMER_HYP].flags == 2);
+    CHECK(m.uart.base == 0x09000000);
+    CHECK(m.pci.ecam.base == 0xB0000000 && m.pci.bus_start == 0);
+    CHECK(m.pci.ecam.size == (uint64_t)(m.pci.bus_end + 1) << 20);
+    CHECK(m.nmem == 0 && m.rtc.base == 0 && m.bootargs == NULL);
+}
+
+/* What the kernel falls back to: a MADT without a usable core gives the
+   boot core alone (and says why); SMC when the FADT says so; no PSCI, no
+   conduit; a 16550 console is not a PL011; no GIC, no machine. */
+TEST(machine_fallbacks)
+{
+    static struct machine m;
+    struct tb t;
+    int r;
+
+    reset();
+    put_aavmf();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicd(&t, 0x08000000, 3);
+    madt_gicc(&t, 0, 0, 1u << 3);
+    madt_gicr(&t, 0x080A0000, 0x00F60000);
+    tb_end(&t);
+    r = parse(RSDP_PA);
+    CHECK(r == -ACPI_ENOCORE);
+    CHECK(acpi_to_machine(&info, r, 0x101, &m) == NULL);
+    CHECK(m.ncpus == 1 && m.cpus[0].mpidr == 0x101);
+    CHECK(m.error && strstr(m.error, "no usable core"));
+    CHECK(m.gic.version == 3 && m.uart.base == 0x09000000);
+
+    reset();
+    put_aavmf();
+    put_fadt_arm(FADT_PA, 276, 1u << 20, 0x1);     /* PSCI over SMC */
+    put_spcr(SPCR_PA, 0x00, 0, 0x09000000);
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL);
+    CHECK(m.psci_conduit == MACH_CONDUIT_SMC);
+    CHECK(m.uart.base == 0);
+
+    reset();
+    put_aavmf();
+    put_fadt_arm(FADT_PA, 276, 1u << 20, 0);       /* no PSCI */
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL);
+    CHECK(m.psci_conduit == MACH_CONDUIT_NONE);
+    CHECK(m.cpus[1].enable == MACH_ENABLE_NONE);
+
+    reset();
+    put_aavmf();
+    t = madt_begin(MADT_PA, 0);
+    madt_gicc(&t, 0, 0, 1);
+    tb_end(&t);
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 0, &m) != NULL);
+
+    reset();
+    r = parse(0);
+    CHECK(r < 0);
+    CHECK(acpi_to_machine(&info, r, 0, &m) != NULL);
 }
 
 TEST(x86_fields_clear_of_arm)

@@ -287,6 +287,35 @@ TEST(random)
     }
 }
 
+/* The GiBs holding RAM of any type, for the aarch64 boot map: MMIO,
+   reserved and unusable entries mark nothing, an entry across a GiB
+   boundary marks both, and nothing at or above 512 GiB is marked. */
+TEST(ram_gib)
+{
+    uint64_t gib[8] = { 0 };
+
+    nmap = 0;
+    add(EFIMT_MMIO, 0x08000000, 0x1000);                    /* GiB 0 */
+    add(EFIMT_CONVENTIONAL, 0x40000000, 0x100);             /* GiB 1 */
+    add(EFIMT_ACPI_RECLAIM, 0xbffff000ull, 2);              /* GiB 2, 3 */
+    add(EFIMT_RESERVED, 0x140000000ull, 0x100);             /* GiB 5 */
+    add(EFIMT_RT_DATA, 0x180000000ull, 1);                  /* GiB 6 */
+    add(EFIMT_CONVENTIONAL, (64ull << 30) + 4096, 1);       /* GiB 64 */
+    add(EFIMT_CONVENTIONAL, 511ull << 30, 0x80000);         /* GiB 511, 512 */
+    add(EFIMT_CONVENTIONAL, 600ull << 30, 1);
+    add(EFIMT_CONVENTIONAL, 0x200000000ull, 0);             /* empty */
+    efimap_ram_gib(map, nmap * sizeof map[0], sizeof map[0], gib);
+    CHECK(gib[0] == (1ull << 1 | 1ull << 2 | 1ull << 3 | 1ull << 6));
+    CHECK(gib[1] == 1);
+    for (int i = 2; i < 7; i++)
+        CHECK(gib[i] == 0);
+    CHECK(gib[7] == 1ull << 63);
+    /* A descriptor size below the struct's: nothing is read. */
+    memset(gib, 0, sizeof gib);
+    efimap_ram_gib(map, nmap * 8, 8, gib);
+    CHECK(gib[0] == 0);
+}
+
 int main(int argc, char **argv)
 {
     return h_run(argc, argv);

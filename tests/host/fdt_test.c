@@ -359,12 +359,12 @@ static const char *name_at(const uint8_t *b, int node)
 #define CHECK_NAME(b, node, want) \
     CHECK(strcmp(name_at(b, node), want) == 0)
 
-static bool range_is(struct fdt_range r, uint64_t base, uint64_t size)
+static bool range_is(struct mach_range r, uint64_t base, uint64_t size)
 {
     return r.base == base && r.size == size;
 }
 
-static struct fdt_machine mach;
+static struct machine mach;
 
 /* ---- fdt_check: real blobs and a broken header ---- */
 
@@ -1228,7 +1228,7 @@ static void virt_common(uint32_t ncpu)
     CHECK(mach.ncpus == ncpu && mach.dropped == 0);
     for (uint32_t i = 0; i < mach.ncpus; i++)
         CHECK(mach.cpus[i].mpidr == i &&
-              mach.cpus[i].enable == FDT_ENABLE_PSCI &&
+              mach.cpus[i].enable == MACH_ENABLE_PSCI &&
               mach.cpus[i].release_addr == 0);
     CHECK(mach.nreserved == 0);
     CHECK(range_is(mach.gic.dist, 0x8000000, 0x10000));
@@ -1243,10 +1243,10 @@ static void virt_common(uint32_t ncpu)
     CHECK(mach.pci.bus_start == 0 && mach.pci.bus_end == 255);
     CHECK(strcmp(mach.stdout_path, "/pl011@9000000") == 0);
     /* <1 13 f>, <1 14 f>, <1 11 f>, <1 10 f>: PPIs 13, 14, 11, 10. */
-    CHECK(mach.timer[FDT_TIMER_SEC].intid == 29);
-    CHECK(mach.timer[FDT_TIMER_PHYS].intid == 30);
-    CHECK(mach.timer[FDT_TIMER_VIRT].intid == 27);
-    CHECK(mach.timer[FDT_TIMER_HYP].intid == 26);
+    CHECK(mach.timer[MACH_TIMER_SEC].intid == 29);
+    CHECK(mach.timer[MACH_TIMER_PHYS].intid == 30);
+    CHECK(mach.timer[MACH_TIMER_VIRT].intid == 27);
+    CHECK(mach.timer[MACH_TIMER_HYP].intid == 26);
 }
 
 TEST(virt_gicv3)
@@ -1258,11 +1258,11 @@ TEST(virt_gicv3)
     CHECK(mach.nmem == 1 && range_is(mach.mem[0], 0x40000000, 0x20000000));
     virt_common(4);
     CHECK(mach.psci_version == 0x10000);
-    CHECK(mach.psci_conduit == FDT_CONDUIT_HVC);
+    CHECK(mach.psci_conduit == MACH_CONDUIT_HVC);
     CHECK(mach.gic.version == 3 && mach.gic.nredist == 1);
     CHECK(range_is(mach.gic.redist[0], 0x80a0000, 0xf60000));
     CHECK(range_is(mach.gic.cpuif, 0, 0));
-    for (int i = 0; i < FDT_NTIMER; i++)
+    for (int i = 0; i < MACH_NTIMER; i++)
         CHECK(mach.timer[i].flags == flags);
     CHECK(strcmp(mach.bootargs, "(null)") == 0);
 }
@@ -1274,11 +1274,11 @@ TEST(virt_gicv2)
     CHECK(mach.nmem == 1 && range_is(mach.mem[0], 0x40000000, 0x10000000));
     virt_common(2);
     CHECK(mach.psci_version == 0x10000);
-    CHECK(mach.psci_conduit == FDT_CONDUIT_HVC);
+    CHECK(mach.psci_conduit == MACH_CONDUIT_HVC);
     CHECK(mach.gic.version == 2 && mach.gic.nredist == 0);
     CHECK(range_is(mach.gic.cpuif, 0x8010000, 0x10000));
     /* GICv2 PPIs: level high, CPU mask 0b11 for two CPUs. */
-    for (int i = 0; i < FDT_NTIMER; i++)
+    for (int i = 0; i < MACH_NTIMER; i++)
         CHECK(mach.timer[i].flags == 0x304);
 }
 
@@ -1298,7 +1298,7 @@ TEST(virt_el2_4g)
           range_is(mach.mem[0], 0x40000000, 0x100000000ull));
     virt_common(8);
     CHECK(mach.psci_version == 0x10000);
-    CHECK(mach.psci_conduit == FDT_CONDUIT_SMC);
+    CHECK(mach.psci_conduit == MACH_CONDUIT_SMC);
     CHECK(mach.gic.version == 3 && mach.gic.nredist == 1);
 }
 
@@ -1314,7 +1314,7 @@ TEST(virt_secure)
     CHECK(mach.nmem == 1 && range_is(mach.mem[0], 0x40000000, 0x40000000));
     virt_common(2);
     /* Firmware provides PSCI to a secure guest: QEMU writes no node. */
-    CHECK(mach.psci_version == 0 && mach.psci_conduit == FDT_CONDUIT_NONE);
+    CHECK(mach.psci_version == 0 && mach.psci_conduit == MACH_CONDUIT_NONE);
 
     /* The first PL011 is the disabled secure one: the fallback skips it. */
     b = load("virt-secure-smp2.dtb", &n);
@@ -1338,11 +1338,11 @@ TEST(virt_secure)
 
 TEST(board)
 {
-    static const struct fdt_cpu cpus[] = {
-        { 0x0, 0x8000fff8, FDT_ENABLE_SPIN_TABLE },
-        { 0x1, 0x8000fff8, FDT_ENABLE_SPIN_TABLE },   /* disabled: parked */
-        { 0x100, 0, FDT_ENABLE_PSCI },
-        { 0x100000000ull, 0, FDT_ENABLE_PSCI },
+    static const struct mach_cpu cpus[] = {
+        { 0x0, 0x8000fff8, MACH_ENABLE_SPIN_TABLE },
+        { 0x1, 0x8000fff8, MACH_ENABLE_SPIN_TABLE },  /* disabled: parked */
+        { 0x100, 0, MACH_ENABLE_PSCI },
+        { 0x100000000ull, 0, MACH_ENABLE_PSCI },
     };
 
     if (!parse_file("board.dtb"))
@@ -1360,15 +1360,15 @@ TEST(board)
             CHECK(mach.cpus[i].mpidr == cpus[i].mpidr &&
                   mach.cpus[i].release_addr == cpus[i].release_addr &&
                   mach.cpus[i].enable == cpus[i].enable);
-    CHECK(mach.psci_version == 2 && mach.psci_conduit == FDT_CONDUIT_SMC);
+    CHECK(mach.psci_version == 2 && mach.psci_conduit == MACH_CONDUIT_SMC);
     CHECK(mach.gic.version == 2);
     CHECK(range_is(mach.gic.dist, 0x2c001000, 0x1000));
     CHECK(range_is(mach.gic.cpuif, 0x2c002000, 0x2000));
-    CHECK(mach.timer[FDT_TIMER_SEC].intid == 29 &&
-          mach.timer[FDT_TIMER_PHYS].intid == 30 &&
-          mach.timer[FDT_TIMER_VIRT].intid == 27 &&
-          mach.timer[FDT_TIMER_HYP].intid == 26);
-    CHECK(mach.timer[FDT_TIMER_PHYS].flags == 0xf08);
+    CHECK(mach.timer[MACH_TIMER_SEC].intid == 29 &&
+          mach.timer[MACH_TIMER_PHYS].intid == 30 &&
+          mach.timer[MACH_TIMER_VIRT].intid == 27 &&
+          mach.timer[MACH_TIMER_HYP].intid == 26);
+    CHECK(mach.timer[MACH_TIMER_PHYS].flags == 0xf08);
     /* stdout-path "serial1:115200n8" names the second PL011. */
     CHECK(range_is(mach.uart, 0x1c0a0000, 0x1000));
     CHECK(mach.rtc.base == 0 && mach.rtc.size == 0);   /* has no PL031 */
@@ -1488,9 +1488,9 @@ TEST(machine_caps)
     }
     b_end();
     CHECK(parse_built() == 0);
-    CHECK(mach.ncpus == FDT_MAX_CPUS && mach.cpus[255].mpidr == 255);
-    CHECK(mach.nmem == FDT_MAX_MEM);
-    CHECK(mach.nvirtio == FDT_MAX_VIRTIO && mach.virtio[31].intid == 63);
+    CHECK(mach.ncpus == MACH_MAX_CPUS && mach.cpus[255].mpidr == 255);
+    CHECK(mach.nmem == MACH_MAX_MEM);
+    CHECK(mach.nvirtio == MACH_MAX_VIRTIO && mach.virtio[31].intid == 63);
     CHECK(mach.dropped == (300 - 256) + (21 - 16) + (40 - 32));
 }
 
@@ -1672,7 +1672,7 @@ TEST(machine_irq_cases)
     b_end();
     b_end();
     CHECK(parse_built() == 0 && mach.gic.version == 3 &&
-          mach.timer[FDT_TIMER_PHYS].intid == 0);
+          mach.timer[MACH_TIMER_PHYS].intid == 0);
 
     /* Own interrupt-parent; SPIs and out-of-range PPIs are not timers. */
     b_machine(true, 1, 0);
@@ -1684,10 +1684,10 @@ TEST(machine_irq_cases)
     b_end();
     b_end();
     CHECK(parse_built() == 0);
-    CHECK(mach.timer[FDT_TIMER_SEC].intid == 0 &&
-          mach.timer[FDT_TIMER_PHYS].intid == 30 &&
-          mach.timer[FDT_TIMER_VIRT].intid == 0 &&
-          mach.timer[FDT_TIMER_HYP].intid == 0);
+    CHECK(mach.timer[MACH_TIMER_SEC].intid == 0 &&
+          mach.timer[MACH_TIMER_PHYS].intid == 30 &&
+          mach.timer[MACH_TIMER_VIRT].intid == 0 &&
+          mach.timer[MACH_TIMER_HYP].intid == 0);
 
     /* Interrupt parent some other controller; partial specifier. */
     b_machine(true, 1, 0x10);
@@ -1737,8 +1737,8 @@ TEST(machine_irq_cases)
             1, 10, 8, 0);
     b_end();
     b_end();
-    CHECK(parse_built() == 0 && mach.timer[FDT_TIMER_HYP].intid == 26 &&
-          mach.timer[FDT_TIMER_HYP].flags == 8);
+    CHECK(parse_built() == 0 && mach.timer[MACH_TIMER_HYP].intid == 26 &&
+          mach.timer[MACH_TIMER_HYP].flags == 8);
 }
 
 TEST(machine_psci_variants)
@@ -1747,11 +1747,11 @@ TEST(machine_psci_variants)
         const char *compat, *method;
         uint32_t version, conduit;
     } t[] = {
-        { "arm,psci-1.0", "smc", 0x10000, FDT_CONDUIT_SMC },
-        { "arm,psci-0.2", "hvc", 2, FDT_CONDUIT_HVC },
-        { "arm,psci", "smc", 1, FDT_CONDUIT_SMC },
-        { "arm,psci-0.2", "svc", 2, FDT_CONDUIT_NONE },
-        { "arm,psci-2.0", "smc", 0, FDT_CONDUIT_NONE },
+        { "arm,psci-1.0", "smc", 0x10000, MACH_CONDUIT_SMC },
+        { "arm,psci-0.2", "hvc", 2, MACH_CONDUIT_HVC },
+        { "arm,psci", "smc", 1, MACH_CONDUIT_SMC },
+        { "arm,psci-0.2", "svc", 2, MACH_CONDUIT_NONE },
+        { "arm,psci-2.0", "smc", 0, MACH_CONDUIT_NONE },
     };
 
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -1793,9 +1793,9 @@ TEST(machine_psci_variants)
     b_end();
     b_end();
     CHECK(parse_built() == 0 && mach.ncpus == 3);
-    CHECK(mach.cpus[0].enable == FDT_ENABLE_PSCI &&
-          mach.cpus[1].enable == FDT_ENABLE_NONE &&
-          mach.cpus[2].enable == FDT_ENABLE_SPIN_TABLE &&
+    CHECK(mach.cpus[0].enable == MACH_ENABLE_PSCI &&
+          mach.cpus[1].enable == MACH_ENABLE_NONE &&
+          mach.cpus[2].enable == MACH_ENABLE_SPIN_TABLE &&
           mach.cpus[2].release_addr == 0);
 }
 
@@ -1961,9 +1961,9 @@ static bool machine_sane(int rc, const uint8_t *b, size_t n)
         return false;
     if (rc != 0 && rc != -FDT_ECORRUPT && rc != -FDT_ENOTFOUND)
         return false;
-    if (mach.nmem > FDT_MAX_MEM || mach.nreserved > FDT_MAX_RESERVED ||
-        mach.ncpus > FDT_MAX_CPUS || mach.nvirtio > FDT_MAX_VIRTIO ||
-        mach.gic.nredist > FDT_MAX_REDIST)
+    if (mach.nmem > MACH_MAX_MEM || mach.nreserved > MACH_MAX_RESERVED ||
+        mach.ncpus > MACH_MAX_CPUS || mach.nvirtio > MACH_MAX_VIRTIO ||
+        mach.gic.nredist > MACH_MAX_REDIST)
         return false;
     if (mach.gic.version != 0 && mach.gic.version != 2 &&
         mach.gic.version != 3)
