@@ -7,10 +7,13 @@
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
-#   make image [APP=hello] [CMDLINE=...] build/x86_64/<app>.img: a GPT disk
+#   make image [APP=hello] [CMDLINE=...] build/<arch>/<app>.img: a GPT disk
 #                                        image booting the app through UEFI
-#   make run-efi [APP=hello] [SMP=n]     that image under OVMF in QEMU
-#   make test-efi [T=<test app>]         every in-image test through OVMF
+#   make run-efi [APP=hello] [SMP=n]     that image under OVMF (x86_64) or
+#                                        AAVMF (aarch64; ACPI=off: a DTB)
+#   make run-uboot ARCH=aarch64          that image through U-Boot
+#   make test-efi [T=<test app>]         every in-image test through the
+#                                        firmware (ARCH=aarch64: 3 ways)
 #   make images                          every app and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
@@ -351,11 +354,13 @@ $(HB)/loadopt_test: tests/host/loadopt_test.c boot/efi/loadopt.c boot/efi/loadop
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/loadopt.c
 
 # The check of a disk image made by make image (tools/mkimage.sh); make
-# test runs it on build/x86_64/hello.img when it boots x86_64-efi.
-$(HB)/efiimage_test: tests/host/efiimage_test.c tests/host/harness.h
+# test runs it on build/<arch>/hello.img when it boots that arch through
+# firmware.
+$(HB)/efiimage_test $(HB)/efiimage_aarch64_test: tests/host/efiimage_test.c tests/host/harness.h
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $<
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) $(if $(findstring aarch64,$@),-DIMAGE='"build/aarch64/hello.img"') \
+	    -o $@ $<
 
 # The run queue is lock-free: its stress test also runs under TSan.
 # -iquote, so that <pthread.h> finds the system's <sched.h>, not ours.
@@ -463,24 +468,33 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # host tests and boots every test image of each configuration over its
 # core-count matrix, then prints the one total line.
 #
-# x86_64-efi boots the x86_64 test images through OVMF and the EFI
-# loader: in `make test` (and with ARCH=x86_64) only the slice
-# EFI_TESTS at 2 cores, since the firmware adds some 4 s a boot;
-# `make test-efi` boots every test image that way.
-TEST_CONFIGS := x86_64 x86_64-efi aarch64 hosted hosted-asan hosted-tsan
+# The firmware configurations boot an arch's test images through its EFI
+# loader: x86_64-efi under OVMF; aarch64-efi under AAVMF with ACPI,
+# aarch64-efi-dtb under AAVMF with a device tree (QEMU's acpi=off),
+# aarch64-uboot through U-Boot's bootefi (a device tree too).  In `make
+# test` (and with ARCH=x86_64 or aarch64) each boots only the slice
+# EFI_TESTS at 2 cores, since the firmware adds 2-6 s a boot; `make
+# test-efi` boots every test image through each.
+TEST_CONFIGS := x86_64 x86_64-efi aarch64 aarch64-efi aarch64-efi-dtb aarch64-uboot \
+                hosted hosted-asan hosted-tsan
+FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
+fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
                 tests/time/timers tests/time/preempt
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
-                    $(if $(filter x86_64,$(RUN_ARCH)),x86_64-efi),$(TEST_CONFIGS))
+                    $(call fw_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
+TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" \
                     --smp-for hosted "4 8" --smp-for hosted-asan "1 4" \
                     --smp-for hosted-tsan 4)
-config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter x86_64-efi,$(1)),ARCH=x86_64 APP=hello CMDLINE= image,ARCH=$(1))))
-# With x86_64-efi, the image check runs among the host tests, on
-# build/x86_64/hello.img.
-EFI_CHECK     = $(if $(filter x86_64-efi,$(TEST_RUN)),$(HB)/efiimage_test)
+fw_arch       = $(firstword $(subst -, ,$(1)))
+config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter $(FW_CONFIGS),$(1)),ARCH=$(call fw_arch,$(1)) APP=hello CMDLINE= image,ARCH=$(1))))
+# With a firmware configuration, the image check of its arch runs among
+# the host tests, on build/<arch>/hello.img.
+EFI_CHECK     = $(if $(filter x86_64-efi,$(TEST_RUN)),$(HB)/efiimage_test) \
+                $(if $(filter aarch64-%,$(TEST_FW)),$(HB)/efiimage_aarch64_test)
 # The images a configuration boots.
-test_images   = $(if $(filter x86_64-efi,$(1)),$(EFI_TESTS:%=build/x86_64/%.elf),$(TEST_DIRS:%=build/$(1)/%.elf))
+test_images   = $(if $(filter $(FW_CONFIGS),$(1)),$(EFI_TESTS:%=build/$(call fw_arch,$(1))/%.elf),$(TEST_DIRS:%=build/$(1)/%.elf))
 
 # The images build in parallel, one job per host core, unless make was
 # given -j already (then its jobserver shares the jobs out; MAKEFLAGS
@@ -491,12 +505,13 @@ TEST_JOBS     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 # one arch at a time (apt-get holds a lock), then newlib for each
 # bare-metal arch, the host tests and the hosted builds' images side by
 # side (one jobserver), as newlib's configure steps leave a core idle.
-TEST_ARCHES  := $(sort $(foreach c,$(TEST_RUN),$(firstword $(subst -, ,$(c)))))
+TEST_ARCHES  := $(sort $(foreach c,$(TEST_RUN),$(call fw_arch,$(c))))
 TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a)/lib/libc.a)
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES) fuzz $(if $(filter x86_64-efi,$(TEST_RUN)),efi); do tools/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz; do tools/deps.sh $$a; done
+	$(Q)for a in $(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))); do tools/deps.sh efi $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
 	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
 
@@ -513,16 +528,21 @@ test: test-prepare
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
 	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
-	    $(TEST_SMP_FOR) --smp-for x86_64-efi 2 \
+	    $(TEST_SMP_FOR) $(foreach c,$(TEST_FW),--smp-for $(c) 2) \
 	    $(foreach a,$(TEST_RUN),--arch $(a) $(call test_images,$(a)))
 
-# Every in-image test booted through OVMF (at 2 cores unless SMP= says).
-test-efi: deps-efi
-	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=x86_64 APP=hello CMDLINE= image test-images
-	$(Q)$(MAKE) --no-print-directory $(HB)/efiimage_test $(HB)/netpeer
-	$(Q)tools/runtests.sh --host $(HB)/efiimage_test $(if $(T),--only $(T)) \
+# Every in-image test booted through the firmware of RUN_ARCH's
+# configurations (at 2 cores unless SMP= says): OVMF for x86_64; AAVMF
+# with ACPI, AAVMF with a device tree and U-Boot for aarch64.
+EFI_CHECK_ARCH := $(HB)/$(if $(filter aarch64,$(RUN_ARCH)),efiimage_aarch64_test,efiimage_test)
+test-efi:
+	@[ -n "$(call fw_configs,$(RUN_ARCH))" ] || { echo "make test-efi: no firmware boot for ARCH=$(RUN_ARCH)"; exit 1; }
+	$(Q)tools/deps.sh efi $(RUN_ARCH)
+	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=$(RUN_ARCH) APP=hello CMDLINE= image test-images
+	$(Q)$(MAKE) --no-print-directory $(EFI_CHECK_ARCH) $(HB)/netpeer
+	$(Q)tools/runtests.sh --host $(EFI_CHECK_ARCH) $(if $(T),--only $(T)) \
 	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
-	    --arch x86_64-efi $(TEST_DIRS:%=build/x86_64/%.elf)
+	    $(foreach c,$(call fw_configs,$(RUN_ARCH)),--arch $(c) $(TEST_DIRS:%=build/$(RUN_ARCH)/%.elf))
 
 clean:
 	rm -rf build

@@ -41,7 +41,8 @@
 # the disk image (EFI/BOOT/BOOTAA64.EFI) on virtio-blk; IMAGE as for
 # x86_64-efi.  AAVMF hands over ACPI tables and no device tree, as SBSA
 # servers do; ACPI=off (QEMU's `-M virt,acpi=off`) makes it hand over a
-# device tree instead.  aarch64-uboot: the same disk booted by Debian's
+# device tree instead, and so does aarch64-efi-dtb.  aarch64-uboot: the
+# same disk booted by Debian's
 # U-Boot for QEMU (u-boot-qemu) as -bios, whose distro boot runs the
 # loader through bootefi with a device tree, as many boards do.
 #
@@ -147,7 +148,7 @@ x86_64|x86_64-efi)
     echo "qemu: exited with $rc without an exit status from Spindle" >&2
     exit 125
     ;;
-aarch64|aarch64-efi|aarch64-uboot)
+aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     gic=${GIC:-3}
     case $gic in 2|3) ;; *) echo "qemu.sh: GIC=$gic is not 2 or 3" >&2; exit 2 ;; esac
     [ "$accel" != kvm ] && cpu=${CPU:-cortex-a72}
@@ -155,8 +156,9 @@ aarch64|aarch64-efi|aarch64-uboot)
     case $arch in
     aarch64)
         boot_opt=(-kernel "${image%.elf}.Image" -append "$*") ;;
-    aarch64-efi)
+    aarch64-efi|aarch64-efi-dtb)
         efi_disk build/aarch64/efi/BOOTAA64.EFI "$aavmf/AAVMF_VARS.fd" "$@"
+        [ "$arch" = aarch64-efi-dtb ] && ACPI=off
         case ${ACPI:-on} in
         on) ;;
         off) machine=$machine,acpi=off ;;

@@ -7,11 +7,13 @@
 #               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
 #
 # Each --arch starts a group of images booted with that arch's launcher
-# and core-count matrix (x86_64: 1 2 3 4 8; x86_64-efi: 2; aarch64: 1 2 4;
-# the hosted builds: 1 2 4 8; --smp-for replaces one arch's, --smp every
-# arch's).  x86_64-efi boots the x86_64 images (build/x86_64/...) through
-# OVMF and the EFI loader (tools/qemu.sh); a test.conf's `.x86_64` keys
-# serve it too.
+# and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the firmware
+# boots: 2; the hosted builds: 1 2 4 8; --smp-for replaces one arch's,
+# --smp every arch's).  The firmware boots take an arch's images
+# (build/<arch>/...) through its EFI loader (tools/qemu.sh): x86_64-efi
+# under OVMF, aarch64-efi under AAVMF with ACPI, aarch64-efi-dtb under
+# AAVMF with a device tree, aarch64-uboot through U-Boot; a test.conf's
+# `.x86_64` or `.aarch64` keys serve them too.
 # the total line covers every group.  Host test programs (--host) run
 # first, then the corpus replay of each libFuzzer target (--fuzz, through
 # tools/fuzz.sh), each reporting TEST lines of its own.
@@ -77,7 +79,7 @@ matrix_of() {
     if [ -n "${smp_for[$1]:-}" ]; then echo "${smp_for[$1]}"; return; fi
     case $1 in
     x86_64) echo "1 2 3 4 8" ;;
-    x86_64-efi) echo "2" ;;     # the firmware alone takes some 4 s a boot
+    *-efi|*-efi-dtb|*-uboot) echo "2" ;;    # the firmware takes 2-6 s a boot
     aarch64) echo "1 2 4" ;;
     *) echo "1 2 4 8" ;;
     esac

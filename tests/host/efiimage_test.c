@@ -2,15 +2,17 @@
  * efiimage_test.c - host check of a disk image made by `make image`
  * (tools/mkimage.sh):
  *
- *   efiimage_test [IMAGE [case...]]      IMAGE: build/x86_64/hello.img
+ *   efiimage_test [IMAGE [case...]]      IMAGE: build/x86_64/hello.img,
+ *                                        or the build's -DIMAGE
  *
  * The protective MBR; the primary and backup GPT headers (signature,
  * revision, their own CRC32 and the partition array's); the first
  * partition's type GUID being the EFI system partition's; the FAT volume
- * in it holding EFI/BOOT/BOOTX64.EFI and EFI/spindle/kernel.elf (read
- * with mtools at the partition's offset); and the PE header of
- * BOOTX64.EFI: machine x86_64 (0x8664), subsystem EFI application (10),
- * entry point inside .text.
+ * in it holding the loader, EFI/BOOT/BOOTX64.EFI (BOOTAA64.EFI when the
+ * image's path names aarch64), and EFI/spindle/kernel.elf (read with
+ * mtools at the partition's offset); and the PE header of the loader:
+ * machine x86_64 (0x8664) or arm64 (0xaa64), subsystem EFI application
+ * (10), entry point inside .text.
  *
  * The corrupt_* cases damage a copy of the image one structure at a time
  * and assert that the check of that structure fails (and, where the
@@ -26,7 +28,13 @@
 
 #define SECTOR 512
 
-static const char *path = "build/x86_64/hello.img";
+#ifndef IMAGE
+#define IMAGE "build/x86_64/hello.img"
+#endif
+
+static const char *path = IMAGE;
+static const char *loader = "BOOTX64.EFI";     /* the arch's, set by main */
+static uint16_t pe_machine = 0x8664;
 static uint8_t *img;            /* the image as read */
 static size_t size;
 static char why[256];           /* what the last failing check saw */
@@ -156,7 +164,7 @@ static int check_esp(const uint8_t *d, size_t n, uint64_t *off)
     return 1;
 }
 
-/* The FAT volume at off in file f holds the two files; BOOTX64.EFI is
+/* The FAT volume at off in file f holds the two files; the loader is
    copied to out.  mtools reads the volume where it lies in the image. */
 static int check_fat(const char *f, const uint8_t *d, uint64_t off, const char *out)
 {
@@ -167,26 +175,26 @@ static int check_fat(const char *f, const uint8_t *d, uint64_t off, const char *
         return bad("no FAT32 boot sector at byte %llu", (unsigned long long)off);
     snprintf(cmd, sizeof cmd,
              "MTOOLS_SKIP_CHECK=1 mdir -b -i '%s@@%llu' ::/EFI/spindle/kernel.elf >/dev/null 2>&1 && "
-             "MTOOLS_SKIP_CHECK=1 mcopy -n -i '%s@@%llu' ::/EFI/BOOT/BOOTX64.EFI '%s' 2>/dev/null",
-             f, (unsigned long long)off, f, (unsigned long long)off, out);
+             "MTOOLS_SKIP_CHECK=1 mcopy -n -i '%s@@%llu' ::/EFI/BOOT/%s '%s' 2>/dev/null",
+             f, (unsigned long long)off, f, (unsigned long long)off, loader, out);
     if (system(cmd) != 0)
-        return bad("the FAT volume lacks EFI/BOOT/BOOTX64.EFI or EFI/spindle/kernel.elf");
+        return bad("the FAT volume lacks EFI/BOOT/%s or EFI/spindle/kernel.elf", loader);
     return 1;
 }
 
-/* PE32+: machine 0x8664, subsystem 10, entry point inside .text. */
+/* PE32+: the arch's machine, subsystem 10, entry point inside .text. */
 static int check_pe(const uint8_t *p, size_t n)
 {
     uint32_t pe, ep, nsec, opt;
     const uint8_t *s;
 
     if (n < 64 || p[0] != 'M' || p[1] != 'Z')
-        return bad("BOOTX64.EFI has no MZ header");
+        return bad("%s has no MZ header", loader);
     pe = rd32(p + 60);
     if (pe > n - 24 || memcmp(p + pe, "PE\0\0", 4))
-        return bad("BOOTX64.EFI has no PE signature");
-    if (rd16(p + pe + 4) != 0x8664)
-        return bad("PE machine %#x, not x86_64 (0x8664)", rd16(p + pe + 4));
+        return bad("%s has no PE signature", loader);
+    if (rd16(p + pe + 4) != pe_machine)
+        return bad("PE machine %#x, not %#x", rd16(p + pe + 4), pe_machine);
     nsec = rd16(p + pe + 6);
     opt = rd16(p + pe + 20);
     if (pe + 24 + opt + nsec * 40 > n || opt < 72 || rd16(p + pe + 24) != 0x20b)
@@ -203,7 +211,7 @@ static int check_pe(const uint8_t *p, size_t n)
                 return bad("entry point %#x outside .text (%#x-%#x)", ep, va, va + vs);
             return 1;
         }
-    return bad("BOOTX64.EFI has no .text section");
+    return bad("%s has no .text section", loader);
 }
 
 static uint8_t *slurp(const char *f, size_t *n)
@@ -377,8 +385,8 @@ TEST(corrupt_fat_and_pe)
     }
     free(pe);
     /* The loader deleted from the volume; then the boot sector damaged. */
-    snprintf(cmd, sizeof cmd, "MTOOLS_SKIP_CHECK=1 mdel -i '%s@@%llu' ::/EFI/BOOT/BOOTX64.EFI",
-             f, (unsigned long long)off);
+    snprintf(cmd, sizeof cmd, "MTOOLS_SKIP_CHECK=1 mdel -i '%s@@%llu' ::/EFI/BOOT/%s",
+             f, (unsigned long long)off, loader);
     CHECK(system(cmd) == 0);
     CHECK(!check_fat(f, img, off, out));
     unlink(out);
@@ -396,6 +404,10 @@ int main(int argc, char **argv)
         argv[1] = argv[0];
         argc--;
         argv++;
+    }
+    if (strstr(path, "aarch64")) {
+        loader = "BOOTAA64.EFI";
+        pe_machine = 0xaa64;
     }
     img = slurp(path, &size);
     if (!img)
