@@ -10,6 +10,26 @@
 
 #define BOOT_MAXMEM 64
 
+/* How the framebuffer stores a pixel: always 32 bits, the colour
+   channels where the masks say.  RGB and BGR are UEFI GOP's two fixed
+   layouts (byte 0 red, resp. blue); BITMASK takes red/green/blue_mask. */
+enum bootfb_format {
+    BOOTFB_RGB,
+    BOOTFB_BGR,
+    BOOTFB_BITMASK,
+};
+
+/* A linear framebuffer left set up by the firmware (UEFI GOP); base 0
+   means none.  It is device memory, never RAM to hand out. */
+struct bootfb {
+    uint64_t base;              /* physical address of pixel (0, 0) */
+    uint64_t size;              /* bytes, at least stride * height * 4 */
+    uint32_t width, height;     /* visible pixels */
+    uint32_t stride;            /* pixels from one row to the next */
+    uint32_t format;            /* enum bootfb_format */
+    uint32_t red_mask, green_mask, blue_mask;   /* BOOTFB_BITMASK only */
+};
+
 struct bootinfo {
     struct memrange usable[BOOT_MAXMEM];    /* RAM the kernel may use */
     int nusable;
@@ -21,6 +41,7 @@ struct bootinfo {
     uint64_t entry_cycles;      /* arch_cycles() at kernel entry */
     uint64_t mapped;            /* the boot page tables map [0, mapped);
                                    0: all RAM */
+    struct bootfb fb;           /* the boot framebuffer, if any */
 };
 
 void bootinfo_add_usable(struct bootinfo *bi, uint64_t base, uint64_t len);

@@ -32,6 +32,7 @@ struct efi_handoff {
     struct bootinfo bi;         /* usable, reserved, rsdp; the rest unset */
     char cmdline[EFI_CMDLINE_MAX];  /* NUL terminated */
     char notes[EFI_NOTES_MAX];  /* "efi: ..." lines for the console */
+    struct bootfb fb;           /* the GOP framebuffer; base 0: none */
 };
 #endif
 

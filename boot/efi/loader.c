@@ -23,6 +23,7 @@
  * the kernel prints.
  */
 #include "efimap.h"
+#include "gop.h"
 #include "handoff.h"
 #include "loader.h"
 #include "loadopt.h"
@@ -164,6 +165,7 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
         return st;
     get_cmdline(li);
     h->bi.rsdp = find_rsdp();
+    gop_find(&h->fb, note);
     at = TRAMPOLINE_PA;
     if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
                                     EfiLoaderData, 1, &at)))

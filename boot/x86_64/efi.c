@@ -30,6 +30,7 @@ void efi_boot(const struct efi_handoff *h, uint64_t entry_tsc)
     if (h->magic != EFI_HANDOFF_MAGIC)
         panic("efi_boot: no handoff from the EFI loader (magic 0x%lx)", h->magic);
     bi = h->bi;
+    bi.fb = h->fb;
     bi.entry_cycles = entry_tsc;
     memcpy(cmdline, h->cmdline, sizeof cmdline - 1);
     bi.cmdline = cmdline;
