@@ -105,6 +105,17 @@ include arch/hosted/hosted.mk
 endif
 # lwIP, from Debian's source package: LWIP_LIB, LWIP_INC, LWIP_STAMP.
 include kernel/net/lwip.mk
+# The framebuffer console's font (kernel/fbcon.c): a console font of
+# Debian's console-setup-linux (tools/deps.sh installs it), made a C
+# header by tools/psf.py.
+FONT_PSF := /usr/share/consolefonts/Lat15-VGA16.psf.gz
+FONT_H   := build/gen/fbfont.h
+$(FONT_H): tools/psf.py | deps
+	$(call msg,FONT,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 tools/psf.py header $(FONT_PSF) $@
+$(B)/kernel/fbcon.o: $(FONT_H)
+$(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
 NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
 $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
