@@ -277,7 +277,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt
+               polldesc_tsan netrx efimap loadopt fbcon
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -299,6 +299,13 @@ $(HB)/faultcfg_test: tests/host/faultcfg_test.c kernel/faultcfg.c kernel/faultcf
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/faultcfg.c kernel/fmt.c
+
+# The framebuffer console's drawing, with the font the kernel gets.
+$(HB)/fbcon_test: tests/host/fbcon_test.c kernel/fbcon.c kernel/fbcon.h kernel/bootinfo.h \
+                  $(FONT_H) tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Ibuild/gen -o $@ $< kernel/fbcon.c
 
 # The EFI loader's memory-map conversion (boot/efi/efimap.c), which is
 # pure C so that it builds both into the loader and here.
