@@ -441,7 +441,7 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # `make test-efi` boots every test image that way.
 TEST_CONFIGS := x86_64 x86_64-efi aarch64 hosted hosted-asan hosted-tsan
 EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
-                tests/time/timers tests/time/preempt
+                tests/time/timers tests/time/preempt tests/kernel/fbcon
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(if $(filter x86_64,$(RUN_ARCH)),x86_64-efi),$(TEST_CONFIGS))
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" \
@@ -483,7 +483,7 @@ test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
-	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" \
+	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" --font $(FONT_PSF) \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_SMP_FOR) --smp-for x86_64-efi 2 \
 	    $(foreach a,$(TEST_RUN),--arch $(a) $(call test_images,$(a)))
@@ -492,7 +492,7 @@ test: test-prepare
 test-efi: deps-efi
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=x86_64 APP=hello CMDLINE= image test-images
 	$(Q)$(MAKE) --no-print-directory $(HB)/efiimage_test $(HB)/netpeer
-	$(Q)tools/runtests.sh --host $(HB)/efiimage_test $(if $(T),--only $(T)) \
+	$(Q)tools/runtests.sh --host $(HB)/efiimage_test --font $(FONT_PSF) $(if $(T),--only $(T)) \
 	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    --arch x86_64-efi $(TEST_DIRS:%=build/x86_64/%.elf)
 

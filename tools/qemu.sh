@@ -10,7 +10,8 @@
 # not depend on host load, so two builds can be compared on a busy host
 # (but the vCPUs take turns, so it says nothing about parallel speedup).
 # MEM (MiB, default 1024) sets guest memory;
-# QUIET=1 drops the accelerator line.
+# QUIET=1 drops the accelerator line.  MONITOR=PATH puts QEMU's human
+# monitor on a Unix socket at PATH (the test runner's screendump).
 #
 # NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
@@ -89,6 +90,9 @@ tap)
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
 
+monitor=none
+[ -z "${MONITOR:-}" ] || monitor=unix:$MONITOR,server=on,wait=off
+
 ovmf=/usr/share/OVMF
 case $arch in
 x86_64|x86_64-efi)
@@ -122,7 +126,7 @@ x86_64|x86_64-efi)
     set +e
     qemu-system-x86_64 -M q35 "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
-        -display none -serial stdio -monitor none -no-reboot "${net_opt[@]}" \
+        -display none -serial stdio -monitor "$monitor" -no-reboot "${net_opt[@]}" \
         -device isa-debug-exit,iobase=0xf4,iosize=1
     rc=$?
     set -e
@@ -138,7 +142,7 @@ aarch64)
     set +e
     qemu-system-aarch64 -M virt,gic-version="$gic" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" -kernel "${image%.elf}.Image" \
-        -append "$*" -display none -serial stdio -monitor none -no-reboot \
+        -append "$*" -display none -serial stdio -monitor "$monitor" -no-reboot \
         "${net_opt[@]}" -semihosting-config enable=on,target=native
     rc=$?
     set -e
