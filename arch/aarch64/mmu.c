@@ -214,6 +214,7 @@ void arch_paging_init(struct bootinfo *bi)
         map_device(&(struct fdt_range){ machine.virtio[i].base,
                                         machine.virtio[i].size });
     map_device(&machine.pci.ecam);
+    map_device(&(struct fdt_range){ bi->fb.base, bi->fb.size });   /* fbcon */
     /* NULL dereferences fault, wherever RAM starts. */
     if (split(0))
         panic("arch_paging_init: out of memory for page tables");
