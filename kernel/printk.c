@@ -102,10 +102,11 @@ void console_fb_start(struct bootinfo *bi)
     else
         fb_wait = true;         /* beyond the boot page tables */
     spin_unlock(&console_lock, f);
-    printk("fbcon: %ux%u pixels at 0x%lx (%u per row, %s), %u columns x %u rows%s\n",
-           fb.width, fb.height, (unsigned long)fb.base, fb.stride,
-           fb.format == BOOTFB_RGB ? "RGB" : fb.format == BOOTFB_BGR ? "BGR" : "bit mask",
-           fbcon.cols, fbcon.rows, fb_wait ? "; from when paging is set up" : "");
+    if (fb_on || fb_wait)
+        printk("fbcon: %ux%u pixels at 0x%lx (%u per row, %s)%s\n", fb.width,
+               fb.height, (unsigned long)fb.base, fb.stride,
+               fb.format == BOOTFB_RGB ? "RGB" : fb.format == BOOTFB_BGR ? "BGR" : "bit mask",
+               fb_wait ? "; drawn on from when paging is set up" : "");
 }
 
 void console_fb_paging_done(void)
