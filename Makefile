@@ -111,6 +111,17 @@ include arch/hosted/hosted.mk
 endif
 # lwIP, from Debian's source package: LWIP_LIB, LWIP_INC, LWIP_STAMP.
 include kernel/net/lwip.mk
+# The framebuffer console's font (kernel/fbcon.c): a console font of
+# Debian's console-setup-linux (tools/deps.sh installs it), made a C
+# header by tools/psf.py.
+FONT_PSF := /usr/share/consolefonts/Lat15-VGA16.psf.gz
+FONT_H   := build/gen/fbfont.h
+$(FONT_H): tools/psf.py | deps
+	$(call msg,FONT,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)python3 tools/psf.py header $(FONT_PSF) $@
+$(B)/kernel/fbcon.o: $(FONT_H)
+$(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
 NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
 $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
@@ -308,7 +319,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt
+               polldesc_tsan netrx efimap loadopt fbcon
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -337,6 +348,13 @@ $(HB)/faultcfg_test: tests/host/faultcfg_test.c kernel/faultcfg.c kernel/faultcf
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/faultcfg.c kernel/fmt.c
+
+# The framebuffer console's drawing, with the font the kernel gets.
+$(HB)/fbcon_test: tests/host/fbcon_test.c kernel/fbcon.c kernel/fbcon.h kernel/bootinfo.h \
+                  $(FONT_H) tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Ibuild/gen -o $@ $< kernel/fbcon.c
 
 # The EFI loader's memory-map conversion (boot/efi/efimap.c), which is
 # pure C so that it builds both into the loader and here.
@@ -480,7 +498,7 @@ TEST_CONFIGS := x86_64 x86_64-efi aarch64 aarch64-efi aarch64-efi-dtb aarch64-ub
 FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
-                tests/time/timers tests/time/preempt
+                tests/time/timers tests/time/preempt tests/kernel/fbcon
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))
@@ -526,7 +544,7 @@ test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
-	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" \
+	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" --font $(FONT_PSF) \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_SMP_FOR) $(foreach c,$(TEST_FW),--smp-for $(c) 2) \
 	    $(foreach a,$(TEST_RUN),--arch $(a) $(call test_images,$(a)))
@@ -540,7 +558,7 @@ test-efi:
 	$(Q)tools/deps.sh efi $(RUN_ARCH)
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=$(RUN_ARCH) APP=hello CMDLINE= image test-images
 	$(Q)$(MAKE) --no-print-directory $(EFI_CHECK_ARCH) $(HB)/netpeer
-	$(Q)tools/runtests.sh --host $(EFI_CHECK_ARCH) $(if $(T),--only $(T)) \
+	$(Q)tools/runtests.sh --host $(EFI_CHECK_ARCH) --font $(FONT_PSF) $(if $(T),--only $(T)) \
 	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(foreach c,$(call fw_configs,$(RUN_ARCH)),--arch $(c) $(TEST_DIRS:%=build/$(RUN_ARCH)/%.elf))
 

@@ -14,6 +14,26 @@
 
 struct machine;
 
+/* How the framebuffer stores a pixel: always 32 bits, the colour
+   channels where the masks say.  RGB and BGR are UEFI GOP's two fixed
+   layouts (byte 0 red, resp. blue); BITMASK takes red/green/blue_mask. */
+enum bootfb_format {
+    BOOTFB_RGB,
+    BOOTFB_BGR,
+    BOOTFB_BITMASK,
+};
+
+/* A linear framebuffer left set up by the firmware (UEFI GOP); base 0
+   means none.  It is device memory, never RAM to hand out. */
+struct bootfb {
+    uint64_t base;              /* physical address of pixel (0, 0) */
+    uint64_t size;              /* bytes, at least stride * height * 4 */
+    uint32_t width, height;     /* visible pixels */
+    uint32_t stride;            /* pixels from one row to the next */
+    uint32_t format;            /* enum bootfb_format */
+    uint32_t red_mask, green_mask, blue_mask;   /* BOOTFB_BITMASK only */
+};
+
 struct bootinfo {
     struct memrange usable[BOOT_MAXMEM];    /* RAM the kernel may use */
     int nusable;
@@ -28,6 +48,7 @@ struct bootinfo {
     const struct machine *machine;  /* aarch64: cores, GIC, timer, UART,
                                    PSCI, PCI (from the DTB or ACPI;
                                    machine.h); NULL elsewhere */
+    struct bootfb fb;           /* the boot framebuffer, if any */
 };
 
 /* The bootinfo the kernel runs on.  The boot path points it at its own

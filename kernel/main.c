@@ -60,13 +60,15 @@ void kernel_main(struct bootinfo *bi)
     int n;
 
     boot_info = bi;
-    printk("Spindle: booting; command line \"%s\"\n", bi->cmdline);
     cmdline_parse(bi->cmdline);
+    console_fb_start(bi);       /* a screen shows the boot from here */
+    printk("Spindle: booting; command line \"%s\"\n", bi->cmdline);
     if (cmdline_truncated())
         printk("cmdline: longer than the parser keeps; the rest is ignored\n");
     fault_init();
     mem_setup(bi);
     arch_paging_init(bi);
+    console_fb_paging_done();
     arch_cpu_init(cpus[0]);
     cpus[0]->hwid = arch_cpu_hwid();
     printk("cpu 0 online (" ARCH_HWID_NAME " %u)\n", cpus[0]->hwid);

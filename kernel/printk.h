@@ -26,6 +26,23 @@ size_t console_tap(char *buf, size_t cap);
    console until console_tap(NULL, 0) or another tap. */
 size_t console_capture(char *buf, size_t cap);
 
+struct bootinfo;
+
+/*
+ * The boot framebuffer (bi->fb) as a second console beside the UART
+ * (fbcon.h).  kernel_main calls console_fb_start on the boot core once
+ * the command line is parsed and before the page allocator is built: it
+ * reserves the framebuffer's memory in bi (it is device memory, never
+ * RAM to hand out, even with fbcon=0), and unless fbcon=0 clears the
+ * screen and draws every console line from then on, at once if the boot
+ * page tables map the framebuffer (below bi->mapped), else from
+ * console_fb_paging_done.  That one is called once the final page tables
+ * are live: a framebuffer they do not map wholly turns the framebuffer
+ * console off with a message.
+ */
+void console_fb_start(struct bootinfo *bi);
+void console_fb_paging_done(void);
+
 /*
  * For the panic path only: takes the console even if another core holds
  * its lock (that core is about to be stopped).

@@ -73,6 +73,9 @@ check() {
     need binutils objcopy nm objdump
     need xz-utils xz           # unpacks lwIP (and newlib) from Debian's sources
     need iproute2 ip           # the runner's TAP tests (tools/tapns.sh)
+    # The framebuffer console's font, made a C header by tools/psf.py.
+    need console-setup-linux /usr/share/consolefonts/Lat15-VGA16.psf.gz
+    need python3-minimal python3
     if [ "$arch" = hosted ]; then
         # make test builds the hosted kernel under TSan and ASan+UBSan.
         need libgcc-12-dev '/usr/lib/gcc/*/*/libtsan.so' '/usr/lib/gcc/*/*/libasan.so' \

@@ -10,7 +10,8 @@
 # not depend on host load, so two builds can be compared on a busy host
 # (but the vCPUs take turns, so it says nothing about parallel speedup).
 # MEM (MiB, default 1024) sets guest memory;
-# QUIET=1 drops the accelerator line.
+# QUIET=1 drops the accelerator line.  MONITOR=PATH puts QEMU's human
+# monitor on a Unix socket at PATH (the test runner's screendump).
 #
 # NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
@@ -99,6 +100,9 @@ tap)
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
 
+monitor=none
+[ -z "${MONITOR:-}" ] || monitor=unix:$MONITOR,server=on,wait=off
+
 # efi_disk LOADER FIRMWARE_VARS: sets disk and vars for a firmware boot of
 # $image (a disk image, or a kernel ELF made into one for this boot).
 efi_disk() {
@@ -139,7 +143,7 @@ x86_64|x86_64-efi)
     set +e
     qemu-system-x86_64 -M q35 "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
-        -display none -serial stdio -monitor none -no-reboot "${net_opt[@]}" \
+        -display none -serial stdio -monitor "$monitor" -no-reboot "${net_opt[@]}" \
         -device isa-debug-exit,iobase=0xf4,iosize=1
     rc=$?
     set -e
@@ -177,7 +181,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     set +e
     qemu-system-aarch64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
-        -display none -serial stdio -monitor none -no-reboot \
+        -display none -serial stdio -monitor "$monitor" -no-reboot \
         "${net_opt[@]}" -semihosting-config enable=on,target=native
     rc=$?
     set -e

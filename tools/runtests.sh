@@ -3,7 +3,7 @@
 # over the core-count matrix, and ends with one line "N passed, M failed".
 #
 #   runtests.sh [--host "BIN..."] [--fuzz "BIN..."] [--only NAME] [--smp N]
-#               [--smp-for ARCH "N..."]...
+#               [--smp-for ARCH "N..."]... [--font PSF]
 #               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
 #
 # Each --arch starts a group of images booted with that arch's launcher
@@ -26,7 +26,8 @@
 #
 # A test folder's `test.conf` says how its image is booted: which builds
 # and core counts, kernel command lines, memory, CPU model, a NIC and a
-# host peer, a host-CPU bound, or the output of a fatal-path test.
+# host peer, a host-CPU bound, the output of a fatal-path test, or text
+# that must be on the screen (found with the font --font names).
 # docs/testing.md describes its keys; conf() below reads them.
 #
 # A `net` test gets a NIC on QEMU's user network: for each boot the runner
@@ -48,7 +49,7 @@
 # TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
 # builds) and MEM pass through.
 set -u
-arch=x86_64 host= fuzz= only= smp=
+arch=x86_64 host= fuzz= only= smp= font=
 items=()            # "ARCH IMAGE" pairs, in the order given
 declare -A smp_for  # ARCH -> its core counts (--smp-for)
 while [ $# -gt 0 ]; do
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
     --fuzz) fuzz=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
+    --font) font=$2; shift 2 ;;
     *) items+=("$arch $1"); shift ;;
     esac
 done
@@ -111,7 +113,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|hostcpu|net|status|expect)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|hostcpu|net|status|expect|screen)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -197,9 +199,32 @@ boot_measured() {
     return $rc
 }
 
+# boot_screen LOG ARGS...: boots like the plain path with QEMU's monitor
+# on a socket, and once the app prints SCREEN DUMP saves what the screen
+# shows in LOG.ppm (tools/screen.py's messages in LOG.screen).
+boot_screen() {
+    local log=$1 pid
+    shift
+    rm -f "$log.ppm" "$log.mon"
+    : > "$log.screen"
+    MONITOR=$log.mon QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
+    pid=$!
+    while kill -0 $pid 2>/dev/null && ! grep -q '^SCREEN DUMP' "$log"; do sleep 0.02; done
+    kill -0 $pid 2>/dev/null &&
+        python3 tools/screen.py dump "$log.mon" "$log.ppm" >> "$log.screen" 2>&1
+    wait $pid
+    rc=$?
+    rm -f "$log.mon"
+    return $rc
+}
+
 tail_of() {
     echo "    --- last lines of $1 ---"
     tail -n 25 "$1" | sed 's/^/    | /'
+    if [ -s "$1.screen" ]; then
+        echo "    --- the screen ($1.screen) ---"
+        sed 's/^/    | /' "$1.screen"
+    fi
     if [ -s "$1.peer" ]; then
         echo "    --- what netpeer printed ($1.peer) ---"
         tail -n 25 "$1.peer" | sed 's/^/    | /'
@@ -311,6 +336,7 @@ for item in "${items[@]}"; do
     netw=$(conf "$dir" net "$arch")
     hostcpu=$(conf "$dir" hostcpu "$arch")
     expect=$(conf "$dir" expect "$arch")
+    screen=$(conf "$dir" screen "$arch")
     timeout_s=$(timeout_of "$arch")
     matrix=$(boots_at "$dir" "$arch")
     if [ -z "${matrix// /}" ]; then
@@ -368,7 +394,11 @@ for item in "${items[@]}"; do
                 break
             fi
             # shellcheck disable=SC2086 # kargs is a list of words
-            if [ -n "$hostcpu" ]; then
+            if [ -n "$screen" ]; then
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
+                    boot_screen "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
+                rc=$?
+            elif [ -n "$hostcpu" ]; then
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
                     boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
@@ -412,6 +442,15 @@ for item in "${items[@]}"; do
                 elif [ "$cpu" = unmeasured ]; then why="could not read QEMU's CPU time"
                 elif [ "$cpu" -ge "$hostcpu" ]; then why="idle guest used $cpu% of a host core (limit $hostcpu%)"
                 else p=$((p + 1)); echo "    idle guest: $cpu% of a host core"
+                fi
+            fi
+            if [ -z "$why" ] && [ -n "$screen" ]; then
+                if [ ! -s "$log.ppm" ]; then why="no screendump (see $log.screen)"
+                elif [ -z "$font" ]; then why="no --font to read the screen with"
+                elif mapfile -t lines <<< "$screen" &&
+                     python3 tools/screen.py find "$font" "$log.ppm" "${lines[@]}" >> "$log.screen" 2>&1
+                then p=$((p + 1))
+                else why="text missing from the screen: $(grep -m 1 'not on the screen' "$log.screen")"
                 fi
             fi
             [ -n "$why" ] && f=$((f + 1))

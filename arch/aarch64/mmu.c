@@ -220,6 +220,7 @@ void arch_paging_init(struct bootinfo *bi)
         map_device(&(struct mach_range){ m->virtio[i].base,
                                         m->virtio[i].size });
     map_device(&m->pci.ecam);
+    map_device(&(struct mach_range){ bi->fb.base, bi->fb.size });   /* fbcon */
     /* NULL dereferences fault, wherever RAM starts. */
     if (split(0))
         panic("arch_paging_init: out of memory for page tables");

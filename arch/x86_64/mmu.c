@@ -3,7 +3,8 @@
  *
  * Layout: identity map of all RAM and of the 32-bit device window below
  * 4 GiB, with 2 MiB pages; write-back for chunks that hold RAM, uncached
- * otherwise (LAPIC, IOAPIC, PCIe ECAM live there).  The first 2 MiB are
+ * otherwise (LAPIC, IOAPIC, PCIe ECAM live there), and of the boot
+ * framebuffer (bi->fb) uncached wherever it is.  The first 2 MiB are
  * 4 KiB pages so that page 0 can stay unmapped and NULL faults.  Areas
  * above the direct map (heap, stacks) are mapped page by page via
  * arch_map_page; a 2 MiB page is split when a single page inside it
@@ -13,12 +14,14 @@
 #include "bootinfo.h"
 #include "mem.h"
 #include "panic.h"
+#include "printk.h"
 #include "x86.h"
 
 #define ENTRIES     512
 #define ADDR_MASK   0x000FFFFFFFFFF000UL
 #define GIB         (1UL << 30)
 #define MIB2        (1UL << 21)
+#define VA_LIMIT    (1UL << 47)     /* the lower canonical half */
 
 static uint64_t kernel_pml4[ENTRIES] __attribute__((aligned(4096)));
 static size_t table_pages;      /* page-table pages taken from mem.c */
@@ -157,6 +160,21 @@ void arch_paging_init(struct bootinfo *bi)
         if (!(pde = walk(a, 2, true)))
             panic("arch_paging_init: out of memory for page tables");
         *pde = a | PTE_P | PTE_W | PTE_PS | (ram ? 0 : PTE_PCD | PTE_PWT);
+    }
+    /* A framebuffer above 4 GiB (a 64-bit BAR); below, the loop mapped it. */
+    for (uint64_t a = bi->fb.base & ~(MIB2 - 1); a < bi->fb.base + bi->fb.size;
+         a += MIB2) {
+        uint64_t *pde;
+
+        if (a >= VA_LIMIT) {
+            printk("mmu: the framebuffer at 0x%lx lies beyond the identity map; "
+                   "not mapped\n", bi->fb.base);
+            break;
+        }
+        if (!(pde = walk(a, 2, true)))
+            panic("arch_paging_init: out of memory for page tables");
+        if (!(*pde & PTE_P))
+            *pde = a | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT;
     }
     if (split(0))
         panic("arch_paging_init: out of memory for page tables");

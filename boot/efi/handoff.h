@@ -53,8 +53,8 @@ struct efi_handoff {
     uint64_t ram_gib[8];        /* bit i of word i / 64: the i-th GiB of the
                                    physical address space holds RAM of any
                                    type (efimap_ram_gib); below 512 GiB */
-    struct bootinfo bi;         /* usable, reserved, rsdp, dtb; the rest
-                                   unset */
+    struct bootinfo bi;         /* usable, reserved, rsdp, dtb, fb (the
+                                   GOP framebuffer); the rest unset */
     char cmdline[EFI_CMDLINE_MAX];  /* NUL terminated */
     char notes[EFI_NOTES_MAX];  /* "efi: ..." lines for the console */
 };

@@ -26,6 +26,7 @@
  * the kernel prints.
  */
 #include "efimap.h"
+#include "gop.h"
 #include "handoff.h"
 #include "loader.h"
 #include "loadopt.h"
@@ -170,6 +171,7 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
         return st;
     get_cmdline(li);
     find_tables();
+    gop_find(&h->bi.fb, note);
     arch_claim();
 
     /* A map buffer with room for the entries that allocating it adds. */

@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const keys[] = { "smp", "quantum", "idlespin",
-                                        "schedtrace", "ip", "fault", "",
+                                        "schedtrace", "ip", "fault", "fbcon", "",
                                         "--" };
     char *s = malloc(size + 1), *argv[8], err[96];
     struct faultcfg fc;

@@ -229,6 +229,27 @@ TEST(long_table)
     }
 }
 
+/* fbcon= as kernel/printk.c reads it: 0 or 1; anything else is reported
+   and leaves the framebuffer console on; the app's words do not count. */
+TEST(switch_fbcon)
+{
+    long v = -1;
+
+    cmdline_parse("fbcon=0");
+    CHECK(cmdline_long("fbcon", 0, 1, &v) == CMDLINE_OK && v == 0);
+    cmdline_parse("fbcon=0 smp=2 fbcon=1");
+    CHECK(cmdline_long("fbcon", 0, 1, &v) == CMDLINE_OK && v == 1);
+    cmdline_parse("fbcon=2");
+    CHECK(cmdline_long("fbcon", 0, 1, &v) == CMDLINE_RANGE && v == 1);
+    v = -1;
+    cmdline_parse("fbcon=off");
+    CHECK(cmdline_long("fbcon", 0, 1, &v) == CMDLINE_BAD && v == -1);
+    cmdline_parse("fbcon");
+    CHECK(cmdline_long("fbcon", 0, 1, &v) == CMDLINE_BAD);
+    cmdline_parse("fbconsole=0 -- fbcon=0");
+    CHECK(cmdline_long("fbcon", 0, 1, &v) == CMDLINE_ABSENT);
+}
+
 TEST(argv_basic)
 {
     char *argv[8];
