@@ -42,7 +42,8 @@
 # the disk image (EFI/BOOT/BOOTAA64.EFI) on virtio-blk; IMAGE as for
 # x86_64-efi.  AAVMF hands over ACPI tables and no device tree, as SBSA
 # servers do; ACPI=off (QEMU's `-M virt,acpi=off`) makes it hand over a
-# device tree instead, and so does aarch64-efi-dtb.  aarch64-uboot: the
+# device tree instead, and so does aarch64-efi-dtb.  A ramfb display
+# (800x600) gives AAVMF a GOP framebuffer, the kernel's screen console.  aarch64-uboot: the
 # same disk booted by Debian's
 # U-Boot for QEMU (u-boot-qemu) as -bios, whose distro boot runs the
 # loader through bootefi with a device tree, as many boards do.
@@ -171,7 +172,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
         boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$aavmf/AAVMF_CODE.fd"
                   -drive "if=pflash,format=raw,unit=1,file=$vars"
                   -drive "if=none,id=esp,format=raw,file=$disk"
-                  -device virtio-blk-pci,drive=esp) ;;
+                  -device virtio-blk-pci,drive=esp -device ramfb) ;;
     aarch64-uboot)
         efi_disk build/aarch64/efi/BOOTAA64.EFI "" "$@"
         boot_opt=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin

@@ -205,9 +205,12 @@ void arch_paging_init(struct bootinfo *bi)
 
     /* RAM: what the allocator hands out, and what the boot path keeps
        from it (the kernel image, the device tree): an EFI memory map
-       lists the image apart from the usable RAM around it. */
+       lists the image apart from the usable RAM around it.  The boot
+       framebuffer is among the reserved ranges but is device memory, so
+       it is mapped first (map_blocks keeps the first mapping). */
     for (int i = 0; i < bi->nusable; i++)
         map_blocks(bi->usable[i].base, bi->usable[i].len, BLK_NORMAL);
+    map_device(&(struct mach_range){ bi->fb.base, bi->fb.size });
     for (int i = 0; i < bi->nreserved; i++)
         map_blocks(bi->reserved[i].base, bi->reserved[i].len, BLK_NORMAL);
     map_device(&m->uart);
@@ -220,7 +223,6 @@ void arch_paging_init(struct bootinfo *bi)
         map_device(&(struct mach_range){ m->virtio[i].base,
                                         m->virtio[i].size });
     map_device(&m->pci.ecam);
-    map_device(&(struct mach_range){ bi->fb.base, bi->fb.size });   /* fbcon */
     /* NULL dereferences fault, wherever RAM starts. */
     if (split(0))
         panic("arch_paging_init: out of memory for page tables");
