@@ -498,7 +498,8 @@ TEST_CONFIGS := x86_64 x86_64-efi aarch64 aarch64-efi aarch64-efi-dtb aarch64-ub
 FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
-                tests/time/timers tests/time/preempt tests/kernel/fbcon
+                tests/time/timers tests/time/preempt tests/kernel/fbcon \
+                tests/kernel/firmware_tables
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))

@@ -35,7 +35,8 @@
 # kept across boots like a machine's NVRAM) or a kernel ELF, for which
 # a disk image with the given command line and a fresh OVMF_VARS are
 # made under build/x86_64-efi/ for this boot alone (the test runner).
-# OVMF takes some 4 s under TCG before the loader runs.
+# OVMF takes some 4 s under TCG before the loader runs.  ACPI=off is
+# QEMU's q35,acpi=off: OVMF then hands over ACPI tables without a MADT.
 #
 # aarch64-efi: the virt machine below with AAVMF (Debian's
 # qemu-efi-aarch64) as its firmware, as pflash (both images 64 MiB), and
@@ -132,17 +133,23 @@ efi_disk() {
 ovmf=/usr/share/OVMF aavmf=/usr/share/AAVMF
 case $arch in
 x86_64|x86_64-efi)
+    machine=q35
     if [ "$arch" = x86_64 ]; then
         boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*")
     else
         efi_disk build/x86_64/efi/BOOTX64.EFI "$ovmf/OVMF_VARS.fd" "$@"
+        case ${ACPI:-on} in
+        on) ;;
+        off) machine=$machine,acpi=off ;;
+        *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
+        esac
         boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE.fd"
                   -drive "if=pflash,format=raw,unit=1,file=$vars"
                   -drive "if=none,id=esp,format=raw,file=$disk"
                   -device ide-hd,drive=esp,bus=ide.0)
     fi
     set +e
-    qemu-system-x86_64 -M q35 "${boot_opt[@]}" $accel_opt \
+    qemu-system-x86_64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
         -display none -serial stdio -monitor "$monitor" -no-reboot "${net_opt[@]}" \
         -device isa-debug-exit,iobase=0xf4,iosize=1

@@ -113,7 +113,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|hostcpu|net|status|expect|screen)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|status|expect|screen)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -333,6 +333,7 @@ for item in "${items[@]}"; do
     mem=${mem:-${MEM:-}}
     qcpu=$(conf "$dir" cpu "$arch")
     qcpu=${qcpu:-${CPU:-}}
+    qacpi=$(conf "$dir" acpi "$arch")
     netw=$(conf "$dir" net "$arch")
     hostcpu=$(conf "$dir" hostcpu "$arch")
     expect=$(conf "$dir" expect "$arch")
@@ -379,7 +380,7 @@ for item in "${items[@]}"; do
                 : > "$log.peer"
                 # shellcheck disable=SC2086 # kargs is a list of words
                 NET=tap TAP=spt0 NETPEER=$netpeer NETPEER_ARGS=$peer_args \
-                    CPU=$qcpu MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
+                    CPU=$qcpu ACPI=$qacpi MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
                     tools/tapns.sh "$log.peer" tools/qemu.sh "$arch" "$img" \
                     "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
                     "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST \
@@ -395,15 +396,15 @@ for item in "${items[@]}"; do
             fi
             # shellcheck disable=SC2086 # kargs is a list of words
             if [ -n "$screen" ]; then
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
                     boot_screen "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
             elif [ -n "$hostcpu" ]; then
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
                     boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
             else
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
                     QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
                 rc=$?
             fi

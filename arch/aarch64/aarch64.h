@@ -102,6 +102,18 @@ static inline void isb(void)
     __asm__ volatile("isb" : : : "memory");
 }
 
+/* Cleans and invalidates [p, p + n) from the data caches to the point of
+   coherency (DC CIVAC by CTR_EL0's smallest D-cache line), for a reader
+   with its MMU and caches off; done when it returns (DSB). */
+static inline void dcache_clean_poc(const void *p, uint64_t n)
+{
+    uint64_t line = 4UL << (sysreg_read(ctr_el0) >> 16 & 0xF);
+
+    for (uint64_t a = (uint64_t)p & ~(line - 1); a < (uint64_t)p + n; a += line)
+        __asm__ volatile("dc civac, %0" : : "r"(a) : "memory");
+    __asm__ volatile("dsb sy" : : : "memory");
+}
+
 /* The arch's own device accesses: arch.h's, by their short names. */
 static inline uint32_t mmio_read32(uintptr_t a)
 {

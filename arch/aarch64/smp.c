@@ -97,9 +97,10 @@ void arch_start_cpus(struct cpu **cpus, int n)
         starts[i] = (struct ap_start){ (uint64_t)lo + AP_STACK_SIZE,
                                        cpus[i], mmu_kernel_ttbr() };
         /* The core starts with its MMU and caches off: its start block
-           must be in memory, not only in this core's cache. */
-        __asm__ volatile("dc civac, %0\n\tdsb sy" : : "r"(&starts[i]) :
-                         "memory");
+           (which may straddle two cache lines) must be in memory, not
+           only in this core's cache.  Its code is: the boot loader
+           cleaned the kernel image before jumping to it. */
+        dcache_clean_poc(&starts[i], sizeof starts[i]);
         rc = psci_call(PSCI_CPU_ON_64, mpidr_by_hwid(cpus[i]->hwid),
                        (uint64_t)secondary_entry, (uint64_t)&starts[i]);
         if (rc)

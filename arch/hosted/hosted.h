@@ -52,5 +52,12 @@ uint64_t hosted_mono_now(void);
 /* mmu.c */
 void *hosted_reserve(size_t bytes);     /* zeroed, backed on first touch */
 
+/* The machine boot/hosted/main.c made of the process's arguments: its
+   cores (-smp), the host's CPUs, and its RAM (mmu.c maps -m MiB). */
+extern int hosted_machine_cores;
+extern int hosted_host_cpus;
+struct bootinfo;
+void hosted_ram_init(struct bootinfo *bi, size_t bytes);
+
 
 #endif

@@ -1,21 +1,12 @@
 /*
- * boot.c (hosted) - the process's main(): the boot path of a Spindle that
- * runs as a Linux process, and its cores as threads.
+ * process.c (hosted) - the machine of a Spindle that runs as a Linux
+ * process (boot/hosted/main.c starts it): its cores are threads, its
+ * console is stdout, its exit the process's.
  *
- *   <image> [-smp N] [-m MiB] [kernel command line words...]
- *
- * -smp is the machine's core count (QEMU's -smp; default: the host's
- * CPUs), -m its RAM (default 1024 MiB); the other words, joined by
- * spaces, are the kernel command line (QEMU's -append), so "smp=2 -- a b"
- * works as it does under QEMU.
- *
- * The app's main() is renamed spindle_main at compile time (the Makefile's
- * -Dmain=spindle_main), which kernel/main.c calls as G 1; the real main()
- * is here.  Each core other than the boot core is a thread on a guarded
- * stack of the kernel's stack area; with at least as many host CPUs as
- * cores, core i is pinned to host CPU i.
+ * Each core other than the boot core is a thread on a guarded stack of
+ * the kernel's stack area; with at least as many host CPUs as cores,
+ * core i is pinned to host CPU i.
  */
-#undef main
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -35,63 +26,11 @@
 
 /* TSan wants about 900 KiB of a thread stack it did not allocate. */
 #define CORE_STACK_SIZE (2 * 1024 * 1024)
-#define CMDLINE_MAX 1024
 #define START_TIMEOUT_NS 5000000000ULL
 
-void hosted_ram_init(struct bootinfo *bi, size_t bytes);
-
-static struct bootinfo bi;
 static struct cpu boot_cpu;
-static char cmdline[CMDLINE_MAX];
-static int machine_cores;
-static int host_cpus;
-
-static void usage(void)
-{
-    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [command line...]\n");
-    exit(2);
-}
-
-static long number(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-
-    if (!*s || *end || v < 1)
-        usage();
-    return v;
-}
-
-int main(int argc, char **argv)
-{
-    long mib = 1024;
-    int i = 1;
-
-    bi.entry_cycles = arch_cycles();
-    host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    machine_cores = host_cpus;
-    for (; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-smp"))
-            machine_cores = number(argv[i + 1]);
-        else if (!strcmp(argv[i], "-m"))
-            mib = number(argv[i + 1]);
-        else
-            break;
-    }
-    if (machine_cores > MAXCPU)
-        machine_cores = MAXCPU;
-    for (; i < argc; i++) {
-        size_t len = strlen(cmdline);
-
-        snprintf(cmdline + len, sizeof cmdline - len, "%s%s", len ? " " : "",
-                 argv[i]);
-    }
-    bi.cmdline = cmdline;
-    arch_early_init(&bi);
-    hosted_ram_init(&bi, (size_t)mib << 20);
-    kernel_main(&bi);
-    return 0;
-}
+int hosted_machine_cores;
+int hosted_host_cpus;
 
 static void set_cpu(struct cpu *c)
 {
@@ -128,7 +67,7 @@ uint32_t arch_cpu_hwid(void)
    as with bare metal's firmware tables ignored. */
 int arch_discover_cpus(uint32_t *hwid, int max)
 {
-    int n = machine_cores < max ? machine_cores : max;
+    int n = hosted_machine_cores < max ? hosted_machine_cores : max;
     const char *opt;
 
     if (cmdline_get("acpi", &opt) && !strcmp(opt, "off")) {
@@ -163,7 +102,7 @@ static void *core_thread(void *arg)
 void arch_start_cpus(struct cpu **cs, int n)
 {
     uint64_t deadline = hosted_mono_now() + START_TIMEOUT_NS;
-    bool pinned = host_cpus >= n;
+    bool pinned = hosted_host_cpus >= n;
 
     if (pinned)
         pin(pthread_self(), 0);

@@ -1,0 +1,78 @@
+/*
+ * main.c (hosted) - the boot path of a Spindle that runs as a Linux
+ * process: the process's main() turns its arguments into struct bootinfo
+ * and enters the generic kernel, as the firmware paths do.
+ *
+ *   <image> [-smp N] [-m MiB] [kernel command line words...]
+ *
+ * -smp is the machine's core count (QEMU's -smp; default: the host's
+ * CPUs), -m its RAM (default 1024 MiB); the other words, joined by
+ * spaces, are the kernel command line (QEMU's -append), so "smp=2 -- a b"
+ * works as it does under QEMU.
+ *
+ * The app's main() is renamed spindle_main at compile time (the Makefile's
+ * -Dmain=spindle_main), which kernel/main.c calls as G 1; the real main()
+ * is here.
+ */
+#undef main
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "arch.h"
+#include "bootinfo.h"
+#include "cpu.h"
+#include "hosted.h"
+
+#define CMDLINE_MAX 1024
+
+static struct bootinfo bi;
+static char cmdline[CMDLINE_MAX];
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [command line...]\n");
+    exit(2);
+}
+
+static long number(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    if (!*s || *end || v < 1)
+        usage();
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    long mib = 1024;
+    int i = 1;
+
+    bi.entry_cycles = arch_cycles();
+    hosted_host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    hosted_machine_cores = hosted_host_cpus;
+    for (; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-smp"))
+            hosted_machine_cores = number(argv[i + 1]);
+        else if (!strcmp(argv[i], "-m"))
+            mib = number(argv[i + 1]);
+        else
+            break;
+    }
+    if (hosted_machine_cores > MAXCPU)
+        hosted_machine_cores = MAXCPU;
+    for (; i < argc; i++) {
+        size_t len = strlen(cmdline);
+
+        snprintf(cmdline + len, sizeof cmdline - len, "%s%s", len ? " " : "",
+                 argv[i]);
+    }
+    bi.cmdline = cmdline;
+    boot_info = &bi;
+    arch_early_init(&bi);
+    hosted_ram_init(&bi, (size_t)mib << 20);
+    kernel_main(&bi);
+    return 0;
+}
