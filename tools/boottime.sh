@@ -4,9 +4,12 @@
 # from QEMU's launch (the firmware's start) to the kernel's first line in
 # kernel_main ("Spindle: booting") and to "smp: N cores online", each
 # read as the console line arrives, and for an EFI boot to the loader's
-# first line; then the medians.  ARCH x86_64 boots
-# through PVH and qboot, x86_64-efi through OVMF and the EFI loader
-# (IMAGE a kernel ELF or a disk image from make image).
+# first line; then the medians.  ARCH is tools/qemu.sh's: x86_64 boots
+# through PVH and qboot, aarch64 as a Linux Image (QEMU's -kernel),
+# x86_64-efi through OVMF and the EFI loader, aarch64-efi through AAVMF
+# with ACPI, aarch64-efi-dtb through AAVMF with a device tree,
+# aarch64-uboot through U-Boot's bootefi (IMAGE a kernel ELF or, for the
+# firmware boots, a disk image from make image).
 set -eu
 [ $# -ge 3 ] || { echo "usage: $0 ARCH IMAGE SMP [RUNS]" >&2; exit 2; }
 arch=$1 image=$2 smp=$3 runs=${4:-5}
