@@ -234,7 +234,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
     /* The final map replaces the dry run's result and notes.  A map that
        lost all its usable memory meanwhile still reaches the kernel,
-       whose console says so (efi.c). */
+       whose console says so (boot/handoff.c). */
     arch_mask_interrupts();
     h->bi.nreserved = 0;
     efimap_to_bootinfo(b.map, b.size, b.dsize, b.claimed, 2, &h->bi,
