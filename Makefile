@@ -319,7 +319,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt fbcon
+               polldesc_tsan netrx efimap loadopt efitime fbcon
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -363,6 +363,13 @@ $(HB)/efimap_test: tests/host/efimap_test.c boot/efi/efimap.c boot/efi/efimap.h 
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efimap.c
+
+# The firmware clock's date as Unix time (boot/efi/efitime.c).
+$(HB)/efitime_test: tests/host/efitime_test.c boot/efi/efitime.c boot/efi/efitime.h \
+                    tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efitime.c
 
 # The EFI load options as the command line (boot/efi/loadopt.c).
 $(HB)/loadopt_test: tests/host/loadopt_test.c boot/efi/loadopt.c boot/efi/loadopt.h \

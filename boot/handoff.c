@@ -16,6 +16,10 @@ void efi_handoff_check(const struct efi_handoff *h)
 {
     if (h->magic != EFI_HANDOFF_MAGIC)
         panic("efi_boot: no handoff from the EFI loader (magic 0x%lx)", h->magic);
+    if (h->size != sizeof *h)
+        panic("efi_boot: the EFI loader is of another build (handoff of %lu "
+              "bytes, this kernel's is %lu): rebuild both (make image)",
+              h->size, sizeof *h);
 }
 
 void efi_handoff_take(const struct efi_handoff *h, struct bootinfo *bi,

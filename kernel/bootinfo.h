@@ -43,6 +43,9 @@ struct bootinfo {
     uint64_t rsdp;              /* ACPI RSDP physical address, 0 unknown */
     uint64_t dtb;               /* device tree blob, 0 if none */
     uint64_t entry_cycles;      /* arch_cycles() at kernel entry */
+    uint64_t wallclock;         /* Unix time (s), from the firmware's clock
+                                   shortly before entry_cycles (the EFI
+                                   loader's GetTime); 0 unknown */
     uint64_t mapped;            /* the boot page tables map [0, mapped);
                                    0: all RAM */
     const struct machine *machine;  /* aarch64: cores, GIC, timer, UART,

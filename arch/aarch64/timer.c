@@ -79,8 +79,16 @@ void timer_disarm(void)
     isb();
 }
 
-/* The wall clock is the PL031 the device tree names; none: 0. */
+/* The wall clock is the PL031 the device tree names; without one (ACPI
+   names none: it lives in AML), the firmware's clock as the EFI loader
+   read it, moved on by the time since kernel entry; else 0. */
 uint64_t arch_wallclock(void)
 {
-    return pl031_read(boot_info->machine->rtc.base);
+    const struct bootinfo *bi = boot_info;
+
+    if (bi->machine->rtc.base)
+        return pl031_read(bi->machine->rtc.base);
+    if (bi->wallclock)
+        return bi->wallclock + (arch_cycles() - bi->entry_cycles) / arch_cycles_hz();
+    return 0;
 }

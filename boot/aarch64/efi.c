@@ -64,7 +64,7 @@ void efi_boot(const struct efi_handoff *h, uint64_t entry_cycles)
     const char *src = NULL, *why = NULL;
 
     cpu_boot_early();
-    if (h->magic == EFI_HANDOFF_MAGIC)
+    if (h->magic == EFI_HANDOFF_MAGIC && h->size == sizeof *h)
         src = describe(h, &why);
     else
         machine_assume_virt(&machine);  /* a console for the panic below */

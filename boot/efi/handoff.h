@@ -53,6 +53,9 @@ struct efi_handoff {
     uint64_t ram_gib[8];        /* bit i of word i / 64: the i-th GiB of the
                                    physical address space holds RAM of any
                                    type (efimap_ram_gib); below 512 GiB */
+    uint64_t size;              /* sizeof(struct efi_handoff) in the loader's
+                                   build: a kernel of another build (whose
+                                   struct bootinfo may differ) refuses it */
     struct bootinfo bi;         /* usable, reserved, rsdp, dtb, fb (the
                                    GOP framebuffer); the rest unset */
     char cmdline[EFI_CMDLINE_MAX];  /* NUL terminated */
@@ -61,7 +64,7 @@ struct efi_handoff {
 
 /*
  * The kernel's side (boot/handoff.c).  efi_handoff_check panics unless h
- * is a loader's handoff.  efi_handoff_take copies h's bootinfo into *bi
+ * is a handoff from a loader of the kernel's own build.  efi_handoff_take copies h's bootinfo into *bi
  * (keeping bi's entry_cycles and machine) and its command line into
  * cmdline, and prints the loader's notes; it panics if the memory map
  * left no usable memory.  Nothing after it reads h.

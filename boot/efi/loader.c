@@ -10,7 +10,8 @@
  *     loadopt.c), else from EFI/spindle/cmdline, which `make image`
  *     writes from CMDLINE;
  *  3. finds the ACPI RSDP (2.0 before 1.0) and the device tree in the
- *     configuration table;
+ *     configuration table, reads the firmware's clock and takes the GOP
+ *     framebuffer (gop.c);
  *  4. lets the arch check the CPU's state and claim what it needs
  *     (x86_64.c: the AP start-up trampoline's page);
  *  5. gets the memory map and exits boot services, getting the map
@@ -26,6 +27,7 @@
  * the kernel prints.
  */
 #include "efimap.h"
+#include "efitime.h"
 #include "gop.h"
 #include "handoff.h"
 #include "loader.h"
@@ -96,6 +98,25 @@ static void find_tables(void)
         note(NO_TABLES_NOTE, 0, 0);
 }
 
+/* The firmware clock as Unix time, taken as UTC (as the kernel takes the
+   RTCs it reads itself), or 0 with a note if it cannot be read or holds
+   no sensible date.  For machines whose tables name no RTC the kernel
+   drives (aarch64 with ACPI). */
+static uint64_t firmware_time(void)
+{
+    EFI_TIME t;
+    uint64_t s;
+
+    if (EFI_ERROR(uefi_call_wrapper(RT->GetTime, 2, &t, NULL))) {
+        note("the firmware's clock cannot be read; the wall clock may start at 1970", 0, 0);
+        return 0;
+    }
+    s = efitime_to_unix(t.Year, t.Month, t.Day, t.Hour, t.Minute, t.Second);
+    if (!s)
+        note("the firmware's clock holds no valid date; the wall clock may start at 1970", 0, 0);
+    return s;
+}
+
 /* The final map goes into the handoff; only GetMemoryMap and
    ExitBootServices are called once the first ExitBootServices is. */
 static EFI_STATUS exit_boot_services(EFI_HANDLE image, void *map, UINTN cap,
@@ -157,6 +178,7 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     h = (void *)at;
     ZeroMem(h, sizeof *h);
     h->magic = EFI_HANDOFF_MAGIC;
+    h->size = sizeof *h;
     b->claimed[1].base = at;
     b->claimed[1].len = EFI_SIZE_TO_PAGES(sizeof *h) * EFI_PAGE_SIZE;
 
@@ -171,6 +193,7 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
         return st;
     get_cmdline(li);
     find_tables();
+    h->bi.wallclock = firmware_time();
     gop_find(&h->bi.fb, note);
     arch_claim();
 
