@@ -319,7 +319,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt efitime fbcon
+               polldesc_tsan netrx efimap loadopt efitime fbcon rss
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -363,6 +363,12 @@ $(HB)/efimap_test: tests/host/efimap_test.c boot/efi/efimap.c boot/efi/efimap.h 
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Iboot/efi -o $@ $< boot/efi/efimap.c
+
+# The RSS hash and the queue-steering port choice (kernel/net/rss.c).
+$(HB)/rss_test: tests/host/rss_test.c kernel/net/rss.c kernel/net/rss.h tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -Ikernel/net -o $@ $< kernel/net/rss.c
 
 # The firmware clock's date as Unix time (boot/efi/efitime.c).
 $(HB)/efitime_test: tests/host/efitime_test.c boot/efi/efitime.c boot/efi/efitime.h \
