@@ -15,6 +15,9 @@
 #   make test-efi [T=<test app>]         every in-image test through the
 #                                        firmware (ARCH=aarch64: 3 ways)
 #   make images                          every app and test image
+#   make gdb [APP=hello] [GDBPORT=1234]  the app under gdb with
+#                                        tools/gdb/spindle.py: in QEMU,
+#                                        stopped at its first instruction
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
 #
@@ -133,7 +136,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,22p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -191,6 +194,20 @@ soak: $(B)/tests/stress/soak.elf
 	@case "$(SOAK_MIN)" in ''|*[!0-9]*|0) echo "make soak: SOAK_MIN=$(SOAK_MIN) is not a whole number of minutes"; exit 2 ;; esac
 	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
+
+# make gdb: the app under gdb with tools/gdb/spindle.py loaded (info
+# goroutines, goroutine N bt), by tools/gdb.sh.  Bare metal: QEMU starts
+# the machine stopped before its first instruction, its gdb stub on
+# 127.0.0.1:GDBPORT (default 1234, or a free port when that one is
+# taken), and gdb (gdb-multiarch for aarch64) loads the app's ELF and
+# connects; QEMU ends with gdb.  Hosted: the app as a process under gdb
+# (`run` starts it).
+.PHONY: gdb
+gdb:
+	@[ -d apps/$(APP) ] || { echo "make gdb: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)tools/deps.sh gdb $(ARCH)
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(Q)tools/gdb.sh $(RUN_ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
 
 # ---- Firmware boot: the EFI loader and GPT disk images ----------------
 #

@@ -172,6 +172,9 @@ class Image:
                             if n == 'G_WAITING')
         self.reasons = static_var('reasons', 'sched/dead.c')
         self.sched = global_var('sched')
+        if not bool(self.sched['ready']):
+            raise gdb.GdbError('spindle: the scheduler has not started: '
+                               'no goroutines yet')
         self.ncpu = int(global_var('ncpu'))
 
     def gs(self):
@@ -222,7 +225,8 @@ class Image:
         cpus = global_var('cpus')
         byid = {}
         if self.arch.hosted:
-            tids = {int(cpus[i]['arch']['tid']): i for i in range(self.ncpu)}
+            tids = {int(cpus[i]['arch']['tid']): i for i in range(self.ncpu)
+                    if u64(cpus[i]) != 0}
             for t in threads:
                 if t.ptid[1] in tids:
                     byid[tids[t.ptid[1]]] = t
