@@ -336,7 +336,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt fbcon
+               polldesc_tsan netrx efimap loadopt fbcon gdb
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -456,6 +456,15 @@ $(HB)/netrx_test: $(NETRX_DEPS)
 	    -Wl,--wrap=memp_malloc,--wrap=memp_free -o $@ tests/host/netrx_test.c \
 	    $(addprefix $(LWIP_DIR)/,$(LWIP_SRCS))
 
+# The gdb script's test: a shell script (tests/host/gdb_test.sh), run as
+# the C tests are, debugging the hosted image of tests/kernel/gdb_target
+# (GDB_TEST_IMAGE), which test-prepare builds.
+GDB_TEST_IMAGE := build/hosted/tests/kernel/gdb_target.elf
+$(HB)/gdb_test: tests/host/gdb_test.sh
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
 # The host end of the tests/net/tcp boots (tools/runtests.sh starts it).
 $(HB)/netpeer: tools/netpeer.c tests/net/stream.h
 	$(call msg,HOSTCC,$@)
@@ -545,11 +554,20 @@ TEST_ARCHES  := $(sort $(foreach c,$(TEST_RUN),$(call fw_arch,$(c))))
 TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a)/lib/libc.a)
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
+# The gdb test's hosted image comes with the hosted test images, or on
+# its own when the run has no hosted build (one make per build folder).
+GDB_TEST_PREP := $(if $(filter hosted,$(TEST_HOSTED)),,gdb-test-image)
+
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES) fuzz; do tools/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz gdb; do tools/deps.sh $$a; done
 	$(Q)for a in $(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))); do tools/deps.sh efi $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
-	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
+	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%) \
+	    $(GDB_TEST_PREP)
+
+.PHONY: gdb-test-image
+gdb-test-image: $(LWIP_STAMP)
+	$(Q)$(MAKE) --no-print-directory ARCH=hosted SANITIZE= $(GDB_TEST_IMAGE)
 
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.
