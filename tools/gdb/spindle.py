@@ -8,8 +8,8 @@
 #   info goroutines          one line per G that exists (not dead): id,
 #                            state, wait reason, the core that runs it or
 #                            last ran it, and where it is: the first frame
-#                            outside the scheduler and arch code (sched/,
-#                            arch/), else its innermost frame.  `*` marks
+#                            with source outside the scheduler and arch
+#                            code (sched/, arch/), else its innermost one.  `*` marks
 #                            the G of the selected thread.
 #   goroutine ID [CMD...]    runs the gdb command CMD (default: bt) with the
 #                            registers of G ID; ID is any expression (a
@@ -278,8 +278,9 @@ class Registers:
 
 
 def where(image):
-    """The first frame outside sched/ and arch/ from the newest frame
-    out, else the newest: 'function at file:line'."""
+    """The first frame with source outside sched/ and arch/ from the
+    newest frame out (past signal frames and code without debug info),
+    else the newest: 'function at file:line'."""
     first = None
     f = gdb.newest_frame()
     for _ in range(32):
@@ -292,7 +293,8 @@ def where(image):
             here = '%s at %s:%d' % (name, sal.symtab.filename, sal.line)
         if first is None:
             first = here
-        if sal.symtab is None or not RUNTIME_PATH.search(sal.symtab.filename):
+        if sal.symtab is not None and \
+                not RUNTIME_PATH.search(sal.symtab.filename):
             return here
         try:
             f = f.older()
