@@ -73,6 +73,12 @@ section() {
     tr -d '\r' < "$1" | awk -v s="==== $2" '/^==== / { on = ($0 == s); next } on'
 }
 
+# expect OUT NAME REGEX REASON: the check fails, for REASON, unless a line
+# of OUT's section NAME matches the extended REGEX.
+expect() {
+    section "$1" "$2" | grep -qE "$3" || miss "$4"
+}
+
 # The rows of info goroutines, without the heading: mark, id, the rest.
 rows() {
     section "$1" "info goroutines" | grep -E '^[ *] +[0-9]+ '
@@ -120,30 +126,35 @@ ws='[[:space:]]+'
 result info_goroutines_states "$why" "$out1"
 
 why=
-section "$out1" recv | grep -qE '^goroutine [0-9]+ \[waiting, chan receive\]:$' ||
-    miss "goroutine recv_goid[1] bt: no heading"
-section "$out1" recv | grep -qE '^#[0-9]+ .* in sp_chan_recv ' || miss "no sp_chan_recv frame"
-section "$out1" recv | grep -qE '^#[0-9]+ .* in gdb_recv_worker ' || miss "no gdb_recv_worker frame"
-section "$out1" sleep | grep -qE '^#[0-9]+ .* in sp_sleep ' || miss "sleeper: no sp_sleep frame"
-section "$out1" sleep | grep -qE '^#[0-9]+ .* in gdb_sleep_worker ' || miss "sleeper: no gdb_sleep_worker frame"
+expect "$out1" recv '^goroutine [0-9]+ \[waiting, chan receive\]:$' \
+    "goroutine recv_goid[1] bt: no heading"
+expect "$out1" recv '^#[0-9]+ .* in sp_chan_recv ' \
+    "no sp_chan_recv frame"
+expect "$out1" recv '^#[0-9]+ .* in gdb_recv_worker ' \
+    "no gdb_recv_worker frame"
+expect "$out1" sleep '^#[0-9]+ .* in sp_sleep ' \
+    "sleeper: no sp_sleep frame"
+expect "$out1" sleep '^#[0-9]+ .* in gdb_sleep_worker ' \
+    "sleeper: no gdb_sleep_worker frame"
 result goroutine_bt_parked "$why" "$out1"
 
 why=
-section "$out1" spin | grep -qE '^goroutine [0-9]+ \[runnable, \(preempted\)\]:$' ||
-    miss "the spinner is not shown as preempted"
-section "$out1" spin | grep -qE '^#0 .*gdb_spin_worker ' ||
-    miss "the preempted spinner's frame #0 is not gdb_spin_worker"
+expect "$out1" spin '^goroutine [0-9]+ \[runnable, \(preempted\)\]:$' \
+    "the spinner is not shown as preempted"
+expect "$out1" spin '^#0 .*gdb_spin_worker ' \
+    "the preempted spinner's frame #0 is not gdb_spin_worker"
 result goroutine_bt_preempted "$why" "$out1"
 
 why=
-section "$out1" main | grep -qE '^goroutine 1 \[running\] on core 0, thread [0-9]+:$' ||
-    miss "goroutine 1: not shown running on core 0 with its thread"
-section "$out1" main | grep -qE '^#0 +gdb_stop_here ' || miss "goroutine 1: frame #0 is not gdb_stop_here"
+expect "$out1" main '^goroutine 1 \[running\] on core 0, thread [0-9]+:$' \
+    "goroutine 1: not shown running on core 0 with its thread"
+expect "$out1" main '^#0 +gdb_stop_here ' \
+    "goroutine 1: frame #0 is not gdb_stop_here"
 result goroutine_bt_running "$why" "$out1"
 
 why=
-section "$out1" end | grep -q '^TEST gs_in_place PASS$' ||
-    miss "the image did not pass its own test once continued"
+expect "$out1" end '^TEST gs_in_place PASS$' \
+    "the image did not pass its own test once continued"
 result registers_restored "$why" "$out1"
 
 # Two cores: the spinner runs on the other core (maybe inside an
@@ -157,10 +168,10 @@ n=$(rows "$out2" | wc -l)
 [ "$n" = 7 ] || miss "info goroutines listed $n Gs, want 7"
 [ "$(count "$out2" "^ ${ws}[0-9]+${ws}(running|runnable)${ws}(\(preempted\)${ws})?[01]${ws}gdb_spin_worker at ")" = 1 ] ||
     miss "the spinner is not listed running or runnable in gdb_spin_worker"
-section "$out2" spin | grep -qE '^#[0-9]+ .*gdb_spin_worker ' ||
-    miss "the spinner's backtrace has no gdb_spin_worker"
-section "$out2" end | grep -q '^TEST gs_in_place PASS$' ||
-    miss "the image did not pass its own test once continued"
+expect "$out2" spin '^#[0-9]+ .*gdb_spin_worker ' \
+    "the spinner's backtrace has no gdb_spin_worker"
+expect "$out2" end '^TEST gs_in_place PASS$' \
+    "the image did not pass its own test once continued"
 result two_cores "$why" "$out2"
 
 echo "$passed passed, $failed failed"

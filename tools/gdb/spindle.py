@@ -112,12 +112,6 @@ class Arch:
         self.start = func_addr('hosted_context_start' if self.hosted
                                else 'arch_context_start')
         self.frame = gdb.lookup_type('struct switch_frame')
-        if self.aarch64:
-            self.pc, self.sp = 'pc', 'sp'
-            self.regs = ['x%d' % i for i in range(31)] + ['sp', 'pc']
-        else:
-            self.pc, self.sp = 'rip', 'rsp'
-            self.regs = list(X86_TF_REGS)
 
     def switched(self, gp):
         """Registers of a G at the entry of the switch that saved it."""
@@ -165,11 +159,8 @@ class Image:
         self.arch = Arch()
         st = gdb.lookup_type('enum gstatus')
         self.status = {f.enumval: f.name for f in st.fields()}
-        self.dead = next(v for v, n in self.status.items() if n == 'G_DEAD')
-        self.running = next(v for v, n in self.status.items()
-                            if n == 'G_RUNNING')
-        self.waiting = next(v for v, n in self.status.items()
-                            if n == 'G_WAITING')
+        value = {n: v for v, n in self.status.items()}
+        self.dead, self.waiting = value['G_DEAD'], value['G_WAITING']
         self.reasons = static_var('reasons', 'sched/dead.c')
         self.sched = global_var('sched')
         if not bool(self.sched['ready']):
