@@ -234,32 +234,35 @@ class Image:
 
 
 class Registers:
-    """Puts a set of register values into the selected thread for the
-    duration of a with block, and its own values back after it."""
+    """Within a with block, puts register values into the selected thread
+    (load); after it, the thread's own values back, and the frame that
+    was selected."""
 
-    def __init__(self, regs):
-        self.regs = regs
+    def __init__(self):
+        self.saved = {}
+        self.now = {}
 
     def __enter__(self):
-        frame = gdb.selected_frame()
-        self.level = frame.level()
-        f0 = gdb.newest_frame()
-        f0.select()
-        self.saved = {r: u64(f0.read_register(r)) for r in self.regs}
-        try:
-            self.write(self.regs)
-        except BaseException:
-            self.write(self.saved)
-            raise
+        self.level = gdb.selected_frame().level()
         return self
 
-    @staticmethod
-    def write(regs):
-        gdb.newest_frame().select()
+    def load(self, regs):
+        f0 = gdb.newest_frame()
+        f0.select()
+        for r in regs:
+            if r not in self.saved:
+                self.saved[r] = u64(f0.read_register(r))
+                self.now[r] = self.saved[r]
+        self.write(regs)
+
+    def write(self, regs):
         for r, v in regs.items():
-            gdb.execute('set $%s = %#x' % (r, v), to_string=True)
+            if self.now.get(r) != v:
+                gdb.execute('set $%s = %#x' % (r, v), to_string=True)
+                self.now[r] = v
 
     def __exit__(self, *exc):
+        gdb.newest_frame().select()
         self.write(self.saved)
         try:
             gdb.execute('frame %d' % self.level, to_string=True)
@@ -320,9 +323,10 @@ class GoroutineView:
         c = int(self.gp['lastcpu'])
         return str(c) if c >= 0 else '-'
 
-    def run(self, fn):
+    def run(self, fn, regs=None):
         """fn() with the G's registers in place: on its core's thread if it
-        runs, else in the selected thread."""
+        runs, else in the selected thread, through regs (a Registers in
+        use) or a Registers of its own."""
         if self.core is not None:
             if self.thread is None:
                 raise gdb.GdbError('goroutine %d runs on core %d, which has '
@@ -335,14 +339,18 @@ class GoroutineView:
             finally:
                 cur.switch()
                 gdb.execute('frame %d' % level, to_string=True)
-        with Registers(self.regs):
+        if regs is not None:
+            regs.load(self.regs)
+            return fn()
+        with Registers() as regs:
+            regs.load(self.regs)
             return fn()
 
-    def where(self):
+    def where(self, regs=None):
         if self.start_fn is not None:
             return '%s (not started)' % self.start_fn
         try:
-            return self.run(lambda: where(self.image))
+            return self.run(lambda: where(self.image), regs)
         except gdb.error as e:
             return '? (%s)' % e
 
@@ -374,11 +382,14 @@ the innermost one.  * marks the G running on the selected thread."""
             print('No goroutines.')
             return
         rows = []
-        for v in vs:
-            mark = '*' if (v.core is not None and cur_sp is not None and
-                           image.in_stack(v.gp, cur_sp)) else ' '
-            rows.append((mark, str(v.goid), image.state(v.gp),
-                         image.reason(v.gp), v.last_core(), v.where()))
+        # One borrowing of the selected thread's registers for all Gs.
+        with Registers() as regs:
+            for v in vs:
+                mark = '*' if (v.core is not None and cur_sp is not None and
+                               image.in_stack(v.gp, cur_sp)) else ' '
+                rows.append((mark, str(v.goid), image.state(v.gp),
+                             image.reason(v.gp), v.last_core(),
+                             v.where(regs)))
         head = (' ', 'Id', 'State', 'Wait reason', 'Core', 'Where')
         wid = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
         for r in [head] + rows:
