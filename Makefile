@@ -15,6 +15,9 @@
 #   make test-efi [T=<test app>]         every in-image test through the
 #                                        firmware (ARCH=aarch64: 3 ways)
 #   make images                          every app and test image
+#   make gdb [APP=hello] [GDBPORT=1234]  the app under gdb with
+#                                        tools/gdb/spindle.py: in QEMU,
+#                                        stopped at its first instruction
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.
 #
@@ -133,7 +136,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,22p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -191,6 +194,20 @@ soak: $(B)/tests/stress/soak.elf
 	@case "$(SOAK_MIN)" in ''|*[!0-9]*|0) echo "make soak: SOAK_MIN=$(SOAK_MIN) is not a whole number of minutes"; exit 2 ;; esac
 	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/qemu.sh $(RUN_ARCH) $< $(SMP) \
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
+
+# make gdb: the app under gdb with tools/gdb/spindle.py loaded (info
+# goroutines, goroutine N bt), by tools/gdb.sh.  Bare metal: QEMU starts
+# the machine stopped before its first instruction, its gdb stub on
+# 127.0.0.1:GDBPORT (default 1234, or a free port when that one is
+# taken), and gdb (gdb-multiarch for aarch64) loads the app's ELF and
+# connects; QEMU ends with gdb.  Hosted: the app as a process under gdb
+# (`run` starts it).
+.PHONY: gdb
+gdb:
+	@[ -d apps/$(APP) ] || { echo "make gdb: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)tools/deps.sh gdb $(ARCH)
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(Q)tools/gdb.sh $(RUN_ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
 
 # ---- Firmware boot: the EFI loader and GPT disk images ----------------
 #
@@ -319,7 +336,7 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt efitime fbcon rss
+               polldesc_tsan netrx efimap loadopt efitime fbcon rss gdb
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -452,6 +469,15 @@ $(HB)/netrx_test: $(NETRX_DEPS)
 	    -Wl,--wrap=memp_malloc,--wrap=memp_free -o $@ tests/host/netrx_test.c \
 	    $(addprefix $(LWIP_DIR)/,$(LWIP_SRCS))
 
+# The gdb script's test: a shell script (tests/host/gdb_test.sh), run as
+# the C tests are, debugging the hosted image of tests/kernel/gdb_target
+# (GDB_TEST_IMAGE), which test-prepare builds.
+GDB_TEST_IMAGE := build/hosted/tests/kernel/gdb_target.elf
+$(HB)/gdb_test: tests/host/gdb_test.sh
+	$(call msg,CP,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
 # The host end of the tests/net/tcp boots (tools/runtests.sh starts it).
 $(HB)/netpeer: tools/netpeer.c tests/net/stream.h
 	$(call msg,HOSTCC,$@)
@@ -541,11 +567,20 @@ TEST_ARCHES  := $(sort $(foreach c,$(TEST_RUN),$(call fw_arch,$(c))))
 TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a)/lib/libc.a)
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
+# The gdb test's hosted image comes with the hosted test images, or on
+# its own when the run has no hosted build (one make per build folder).
+GDB_TEST_PREP := $(if $(filter hosted,$(TEST_HOSTED)),,gdb-test-image)
+
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES) fuzz; do tools/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz gdb; do tools/deps.sh $$a; done
 	$(Q)for a in $(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))); do tools/deps.sh efi $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
-	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%)
+	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%) \
+	    $(GDB_TEST_PREP)
+
+.PHONY: gdb-test-image
+gdb-test-image: $(LWIP_STAMP)
+	$(Q)$(MAKE) --no-print-directory ARCH=hosted SANITIZE= $(GDB_TEST_IMAGE)
 
 # One configuration's test images (test-prepare), after the shared lwIP
 # tree exists.

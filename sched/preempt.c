@@ -165,7 +165,9 @@ void timer_interrupt(struct trapframe *tf)
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
         /* The next G's execute() arms the timer for its own slice. */
+        gp->preempt_tf = tf;
         arch_switch(&gp->sp, m->g0sp);
+        gp->preempt_tf = NULL;
         preempted_resume();     /* maybe on another core */
         return;
     }

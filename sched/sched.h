@@ -69,6 +69,8 @@ enum waitreason {
 
 const char *waitreason_string(enum waitreason r);
 
+struct trapframe;
+
 struct g {
     void *sp;                   /* saved stack pointer while not running */
     uint64_t goid;              /* 1 = main */
@@ -84,7 +86,14 @@ struct g {
     uintptr_t stack_hi;
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
     int preemptoff;             /* > 0: the timer must not preempt it */
+    int lastcpu;                /* the core that runs or last ran it, -1
+                                   before it first runs (for debuggers:
+                                   tools/gdb/spindle.py) */
     uint64_t npreempt;          /* times the timer preempted it */
+    struct trapframe *preempt_tf;   /* while the timer has it switched
+                                   out: the interrupt's frame on its stack,
+                                   its registers where it was stopped;
+                                   NULL otherwise (for debuggers) */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
 };
 

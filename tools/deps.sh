@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]] — make sure the host has what building and running
+# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
@@ -13,9 +13,12 @@
 # mtools to make the disk image unmounted, and per arch the firmware and what builds the loader:
 # x86_64 GNU-EFI and OVMF; aarch64 the cross toolchain, AAVMF and U-Boot (the arm64 GNU-EFI
 # comes from tools/gnuefi.sh, not from an installed package).
+# `gdb [ARCH]`: the debugger of `make gdb` (tools/gdb.sh) and of the host test of its script
+# (tests/host/gdb_test.sh): gdb, which debugs x86_64 and hosted images, and for aarch64
+# gdb-multiarch.
 set -eu
 arch=${1:-x86_64}
-efi_arch=${2:-x86_64}
+sub_arch=${2:-x86_64}      # the arch of `efi` or `gdb`
 missing=
 
 # need PACKAGE CHECK...: PACKAGE is missing unless every CHECK (a command, or a path or
@@ -49,12 +52,18 @@ check() {
         need libclang-rt-14-dev '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
         return 0
     fi
+    if [ "$arch" = gdb ]; then
+        need gdb gdb
+        need iproute2 ss           # tools/gdb.sh waits for QEMU's gdb stub
+        [ "$sub_arch" != aarch64 ] || need gdb-multiarch gdb-multiarch
+        return 0
+    fi
     if [ "$arch" = efi ]; then
         need gdisk sgdisk
         need dosfstools mkfs.fat
         need mtools mcopy mmd mdir
         need binutils objcopy
-        if [ "$efi_arch" = aarch64 ]; then
+        if [ "$sub_arch" = aarch64 ]; then
             need gcc-aarch64-linux-gnu aarch64-linux-gnu-gcc
             need binutils-aarch64-linux-gnu aarch64-linux-gnu-objcopy aarch64-linux-gnu-ld
             need qemu-efi-aarch64 /usr/share/AAVMF/AAVMF_CODE.fd /usr/share/AAVMF/AAVMF_VARS.fd
@@ -96,11 +105,11 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted|go|net|fuzz|efi) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go|net|fuzz|efi|gdb) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]|gdb [ARCH]]" >&2; exit 2 ;;
 esac
-case $efi_arch in
-x86_64|aarch64) ;;
+case $arch:$sub_arch in
+gdb:*|*:x86_64|*:aarch64) ;;
 *) echo "usage: $0 efi [x86_64|aarch64]" >&2; exit 2 ;;
 esac
 

@@ -12,6 +12,8 @@
 # MEM (MiB, default 1024) sets guest memory;
 # QUIET=1 drops the accelerator line.  MONITOR=PATH puts QEMU's human
 # monitor on a Unix socket at PATH (the test runner's screendump).
+# GDBPORT=N starts the machine stopped, before its first instruction,
+# with QEMU's gdb stub on 127.0.0.1:N (tools/gdb.sh connects gdb to it).
 #
 # NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
@@ -104,6 +106,8 @@ esac
 
 monitor=none
 [ -z "${MONITOR:-}" ] || monitor=unix:$MONITOR,server=on,wait=off
+gdb_opt=()
+[ -z "${GDBPORT:-}" ] || gdb_opt=(-gdb "tcp:127.0.0.1:$GDBPORT" -S)
 
 # efi_disk LOADER FIRMWARE_VARS: sets disk and vars for a firmware boot of
 # $image (a disk image, or a kernel ELF made into one for this boot).
@@ -152,7 +156,7 @@ x86_64|x86_64-efi)
     qemu-system-x86_64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
         -display none -serial stdio -monitor "$monitor" -no-reboot "${net_opt[@]}" \
-        -device isa-debug-exit,iobase=0xf4,iosize=1
+        -device isa-debug-exit,iobase=0xf4,iosize=1 "${gdb_opt[@]}"
     rc=$?
     set -e
     # isa-debug-exit makes QEMU exit with (status << 1) | 1.
@@ -190,7 +194,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     qemu-system-aarch64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
         -display none -serial stdio -monitor "$monitor" -no-reboot \
-        "${net_opt[@]}" -semihosting-config enable=on,target=native
+        "${net_opt[@]}" -semihosting-config enable=on,target=native "${gdb_opt[@]}"
     rc=$?
     set -e
     # Spindle exits through semihosting with (status << 1) | 1, as on x86.

@@ -80,6 +80,9 @@ arch_call_on_stack:
  */
     .globl arch_context_start
 arch_context_start:
+    .cfi_startproc
+    .cfi_undefined x30              /* the outermost frame: debuggers stop */
     mov x0, x20
     blr x19
     brk #0                          /* fn must not return */
+    .cfi_endproc

@@ -66,12 +66,3 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)$(NM) -n $$@ > $(B)/$(1).sym
 	$(Q)rm -f $$@.1
 endef
-
-# make gdb [APP=] [SMP=] [CMDLINE=]: the app under gdb.  SIGURG is
-# Spindle's interrupt (timer, IPIs); gdb must pass it on silently.
-.PHONY: gdb
-gdb:
-	@[ -d apps/$(APP) ] || { echo "make gdb: no app apps/$(APP)/"; exit 1; }
-	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
-	gdb -q -ex 'handle SIGURG nostop noprint pass' \
-	    --args $(B)/apps/$(APP).elf -smp $(SMP) $(CMDLINE)

@@ -31,14 +31,18 @@ struct ksigaction {
     uint64_t mask;
 };
 
-void hosted_sigreturn(void);
+/* The restorer is named __restore_rt, as glibc's is (a local symbol
+   here, as there), and is the same two instructions: debuggers and
+   unwinders know a signal frame by that name or that code, and unwind
+   through it into the interrupted code (gdb's backtrace of a G that a
+   signal interrupted). */
+void hosted_sigreturn(void) __asm__("__restore_rt");
 __asm__(".text\n"
-        ".globl hosted_sigreturn\n"
-        ".type hosted_sigreturn, @function\n"
-        "hosted_sigreturn:\n"
-        "    mov $15, %eax\n"           /* __NR_rt_sigreturn */
+        ".type __restore_rt, @function\n"
+        "__restore_rt:\n"
+        "    mov $15, %rax\n"           /* __NR_rt_sigreturn */
         "    syscall\n"
-        ".size hosted_sigreturn, . - hosted_sigreturn\n");
+        ".size __restore_rt, . - __restore_rt\n");
 
 int hosted_sigaction(int sig, void (*fn)(int, siginfo_t *, void *),
                      int flags, const sigset_t *mask)

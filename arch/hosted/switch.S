@@ -81,10 +81,13 @@ hosted_jump_stack:
     .globl hosted_context_start
     .type hosted_context_start, @function
 hosted_context_start:
+    .cfi_startproc
+    .cfi_undefined rip          /* the outermost frame: debuggers stop */
     mov %r12, %rdi
     mov %r13, %rsi
     call hosted_context_entry
     ud2                         /* fn must not return */
+    .cfi_endproc
     .size hosted_context_start, . - hosted_context_start
 
     .section .note.GNU-stack, "", @progbits

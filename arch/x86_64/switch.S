@@ -70,6 +70,9 @@ arch_call_on_stack:
  */
     .globl arch_context_start
 arch_context_start:
+    .cfi_startproc
+    .cfi_undefined rip          /* the outermost frame: debuggers stop */
     mov %r13, %rdi
     call *%r12
     ud2                         /* fn must not return */
+    .cfi_endproc
