@@ -13,6 +13,7 @@
  */
 #include "schedimpl.h"
 #include "timers.h"
+#include "tracer.h"
 
 #define STEAL_TRIES 4
 
@@ -73,6 +74,7 @@ static struct g *steal_round(struct p *p, bool last, uint32_t min)
 
     for (uint32_t k = 0; k < n; k++, pos = (pos + inc) % n) {
         struct p *victim = sched.allp[pos];
+        uint32_t tail = p->runq.tail;   /* ours: what a steal adds */
         struct g *gp;
 
         if (victim == p)
@@ -91,8 +93,11 @@ static struct g *steal_round(struct p *p, bool last, uint32_t min)
         if ((gp = wakeq_steal(p, victim)))
             return gp;
         if ((min <= 1 || runq_len(&victim->runq) >= min) &&
-            (gp = runq_steal(&p->runq, &victim->runq, last)))
+            (gp = runq_steal(&p->runq, &victim->runq, last))) {
+            TRACE(TEV_STEAL, gp->goid,
+                  (uint32_t)victim->id << 16 | (p->runq.tail - tail + 1));
             return gp;
+        }
     }
     return NULL;
 }
