@@ -46,6 +46,7 @@ struct trace_flag trace_flag;
 static struct tracecfg cfg;
 static struct tracebuf *bufs[MAXCPU];
 static int segment;             /* dumps made; under flushing */
+static struct out dumpout;      /* under flushing: too big for a stack */
 static int flushing;            /* a flush runs; atomic exchange */
 
 /* No files on bare metal: the dump goes to the console.  The hosted
@@ -202,7 +203,7 @@ static const char *trace_path(void)
 
 void tracer_flush(bool resume)
 {
-    static struct out o;        /* under flushing: too big for a stack */
+    struct out *o = &dumpout;
 
     if (cfg.mode == TRACE_OFF || !getg())
         return;
@@ -215,11 +216,16 @@ void tracer_flush(bool resume)
     }
     __atomic_store_n(&trace_flag.on, false, __ATOMIC_RELAXED);
     smp_call_all(quiesce, NULL);
-    o.len = 0;
-    o.file = arch_trace_file_open(trace_path());
-    dump(&o);
-    if (o.file)
-        arch_trace_file_close(o.file);
+    o->len = 0;
+    /* One file for every segment: opened by the first dump, closed by
+       the exit's. */
+    if (!segment)
+        o->file = arch_trace_file_open(trace_path());
+    dump(o);
+    if (o->file && !resume) {
+        arch_trace_file_close(o->file);
+        o->file = NULL;
+    }
     segment++;
     if (resume) {
         smp_call_all(reset_own, NULL);

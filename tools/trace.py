@@ -248,10 +248,14 @@ RUNNABLE, RUNNING, WAITING, DEAD = "runnable", "running", "waiting", "dead"
 
 
 def check_states(seg):
-    """The violations of the scheduler's rules in seg, as strings."""
+    """The violations of the scheduler's rules in seg, as strings.  At a
+    segment's start (or the window's), what each core runs and each G's
+    state are unknown: the first event of each tells."""
     bad = []
     start, end = window(seg)
-    state, where, running = {}, {}, {}
+    unknown = object()
+    state, where = {}, {}
+    running = {c: unknown for c in range(seg.ncores)}
     created = set()
 
     def err(ts, c, msg):
@@ -272,7 +276,7 @@ def check_states(seg):
             created.add(g)
             state[g] = RUNNABLE
         elif t == START:
-            if running.get(c) is not None:
+            if running.get(c) not in (None, unknown):
                 err(ts, c, "starts G %d while G %d runs there"
                     % (g, running[c]))
             if s == RUNNING:
@@ -283,7 +287,9 @@ def check_states(seg):
                     "before)" % (g, s))
             state[g], where[g], running[c] = RUNNING, c, g
         elif t in STOPS:
-            if running.get(c) != g:
+            if running.get(c) is unknown and s is None:
+                pass            # it ran since before the segment began
+            elif running.get(c) != g:
                 err(ts, c, "stops G %d, which it does not run (it runs %s)"
                     % (g, running.get(c)))
             elif s != RUNNING:
@@ -301,7 +307,7 @@ def check_states(seg):
             if s in (RUNNING, WAITING, DEAD):
                 err(ts, c, "steals G %d, which is %s" % (g, s))
         elif t == IDLE:
-            if running.get(c) is not None:
+            if running.get(c) not in (None, unknown):
                 err(ts, c, "halts while G %d runs there" % running[c])
     return bad
 
