@@ -319,7 +319,10 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt fbcon
+               polldesc_tsan netrx efimap loadopt fbcon tracebuf
+# Host tests that are scripts, run after the programs: tools/trace.py's
+# decoder on the dump tracebuf_test writes.
+HOST_SCRIPTS := tests/host/tracepy_test.py
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -348,6 +351,14 @@ $(HB)/faultcfg_test: tests/host/faultcfg_test.c kernel/faultcfg.c kernel/faultcf
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/faultcfg.c kernel/fmt.c
+
+# The tracer's buffer and dump encoding, and its command-line values
+# through the kernel's parser (and printf).
+$(HB)/tracebuf_test: tests/host/tracebuf_test.c kernel/tracebuf.c kernel/tracebuf.h \
+                     kernel/cmdline.c kernel/fmt.c tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/tracebuf.c kernel/cmdline.c kernel/fmt.c
 
 # The framebuffer console's drawing, with the font the kernel gets.
 $(HB)/fbcon_test: tests/host/fbcon_test.c kernel/fbcon.c kernel/fbcon.h kernel/bootinfo.h \
@@ -453,7 +464,7 @@ FUZZ_TIME    ?= 60
 FB           := build/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Idrivers \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS_cmdline := kernel/cmdline.c kernel/faultcfg.c kernel/fmt.c
+FUZZ_SRCS_cmdline := kernel/cmdline.c kernel/faultcfg.c kernel/fmt.c kernel/tracebuf.c
 FUZZ_SRCS_fdt     := kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
 FUZZ_SRCS_acpi    := kernel/acpi.c kernel/acpi_machine.c
 FUZZ_SRCS_virtq   := drivers/virtq.c
@@ -544,7 +555,7 @@ $(TEST_HOSTED:%=test-images-%): test-images-%: $(LWIP_STAMP)
 test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
-	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
+	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(HOST_SCRIPTS) $(EFI_CHECK)" \
 	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" --font $(FONT_PSF) \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_SMP_FOR) $(foreach c,$(TEST_FW),--smp-for $(c) 2) \
