@@ -7,6 +7,10 @@
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
+#   make trace [APP=hello] [SMP=n]       boots the app with the execution
+#                                        tracer on: build/<arch>/<app>.trace.json
+#                                        for Perfetto, and a summary
+#   make trace-png [WINDOW=A:B]          that trace as a PNG (ms A to B)
 #   make image [APP=hello] [CMDLINE=...] build/<arch>/<app>.img: a GPT disk
 #                                        image booting the app through UEFI
 #   make run-efi [APP=hello] [SMP=n]     that image under OVMF (x86_64) or
@@ -127,7 +131,7 @@ $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
 
 .PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps soak \
-        fuzz deps-fuzz \
+        fuzz deps-fuzz trace trace-png \
         deps-go help
 all: images
 images: $(IMAGES)
@@ -181,6 +185,23 @@ run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+
+# The execution tracer (tools/trace.sh): the app booted with trace=1 and
+# its dump converted to $(TRACE_OUT).json for Perfetto, with a summary;
+# CMDLINE adds to the command line (trace=wrap, trace_buf=KiB, app args
+# after --).  trace-png draws that trace (WINDOW=A:B in ms, GS=N G
+# tracks) as $(TRACE_OUT).png.
+TRACE_OUT = $(B)/$(APP).trace
+trace:
+	@[ -d apps/$(APP) ] || { echo "make trace: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(Q)NET=$(NET) tools/trace.sh $(RUN_ARCH) $(B)/apps/$(APP).elf $(SMP) $(TRACE_OUT) $(CMDLINE)
+
+trace-png:
+	@src=$(TRACE_OUT).$(if $(filter hosted,$(ARCH)),dump,log); \
+	    [ -f $$src ] || { echo "make trace-png: no $$src; run make trace APP=$(APP) first"; exit 1; }; \
+	    python3 tools/trace.py png $$src -o $(TRACE_OUT).png $(if $(WINDOW),--window $(WINDOW)) \
+	        $(if $(GS),--gs $(GS)) && echo "trace-png: $(TRACE_OUT).png"
 
 # The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
 # cores, a progress line a minute, then the totals and its verdict (its
@@ -280,7 +301,7 @@ endif
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
-	$(Q)tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
+	$(Q)CMDLINE="$(CMDLINE)" tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
 
 # Network benchmarks (tools/bench-net.sh): apps/httpd under wrk (req/s, p50,
 # p99) and one bulk TCP download (Mbit/s), on QEMU's user network and, as
