@@ -74,7 +74,6 @@ static struct g *steal_round(struct p *p, bool last, uint32_t min)
 
     for (uint32_t k = 0; k < n; k++, pos = (pos + inc) % n) {
         struct p *victim = sched.allp[pos];
-        uint32_t tail = p->runq.tail;   /* ours: what a steal adds */
         struct g *gp;
 
         if (victim == p)
@@ -94,8 +93,11 @@ static struct g *steal_round(struct p *p, bool last, uint32_t min)
             return gp;
         if ((min <= 1 || runq_len(&victim->runq) >= min) &&
             (gp = runq_steal(&p->runq, &victim->runq, last))) {
+            /* Our ring was empty (both callers' contract), so it now
+               holds the rest of what we took, unless a thief of ours
+               was quick. */
             TRACE(TEV_STEAL, gp->goid,
-                  (uint32_t)victim->id << 16 | (p->runq.tail - tail + 1));
+                  (uint32_t)victim->id << 16 | (runq_len(&p->runq) + 1));
             return gp;
         }
     }
