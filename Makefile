@@ -137,7 +137,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,18p' Makefile
+	@sed -n '3,23p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
