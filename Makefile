@@ -7,6 +7,10 @@
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
+#   make trace [APP=hello] [SMP=n]       boots the app with the execution
+#                                        tracer on: build/<arch>/<app>.trace.json
+#                                        for Perfetto, and a summary
+#   make trace-png [WINDOW=A:B]          that trace as a PNG (ms A to B)
 #   make image [APP=hello] [CMDLINE=...] build/<arch>/<app>.img: a GPT disk
 #                                        image booting the app through UEFI
 #   make run-efi [APP=hello] [SMP=n]     that image under OVMF (x86_64) or
@@ -130,13 +134,13 @@ $(NET_OBJS): CFLAGS += $(LWIP_INC)
 $(NET_OBJS): | $(LWIP_STAMP)
 
 .PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps soak \
-        fuzz deps-fuzz \
+        fuzz deps-fuzz trace trace-png \
         deps-go help
 all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,22p' Makefile
+	@sed -n '3,26p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -184,6 +188,23 @@ run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
 	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+
+# The execution tracer (tools/trace.sh): the app booted with trace=1 and
+# its dump converted to $(TRACE_OUT).json for Perfetto, with a summary;
+# CMDLINE adds to the command line (trace=wrap, trace_buf=KiB, app args
+# after --).  trace-png draws that trace (WINDOW=A:B in ms, GS=N G
+# tracks) as $(TRACE_OUT).png.
+TRACE_OUT = $(B)/$(APP).trace
+trace:
+	@[ -d apps/$(APP) ] || { echo "make trace: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(Q)NET=$(NET) tools/trace.sh $(RUN_ARCH) $(B)/apps/$(APP).elf $(SMP) $(TRACE_OUT) $(CMDLINE)
+
+trace-png:
+	@src=$(TRACE_OUT).$(if $(filter hosted,$(ARCH)),dump,log); \
+	    [ -f $$src ] || { echo "make trace-png: no $$src; run make trace APP=$(APP) first"; exit 1; }; \
+	    python3 tools/trace.py png $$src -o $(TRACE_OUT).png $(if $(WINDOW),--window $(WINDOW)) \
+	        $(if $(GS),--gs $(GS)) && echo "trace-png: $(TRACE_OUT).png"
 
 # The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
 # cores, a progress line a minute, then the totals and its verdict (its
@@ -297,7 +318,7 @@ endif
 # Benchmarks (README, "What is measured"): one boot at SMP cores (and one at
 # 1 core for fib_speedup), printing "BENCH <name> <value> <unit>" lines.
 bench: $(B)/apps/bench.elf
-	$(Q)tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
+	$(Q)CMDLINE="$(CMDLINE)" tools/bench.sh $(RUN_ARCH) $(SMP) $(BENCH)
 
 # Network benchmarks (tools/bench-net.sh): apps/httpd under wrk (req/s, p50,
 # p99) and one bulk TCP download (Mbit/s), on QEMU's user network and, as
@@ -336,7 +357,10 @@ HOST_CC     := gcc
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Itests/host \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 HOST_TESTS  := cmdline faultcfg fmt page acpi fdt runq runq_tsan virtq polldesc \
-               polldesc_tsan netrx efimap loadopt efitime fbcon rss gdb
+               polldesc_tsan netrx efimap loadopt efitime fbcon rss gdb tracebuf
+# Host tests that are scripts, run after the programs: tools/trace.py's
+# decoder on the dump tracebuf_test writes.
+HOST_SCRIPTS := tests/host/tracepy_test.py
 HB          := build/host
 
 $(HB)/%_test: tests/host/%_test.c kernel/%.c kernel/%.h tests/host/harness.h
@@ -365,6 +389,14 @@ $(HB)/faultcfg_test: tests/host/faultcfg_test.c kernel/faultcfg.c kernel/faultcf
 	$(call msg,HOSTCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/faultcfg.c kernel/fmt.c
+
+# The tracer's buffer and dump encoding, and its command-line values
+# through the kernel's parser (and printf).
+$(HB)/tracebuf_test: tests/host/tracebuf_test.c kernel/tracebuf.c kernel/tracebuf.h \
+                     kernel/cmdline.c kernel/fmt.c tests/host/harness.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -o $@ $< kernel/tracebuf.c kernel/cmdline.c kernel/fmt.c
 
 # The framebuffer console's drawing, with the font the kernel gets.
 $(HB)/fbcon_test: tests/host/fbcon_test.c kernel/fbcon.c kernel/fbcon.h kernel/bootinfo.h \
@@ -492,7 +524,7 @@ FUZZ_TIME    ?= 60
 FB           := build/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Ikernel -Idrivers \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS_cmdline := kernel/cmdline.c kernel/faultcfg.c kernel/fmt.c
+FUZZ_SRCS_cmdline := kernel/cmdline.c kernel/faultcfg.c kernel/fmt.c kernel/tracebuf.c
 FUZZ_SRCS_fdt     := kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c
 FUZZ_SRCS_acpi    := kernel/acpi.c kernel/acpi_machine.c
 FUZZ_SRCS_virtq   := drivers/virtq.c
@@ -592,7 +624,7 @@ $(TEST_HOSTED:%=test-images-%): test-images-%: $(LWIP_STAMP)
 test: test-prepare
 	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
 	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
-	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(EFI_CHECK)" \
+	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(HOST_SCRIPTS) $(EFI_CHECK)" \
 	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" --font $(FONT_PSF) \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(TEST_SMP_FOR) $(foreach c,$(TEST_FW),--smp-for $(c) 2) \

@@ -339,6 +339,18 @@ void arch_console_write(const char *s, size_t n);
  */
 __attribute__((noreturn)) void arch_exit(int status);
 
+/*
+ * The execution tracer's dump file (sched/tracer.c).  The hosted build
+ * opens `path` on the host for writing (truncating it), or when path is
+ * NULL the image's own path with .trace in place of .elf; NULL if it
+ * cannot (said on the console).  Bare metal has no files: the tracer's
+ * weak defaults return NULL, and the dump goes to the console.  From a
+ * G; write retries until all n bytes are written.
+ */
+void *arch_trace_file_open(const char *path);
+void arch_trace_file_write(void *f, const char *s, size_t n);
+void arch_trace_file_close(void *f);
+
 /* Prints the register state of a trap frame (panic path). */
 void arch_dump_trapframe(const struct trapframe *tf);
 

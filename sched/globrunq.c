@@ -9,6 +9,7 @@
 #include "mem.h"
 #include "panic.h"
 #include "schedimpl.h"
+#include "tracer.h"
 
 /*
  * A FIFO of chunks, each a page holding an array of G pointers: an
@@ -142,6 +143,7 @@ void injectglist(struct g *list)
 
         list = gp->schedlink;
         __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        TRACE(TEV_READY_NET, gp->goid, 0);
         globrunqput(gp);
     }
     spin_unlock(&sched.lock, f);

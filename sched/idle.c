@@ -62,6 +62,7 @@
 #include "panic.h"
 #include "schedimpl.h"
 #include "timers.h"
+#include "tracer.h"
 
 /* Caller holds sched.lock.  p's run queue is empty. */
 static void pidleput(struct p *p)
@@ -246,6 +247,7 @@ struct g *run_polled(struct g *list)
     if (list->schedlink)
         injectglist(list->schedlink);
     __atomic_store_n(&list->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    TRACE(TEV_READY_NET, list->goid, 0);
     return list;
 }
 
@@ -330,8 +332,11 @@ struct g *stop_and_halt(struct m *m)
            nobody left to wake it (the waker's nmspinning = 1 stops every
            later one). */
         if (!timers_next_any_before(m->armed) && !m->polled &&
-            __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE))
+            __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
+            TRACE(TEV_IDLE, 0, 0);
             arch_halt();
+            TRACE(TEV_WAKE, 0, 0);
+        }
         __atomic_store_n(&m->halted, false, __ATOMIC_RELAXED);
     }
     /* A waker took the P; what the interrupt polled meanwhile is ours. */

@@ -67,6 +67,7 @@
 #include "netpoll.h"
 #include "printk.h"
 #include "schedimpl.h"
+#include "tracer.h"
 #include "timers.h"
 
 #define QUANTUM_DEFAULT_MS 10
@@ -164,6 +165,7 @@ void timer_interrupt(struct trapframe *tf)
         gp->npreempt++;
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
+        TRACE(TEV_STOP_PREEMPT, gp->goid, 0);
         /* The next G's execute() arms the timer for its own slice. */
         gp->preempt_tf = tf;
         arch_switch(&gp->sp, m->g0sp);

@@ -61,6 +61,7 @@
 #include "sched.h"
 #include "schedimpl.h"
 #include "timers.h"
+#include "tracer.h"
 
 struct sched sched = { .lock = SPINLOCK_INIT(LOCK_SCHED) };
 #if defined(__SANITIZE_THREAD__)
@@ -272,6 +273,7 @@ setcurg(struct m *m, struct g *gp, bool inherit)
     if (__builtin_expect(st != G_RUNNABLE, 0))
         panic("execute: goroutine %lu has status %d, not runnable",
               (unsigned long)gp->goid, st);
+    TRACE(TEV_START, gp->goid, 0);
     /* curg, schedtick, goid: relaxed atomics, as sched_detail (trace.c)
        reads them from any core. */
     __atomic_store_n(&m->curg, gp, __ATOMIC_RELAXED);
@@ -320,6 +322,7 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
 
 static void park_m(struct g *gp);
 static void goyield_m(struct g *gp);
+static void goexit_m(struct g *gp);
 
 /*
  * The direct hand-off (not in Go).  A G that parks has usually just
@@ -437,6 +440,11 @@ mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *), void *arg)
     m->mcall_fn = fn;
     m->park_unlock = unlockf;
     m->park_arg = arg;
+    /* Before the switch: what resumes the G (a waker, a thief) comes
+       after it.  fn is a constant where mcall is inlined. */
+    TRACE(fn == park_m ? TEV_STOP_PARK : fn == goyield_m ? TEV_STOP_YIELD :
+          fn == goexit_m ? TEV_STOP_EXIT : TEV_STOP_GOSCHED,
+          gp->goid, fn == park_m ? gp->waitreason : 0);
     if (fn == park_m)
         park_switch(m, gp);
     else if (fn == goyield_m)
@@ -454,6 +462,7 @@ static void park_m(struct g *gp)
     __atomic_store_n(&gp->status, G_WAITING, __ATOMIC_RELEASE);
     if (m->park_unlock && !m->park_unlock(gp, m->park_arg)) {
         __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        TRACE(TEV_READY, gp->goid, gp->goid);   /* it readied itself */
         runqput(m->p, gp, true);
     }
 }
@@ -494,6 +503,7 @@ void goready(struct g *gp)
               (unsigned long)gp->goid, st);
     gp->status = G_RUNNABLE;
     if (__atomic_load_n(&thism()->running, __ATOMIC_RELAXED)) {
+        TRACE(TEV_READY_TIMER, gp->goid, 0);
         wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
         wakep();
     } else {
@@ -503,6 +513,7 @@ void goready(struct g *gp)
         bool displaces = __atomic_load_n(&p->runq.runnext,
                                          __ATOMIC_RELAXED) != NULL;
 
+        TRACE(TEV_READY, gp->goid, TRACE_GOID(thism()->curg));
         runqput(p, gp, true);
         if (displaces)
             wakep();
@@ -627,6 +638,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&p->ncreated, p->ncreated + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    TRACE(TEV_CREATE, goid, TRACE_GOID(thism()->curg));
     runqput(p, gp, true);
     if (main_started)
         wakep();
@@ -697,6 +709,7 @@ static void sched_init(void)
     schedtrace_init();
     preempt_init();
     idlespin_init();
+    tracer_init();
     watch_grace = us_cycles(WATCH_GRACE_US);
     time_init();
 }

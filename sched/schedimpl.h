@@ -98,7 +98,8 @@ static inline bool wakeq_empty(struct p *p)
     return !__atomic_load_n(&p->nwake, __ATOMIC_SEQ_CST);
 }
 
-/* steal.c */
+/* steal.c.  The callers of stealwork and steal_once have nothing in
+   their own ring (the tracer counts a steal from what it holds after). */
 void steal_init(int n);
 struct g *stealwork(struct m *m);
 /* The runq pause hook of every P (runq.c): true if the victim may lose

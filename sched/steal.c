@@ -13,6 +13,7 @@
  */
 #include "schedimpl.h"
 #include "timers.h"
+#include "tracer.h"
 
 #define STEAL_TRIES 4
 
@@ -91,8 +92,14 @@ static struct g *steal_round(struct p *p, bool last, uint32_t min)
         if ((gp = wakeq_steal(p, victim)))
             return gp;
         if ((min <= 1 || runq_len(&victim->runq) >= min) &&
-            (gp = runq_steal(&p->runq, &victim->runq, last)))
+            (gp = runq_steal(&p->runq, &victim->runq, last))) {
+            /* Our ring was empty (both callers' contract), so it now
+               holds the rest of what we took, unless a thief of ours
+               was quick. */
+            TRACE(TEV_STEAL, gp->goid,
+                  (uint32_t)victim->id << 16 | (runq_len(&p->runq) + 1));
             return gp;
+        }
     }
     return NULL;
 }

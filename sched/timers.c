@@ -27,6 +27,7 @@
 #include "panic.h"
 #include "schedimpl.h"
 #include "timers.h"
+#include "tracer.h"
 
 /* Timers that will still do something: T_WAITING ones everywhere and
    those whose function runs now.  One counter, so that no transition
@@ -429,6 +430,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
         spin_unlock(&p->timerlock, f);
         /* What fn readies goes to the wake queue (wakeq.c): goready
            sees m->running set. */
+        TRACE(TEV_TIMER, 0, p->id);
         fn(arg);
         f = spin_lock(&p->timerlock);
         __atomic_store_n(&m->running, NULL, __ATOMIC_RELEASE);

@@ -24,6 +24,7 @@
  * sees a G queued before its readier looked for idle cores.
  */
 #include "schedimpl.h"
+#include "tracer.h"
 
 void wakeq_put(struct p *p, struct g *gp)
 {
@@ -86,6 +87,8 @@ struct g *wakeq_steal(struct p *thief, struct p *victim)
     gp = take(victim, want - want / 2, &n);
     if (!gp)
         return NULL;
+    TRACE(TEV_STEAL, gp->goid,
+          TEV_STEAL_WAKEQ | (uint32_t)victim->id << 16 | n);
     /* Two wake locks are never held at once: the list is detached from
        the victim first, then queued here one by one. */
     for (struct g *rest = gp->schedlink; rest; ) {

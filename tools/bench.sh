@@ -14,7 +14,9 @@
 # a warning follows when other QEMUs were running (run on a quiet host).
 # Exits non-zero if a boot fails, times out (TIMEOUT seconds per boot,
 # default 900) or prints "# ERROR"; then it shows that boot's console tail.
-# MEM and ACCEL pass through to tools/qemu.sh.
+# MEM and ACCEL pass through to tools/qemu.sh; CMDLINE is put on the
+# kernel command line of both boots (CMDLINE="trace=wrap": the
+# workloads with the execution tracer on).
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: tools/bench.sh ARCH SMP [reps=N] [only=a,b]" >&2
@@ -38,7 +40,8 @@ mkdir -p "$logs"
 boot() {
     local n=$1 log=$2 rc
     shift 2
-    timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$image" "$n" -- "$@" \
+    # shellcheck disable=SC2086 # CMDLINE is a list of words
+    timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$image" "$n" ${CMDLINE:-} -- "$@" \
         > "$log" 2> "$log.qemu" < /dev/null
     rc=$?
     sed -i 's/\r$//' "$log"         # the UART sends CR LF
@@ -95,7 +98,7 @@ fi
 log=$logs/smp$smp.log
 boot "$smp" "$log" "${fib1_args[@]}" skip=preempt "$@" || exit 1
 accel=$(sed -n 's/.*accelerator \([a-z]*\).*/\1/p' "$log.qemu" | head -n 1)
-echo "# bench: $arch, $smp cores, accelerator ${accel:-unknown}," \
+echo "# bench: $arch, $smp cores, accelerator ${accel:-unknown},${CMDLINE:+ kernel command line \"$CMDLINE\",}" \
      "$date, host CPU ${cpu:-unknown}" \
      "($(nproc) threads), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 others_end=$(pgrep -c -f '^qemu-system-' || true)

@@ -26,8 +26,9 @@
 #
 # A test folder's `test.conf` says how its image is booted: which builds
 # and core counts, kernel command lines, memory, CPU model, a NIC and a
-# host peer, a host-CPU bound, the output of a fatal-path test, or text
-# that must be on the screen (found with the font --font names).
+# host peer, a host-CPU bound, the output of a fatal-path test, text
+# that must be on the screen (found with the font --font names), or the
+# check of an execution trace the boot dumps (tools/trace.py check).
 # docs/testing.md describes its keys; conf() below reads them.
 #
 # A `net` test gets a NIC on QEMU's user network: for each boot the runner
@@ -113,7 +114,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|status|expect|screen)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|status|expect|screen|trace)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -224,6 +225,10 @@ tail_of() {
     if [ -s "$1.screen" ]; then
         echo "    --- the screen ($1.screen) ---"
         sed 's/^/    | /' "$1.screen"
+    fi
+    if [ -s "$1.trace-check" ]; then
+        echo "    --- the trace check ($1.trace-check) ---"
+        sed 's/^/    | /' "$1.trace-check"
     fi
     if [ -s "$1.peer" ]; then
         echo "    --- what netpeer printed ($1.peer) ---"
@@ -338,6 +343,7 @@ for item in "${items[@]}"; do
     hostcpu=$(conf "$dir" hostcpu "$arch")
     expect=$(conf "$dir" expect "$arch")
     screen=$(conf "$dir" screen "$arch")
+    tracechk=$(conf "$dir" trace "$arch")
     timeout_s=$(timeout_of "$arch")
     matrix=$(boots_at "$dir" "$arch")
     if [ -z "${matrix// /}" ]; then
@@ -366,7 +372,13 @@ for item in "${items[@]}"; do
         kargs=${variants[$v]}
         i=$((i + 1))
         log=$logs/$name-smp$n${kargs:+-v$v}.log
-        rm -f "$log.peer" "$log.peer.out"
+        rm -f "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check"
+        # A `trace` test's dump: in the console log, or (hosted builds,
+        # which write it to a file) in LOG.trace.
+        tracesrc=$log tkargs=
+        if [ -n "$tracechk" ] && [ "${arch%%-*}" = hosted ]; then
+            tracesrc=$log.trace tkargs="trace_file=$log.trace"
+        fi
         start=$(date +%s%N)
         # A `net` test: the forwards to the guest, and maybe a host peer.
         # QEMU exits at once if another process took a port between the
@@ -405,7 +417,7 @@ for item in "${items[@]}"; do
                 rc=$?
             else
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
+                    QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$img" "$n" $kargs $tkargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
                 rc=$?
             fi
             peer_stop
@@ -452,6 +464,13 @@ for item in "${items[@]}"; do
                      python3 tools/screen.py find "$font" "$log.ppm" "${lines[@]}" >> "$log.screen" 2>&1
                 then p=$((p + 1))
                 else why="text missing from the screen: $(grep -m 1 'not on the screen' "$log.screen")"
+                fi
+            fi
+            if [ -z "$why" ] && [ -n "$tracechk" ]; then
+                # shellcheck disable=SC2086 # tracechk is a list of words
+                if python3 tools/trace.py check "$tracesrc" --cores "$n" $tracechk > "$log.trace-check" 2>&1
+                then p=$((p + 1))
+                else why="trace check: $(grep -m 1 . "$log.trace-check")"
                 fi
             fi
             [ -n "$why" ] && f=$((f + 1))

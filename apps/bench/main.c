@@ -25,6 +25,10 @@
  *               it at 1 core, in its 1-core boot
  *   preempt_cost  CPU a spinning G loses to preemption            %
  *   preempt_gap   what one preemption costs it (time.c)           us
+ *   trace_event_ns  one event of the execution tracer (trace.c):  ns
+ *               its cost with trace= on the kernel command line
+ *               (make bench CMDLINE="trace=wrap"), else the cost of
+ *               a call site that finds the tracer off
  *
  * Protocol.  Every workload runs `reps` times (3 unless reps=N), one after
  * the other, from main's G, with nothing else running; each run times
@@ -81,6 +85,7 @@ static const struct workload workloads[] = {
                                       { "us", "us" } },
     { "preempt_cost", bench_preempt_cost, { "preempt_cost", "preempt_gap" },
                                       { "%", "us" } },
+    { "trace_event", bench_trace_event, { "trace_event_ns" }, { "ns" } },
 };
 #define NWORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 

@@ -55,6 +55,7 @@ void *hosted_reserve(size_t bytes);     /* zeroed, backed on first touch */
 /* The machine boot/hosted/main.c made of the process's arguments: its
    cores (-smp), the host's CPUs, and its RAM (mmu.c maps -m MiB). */
 extern int hosted_machine_cores;
+extern const char *hosted_image_path;   /* argv[0] */
 extern int hosted_host_cpus;
 struct bootinfo;
 void hosted_ram_init(struct bootinfo *bi, size_t bytes);

@@ -7,6 +7,7 @@
  * the kernel's stack area; with at least as many host CPUs as cores,
  * core i is pinned to host CPU i.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 
 static struct cpu boot_cpu;
 int hosted_machine_cores;
+const char *hosted_image_path = "spindle";
 int hosted_host_cpus;
 
 static void set_cpu(struct cpu *c)
@@ -139,10 +141,12 @@ uint64_t arch_wallclock(void)
     return time(NULL);
 }
 
-void arch_console_write(const char *s, size_t n)
+/* Writes s[0..n) to fd, through interrupted and partial writes; gives
+   up on an error. */
+static void write_all(int fd, const char *s, size_t n)
 {
     while (n) {
-        ssize_t k = write(STDOUT_FILENO, s, n);
+        ssize_t k = write(fd, s, n);
 
         if (k <= 0) {
             if (k < 0 && errno == EINTR)
@@ -152,6 +156,47 @@ void arch_console_write(const char *s, size_t n)
         s += k;
         n -= k;
     }
+}
+
+void arch_console_write(const char *s, size_t n)
+{
+    write_all(STDOUT_FILENO, s, n);
+}
+
+/* The tracer's dump file: plain system calls, since the G writing it may
+   be preempted and go on on another thread (a stdio FILE's lock would
+   then be released by a thread that does not own it). */
+void *arch_trace_file_open(const char *path)
+{
+    char def[4096];
+    size_t len;
+    int fd;
+
+    if (!path) {
+        len = strlen(hosted_image_path);
+        if (len > 4 && !strcmp(hosted_image_path + len - 4, ".elf"))
+            len -= 4;
+        snprintf(def, sizeof def, "%.*s.trace", (int)len, hosted_image_path);
+        path = def;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        printk("trace: cannot write %s (%s); the dump goes to the console\n",
+               path, strerror(errno));
+        return NULL;
+    }
+    printk("trace: dump in %s\n", path);
+    return (void *)(intptr_t)(fd + 1);
+}
+
+void arch_trace_file_write(void *f, const char *s, size_t n)
+{
+    write_all((int)(intptr_t)f - 1, s, n);
+}
+
+void arch_trace_file_close(void *f)
+{
+    close((int)(intptr_t)f - 1);
 }
 
 /*

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
     int i = 1;
 
     bi.entry_cycles = arch_cycles();
+    hosted_image_path = argv[0];
     hosted_host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
     hosted_machine_cores = hosted_host_cpus;
     for (; i + 1 < argc; i += 2) {

@@ -1,22 +1,25 @@
 /*
  * cmdline.c - libFuzzer target for kernel/cmdline.c: any bytes as a
- * kernel command line, then every query the kernel makes of one, and
- * the fault= value through kernel/faultcfg.c.
+ * kernel command line, then every query the kernel makes of one, the
+ * fault= value through kernel/faultcfg.c, and trace= and trace_buf=
+ * through kernel/tracebuf.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmdline.h"
 #include "faultcfg.h"
+#include "tracebuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const keys[] = { "smp", "quantum", "idlespin",
                                         "schedtrace", "ip", "fault", "fbcon", "",
-                                        "--" };
+                                        "--", "trace", "trace_buf" };
     char *s = malloc(size + 1), *argv[8], err[96];
     struct faultcfg fc;
-    const char *v;
+    struct tracecfg tc;
+    const char *v, *tb;
     long n;
 
     memcpy(s, data, size);
@@ -40,6 +43,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          fc.timer_us > FAULT_TIMER_US_MAX || fc.stall_us > FAULT_STALL_US_MAX ||
          strlen(err) >= sizeof err || (!fc.ipi_pct != !fc.ipi_ms) ||
          (!fc.timer_pct != !fc.timer_us)))
+        abort();
+    /* trace= and trace_buf=: a mode the tracer knows, a power-of-two
+       buffer within the bounds, a message that fits. */
+    v = tb = NULL;
+    cmdline_get("trace", &v);
+    cmdline_get("trace_buf", &tb);
+    if ((tracecfg_parse(v, tb, &tc, err, sizeof err) < 0) != (err[0] != '\0') ||
+        tc.mode > TRACE_WRAP || !tc.cap || (tc.cap & (tc.cap - 1)) ||
+        tc.cap * sizeof(struct trace_ev) > (uint64_t)TRACE_BUF_MAX_KIB << 10 ||
+        tc.cap * sizeof(struct trace_ev) * 2 <= (uint64_t)TRACE_BUF_MIN_KIB << 10 ||
+        strlen(err) >= sizeof err)
         abort();
     for (int max = 0; max <= 8; max++) {
         int argc = cmdline_argv("app", argv, max);

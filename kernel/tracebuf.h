@@ -1,0 +1,175 @@
+/*
+ * tracebuf.h - the execution tracer's per-core event buffer, its text
+ * encoding, and the trace= / trace_buf= values (sched/tracer.c records
+ * the scheduler's events with it).  Pure C with no kernel state, so that
+ * the host tests and the command-line fuzzer run it as the kernel does.
+ *
+ * One buffer belongs to one core: only that core writes it (tracebuf_put,
+ * with interrupts off), and it is read (tracebuf_first, the events
+ * array, tracebuf_lost) only while the owner is known not to write, which
+ * the caller arranges (sched/tracer.c: the flag off, then a cross-core
+ * call that each owner answers between events).  So it takes no lock, no
+ * atomic and no barrier.
+ *
+ * A full buffer either stops (TRACE_STOP: later events are counted in
+ * `lost` and dropped, the start of the run is kept) or wraps (TRACE_WRAP:
+ * each event overwrites the oldest, the end of the run is kept, and the
+ * overwritten ones are the lost).
+ */
+#ifndef KERNEL_TRACEBUF_H
+#define KERNEL_TRACEBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One event, 16 bytes, stored in the CPU's byte order (little-endian on
+ * every supported arch; the dump carries the bytes as they are):
+ *   tsk   the core's cycle counter (arch_cycles) << 8 | the type
+ *   g     the G the event is about: the low 32 bits of its id, 0 for none
+ *   arg   by type, below
+ */
+struct trace_ev {
+    uint64_t tsk;
+    uint32_t g;
+    uint32_t arg;
+};
+_Static_assert(sizeof(struct trace_ev) == 16, "16-byte events");
+
+enum trace_type {
+    TEV_NONE,
+    TEV_CREATE,         /* g created by arg (0: the scheduler); runnable */
+    TEV_START,          /* this core runs g from now */
+    TEV_STOP_YIELD,     /* g stops running and stays runnable: a yield */
+    TEV_STOP_PREEMPT,   /* ... the timer preempted it */
+    TEV_STOP_GOSCHED,   /* ... it went to the global queue (gosched) */
+    TEV_STOP_PARK,      /* g parks; arg: its wait reason (enum waitreason) */
+    TEV_STOP_EXIT,      /* g ends */
+    TEV_READY,          /* g readied by G arg (0: the scheduler) */
+    TEV_READY_TIMER,    /* g readied by a timer function (the TEV_TIMER
+                           before it on this core) */
+    TEV_READY_NET,      /* g readied by the network poller */
+    TEV_STEAL,          /* this core took g and arg & 0xffff - 1 more Gs
+                           from P arg >> 16 & 0xff; bit 24: from its wake
+                           queue rather than its run queue */
+    TEV_TIMER,          /* a timer of P arg's heap fired on this core */
+    TEV_IDLE,           /* the core halts */
+    TEV_WAKE,           /* the core is back from a halt */
+    TEV_MARK,           /* G g called sp_trace_mark(arg) */
+    TEV_NTYPES,
+};
+
+#define TEV_STEAL_WAKEQ (1u << 24)
+
+enum trace_mode {
+    TRACE_OFF,
+    TRACE_STOP,         /* trace=1: a full buffer drops what comes */
+    TRACE_WRAP,         /* trace=wrap: a full buffer overwrites the oldest */
+};
+
+struct tracebuf {
+    struct trace_ev *ev;        /* mask + 1 events */
+    uint64_t mask;              /* capacity - 1; the capacity is a power
+                                   of two */
+    uint64_t n;                 /* events put since the last reset */
+    uint64_t lost;              /* TRACE_STOP: events dropped when full */
+                                /* n and lost: relaxed atomic stores, so
+                                   that tracer_stats may read them from
+                                   any core while the owner writes */
+    bool wrap;                  /* TRACE_WRAP */
+};
+
+/* Binds b to ev[0..cap) (cap a power of two, at least 1) and empties it. */
+void tracebuf_init(struct tracebuf *b, struct trace_ev *ev, uint64_t cap,
+                   bool wrap);
+
+/* Empties b (its owner, or a reader while the owner does not write). */
+void tracebuf_reset(struct tracebuf *b);
+
+/* Owner only: records one event at cycle count ts. */
+static inline void tracebuf_put(struct tracebuf *b, uint64_t ts,
+                                unsigned type, uint32_t g, uint32_t arg)
+{
+    uint64_t n = b->n;
+    struct trace_ev *e;
+
+    if (n > b->mask && !b->wrap) {
+        __atomic_store_n(&b->lost, b->lost + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    e = &b->ev[n & b->mask];
+    e->tsk = ts << 8 | type;
+    e->g = g;
+    e->arg = arg;
+    __atomic_store_n(&b->n, n + 1, __ATOMIC_RELAXED);
+}
+
+/* The index (in put order) of the oldest event still held; the events
+   held are first .. b->n - 1, event i at b->ev[i & b->mask]. */
+uint64_t tracebuf_first(const struct tracebuf *b);
+
+/* Events lost so far: dropped (stop) or overwritten (wrap). */
+uint64_t tracebuf_lost(const struct tracebuf *b);
+
+/* ---- The dump ---------------------------------------------------------
+ *
+ * A dump is text lines, each starting "TRACE ", so that it can travel in
+ * a console log among other lines (each line is written whole):
+ *
+ *   TRACE BEGIN v=1 seg=S cores=N hz=HZ mode=stop|wrap cap=EVENTS
+ *   TRACE REASONS name;name;...      the wait reasons, by number
+ *   TRACE CORE C events=E lost=L chunks=K     for each core C, then its
+ *   TRACE D C I BASE64 CRC                    K chunk lines, I = 0..K-1
+ *   TRACE END seg=S lines=TOTAL_CHUNKS
+ *
+ * A chunk is up to TRACE_CHUNK_EVENTS events, oldest first, in base64;
+ * CRC is the CRC-32 (zlib's) of the decoded bytes, in 8 hex digits, so
+ * the decoder (tools/trace.py) tells a damaged or truncated dump from a
+ * whole one.
+ */
+#define TRACE_CHUNK_EVENTS 6
+#define TRACE_LINE_MAX 192      /* the longest chunk line, NUL included */
+
+/* zlib's CRC-32 of buf[0..n), continuing from crc (0 to start). */
+uint32_t tracebuf_crc32(uint32_t crc, const void *buf, size_t n);
+
+/* Chunks that the held events of b make. */
+uint64_t tracebuf_chunks(const struct tracebuf *b);
+
+/*
+ * Writes chunk line `i` (0 .. tracebuf_chunks(b) - 1) of core `core`'s
+ * buffer b into line (TRACE_LINE_MAX bytes), newline included; returns
+ * its length.
+ */
+size_t tracebuf_chunk_line(const struct tracebuf *b, int core, uint64_t i,
+                           char *line);
+
+/* ---- The command line -------------------------------------------------
+ *
+ *   trace=1 | on       stop mode     trace=wrap   wrap mode
+ *   trace=0 | off      no tracer (the default)
+ *   trace_buf=KIB      each core's buffer, in KiB (TRACE_BUF_MIN_KIB ..
+ *                      TRACE_BUF_MAX_KIB, rounded down to a power of two
+ *                      number of events; TRACE_BUF_DEFAULT_KIB if absent)
+ */
+#define TRACE_BUF_MIN_KIB     4
+#define TRACE_BUF_MAX_KIB     262144
+#define TRACE_BUF_DEFAULT_KIB 1024
+
+struct tracecfg {
+    enum trace_mode mode;
+    uint64_t cap;               /* events per core (a power of two) */
+};
+
+/*
+ * Parses the values of trace= and trace_buf= (NULL when absent) into
+ * *cfg.  A value that cannot be used is described in err (NUL-terminated,
+ * "" when both were good): a bad trace= leaves the tracer off, a bad
+ * trace_buf= takes the default size.  Returns 0 if both were good, -1
+ * otherwise.
+ */
+int tracecfg_parse(const char *trace, const char *buf, struct tracecfg *cfg,
+                   char *err, size_t errlen);
+
+#endif

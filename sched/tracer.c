@@ -1,0 +1,280 @@
+/*
+ * tracer.c - the execution tracer (trace=1, trace=wrap): every G
+ * transition, steal, timer firing and core halt, recorded per core and
+ * dumped at exit or on sp_trace_flush for tools/trace.py, which makes a
+ * Perfetto-loadable JSON file and a summary of it.
+ *
+ * Buffers.  Each core owns one struct tracebuf (kernel/tracebuf.h) on
+ * cache lines of its own, and only that core writes it, with interrupts
+ * off (TRACE's contract, tracer.h): no lock, no atomic read-modify-write,
+ * no line shared with another writer.  The only shared word on the path
+ * is trace_flag.on, which is written when the tracer starts and around a
+ * flush, so it stays in every core's cache.
+ *
+ * Reading them.  A reader must know that no owner is in the middle of an
+ * event: it clears the flag, then runs a cross-core call on every core
+ * (smp_call_all).  A core answers the call only between Gs, in its
+ * scheduler loop, never inside trace_event (interrupts are off there),
+ * so once every core has answered, each has finished the event it was
+ * writing, and sees the flag off from then on: the flag's store comes
+ * before the call's release of call_seq, which each core acquires.  The
+ * owners' events are ordered before the reader's loads by the same
+ * call's release of call_done and the caller's acquire.  A second call
+ * empties every buffer on its own core before the flag goes on again.
+ * Events that would have come while the flag was off are not recorded:
+ * each dump is a segment of its own (seg=), and the decoder does not
+ * carry a G's state across segments.
+ *
+ * Where the dump goes: the console, as the "TRACE " lines of tracebuf.h;
+ * on the hosted build, a file (trace_file=PATH, else the image's path
+ * with .trace for .elf) through arch_trace_file_*.  A panic or a deadlock
+ * ends the machine without a dump.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "arch.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "fmt.h"
+#include "printk.h"
+#include "schedimpl.h"
+#include "tracer.h"
+#include <spindle/trace.h>
+
+struct trace_flag trace_flag;
+
+static struct tracecfg cfg;
+static struct tracebuf *bufs[MAXCPU];
+static int segment;             /* dumps made; under flushing */
+static struct out dumpout;      /* under flushing: too big for a stack */
+static int flushing;            /* a flush runs; atomic exchange */
+
+/* No files on bare metal: the dump goes to the console.  The hosted
+   build replaces these (arch/hosted/process.c). */
+__attribute__((weak)) void *arch_trace_file_open(const char *path)
+{
+    return NULL;
+}
+
+__attribute__((weak)) void arch_trace_file_write(void *f, const char *s,
+                                                 size_t n)
+{
+}
+
+__attribute__((weak)) void arch_trace_file_close(void *f)
+{
+}
+
+void trace_event(unsigned type, uint32_t g, uint32_t arg)
+{
+    tracebuf_put(bufs[cpu_id()], arch_cycles(), type, g, arg);
+}
+
+/* Zeroed memory on cache lines of its own (every page touched before
+   the owner writes with interrupts off), never freed.  newlib here has
+   no aligned_alloc. */
+static void *lines_alloc(size_t size)
+{
+    uintptr_t v = (uintptr_t)calloc(1, size + 2 * CACHE_LINE);
+
+    return v ? (void *)((v + CACHE_LINE) & ~(uintptr_t)(CACHE_LINE - 1))
+             : NULL;
+}
+
+static void trace_at_exit(void)
+{
+    tracer_flush(false);
+}
+
+void tracer_init(void)
+{
+    const char *t = NULL, *b = NULL;
+    char err[96];
+    size_t bytes;
+
+    cmdline_get("trace", &t);
+    cmdline_get("trace_buf", &b);
+    if (tracecfg_parse(t, b, &cfg, err, sizeof err) < 0)
+        printk("trace: %s\n", err);
+    if (cfg.mode == TRACE_OFF)
+        return;
+    bytes = cfg.cap * sizeof(struct trace_ev);
+    for (int i = 0; i < ncpu; i++) {
+        struct tracebuf *tb = lines_alloc(sizeof *tb);
+        struct trace_ev *ev = lines_alloc(bytes);
+
+        if (!tb || !ev) {
+            printk("trace: no memory for %lu KiB per core; off\n",
+                   (unsigned long)(bytes >> 10));
+            cfg.mode = TRACE_OFF;
+            return;
+        }
+        tracebuf_init(tb, ev, cfg.cap, cfg.mode == TRACE_WRAP);
+        bufs[i] = tb;
+    }
+    atexit(trace_at_exit);
+    printk("trace: on (%s), %lu events (%lu KiB) per core, dumped at exit\n",
+           cfg.mode == TRACE_WRAP ? "wrap: the last kept" :
+           "stop: the first kept", (unsigned long)cfg.cap,
+           (unsigned long)(bytes >> 10));
+    __atomic_store_n(&trace_flag.on, true, __ATOMIC_RELEASE);
+}
+
+/* ---- The dump ---------------------------------------------------------- */
+
+struct out {
+    void *file;                 /* NULL: the console */
+    size_t len;
+    char buf[2048];             /* whole lines, written together */
+};
+
+static void out_flush(struct out *o)
+{
+    if (o->file)
+        arch_trace_file_write(o->file, o->buf, o->len);
+    else
+        console_write(o->buf, o->len);
+    o->len = 0;
+}
+
+static void out_line(struct out *o, const char *line, size_t n)
+{
+    if (o->len + n > sizeof o->buf)
+        out_flush(o);
+    memcpy(o->buf + o->len, line, n);
+    o->len += n;
+}
+
+static void dump(struct out *o)
+{
+    char line[TRACE_LINE_MAX > 512 ? TRACE_LINE_MAX : 512];
+    uint64_t total = 0;
+    size_t n;
+
+    n = fmt_snprintf(line, sizeof line,
+                     "TRACE BEGIN v=1 seg=%d cores=%d hz=%lu mode=%s cap=%lu\n",
+                     segment, ncpu, (unsigned long)arch_cycles_hz(),
+                     cfg.mode == TRACE_WRAP ? "wrap" : "stop",
+                     (unsigned long)cfg.cap);
+    out_line(o, line, n);
+    n = fmt_snprintf(line, sizeof line, "TRACE REASONS");
+    for (int r = 0; r < WAIT_NREASONS; r++)
+        n += fmt_snprintf(line + n, sizeof line - n, "%c%s", r ? ';' : ' ',
+                          waitreason_string(r));
+    line[n++] = '\n';
+    out_line(o, line, n);
+    for (int c = 0; c < ncpu; c++) {
+        struct tracebuf *b = bufs[c];
+        uint64_t k = tracebuf_chunks(b);
+
+        n = fmt_snprintf(line, sizeof line,
+                         "TRACE CORE %d events=%lu lost=%lu chunks=%lu\n", c,
+                         (unsigned long)(b->n - tracebuf_first(b)),
+                         (unsigned long)tracebuf_lost(b), (unsigned long)k);
+        out_line(o, line, n);
+        for (uint64_t i = 0; i < k; i++) {
+            n = tracebuf_chunk_line(b, c, i, line);
+            out_line(o, line, n);
+        }
+        total += k;
+    }
+    n = fmt_snprintf(line, sizeof line, "TRACE END seg=%d lines=%lu\n",
+                     segment, (unsigned long)total);
+    out_line(o, line, n);
+    out_flush(o);
+}
+
+static void quiesce(void *arg)
+{
+}
+
+static void reset_own(void *arg)
+{
+    tracebuf_reset(bufs[cpu_id()]);
+}
+
+static const char *trace_path(void)
+{
+    const char *p = NULL;
+
+    cmdline_get("trace_file", &p);
+    return p;
+}
+
+void tracer_flush(bool resume)
+{
+    struct out *o = &dumpout;
+
+    if (cfg.mode == TRACE_OFF || !getg())
+        return;
+    while (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQUIRE))
+        goyield();
+    if (!__atomic_load_n(&trace_flag.on, __ATOMIC_RELAXED)) {
+        /* The exit's dump after a flush that did not resume. */
+        __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&trace_flag.on, false, __ATOMIC_RELAXED);
+    smp_call_all(quiesce, NULL);
+    o->len = 0;
+    /* One file for every segment: opened by the first dump, closed by
+       the exit's. */
+    if (!segment)
+        o->file = arch_trace_file_open(trace_path());
+    dump(o);
+    if (o->file && !resume) {
+        arch_trace_file_close(o->file);
+        o->file = NULL;
+    }
+    segment++;
+    if (resume) {
+        smp_call_all(reset_own, NULL);
+        __atomic_store_n(&trace_flag.on, true, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+}
+
+void tracer_stats(uint64_t *events, uint64_t *lost)
+{
+    *events = *lost = 0;
+    if (cfg.mode == TRACE_OFF)
+        return;
+    for (int c = 0; c < ncpu; c++) {
+        struct tracebuf *b = bufs[c];
+        uint64_t n = __atomic_load_n(&b->n, __ATOMIC_RELAXED);
+        uint64_t l = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+
+        if (b->wrap) {
+            *events += n;
+            *lost += n > b->mask + 1 ? n - (b->mask + 1) : 0;
+        } else {
+            *events += n + l;
+            *lost += l;
+        }
+    }
+}
+
+/* ---- The app's calls (include/spindle/trace.h) ------------------------- */
+
+bool sp_trace_on(void)
+{
+    return cfg.mode != TRACE_OFF;
+}
+
+void sp_trace_flush(void)
+{
+    tracer_flush(true);
+}
+
+void sp_trace_mark(uint32_t value)
+{
+    unsigned long f = arch_irq_save();
+
+    TRACE(TEV_MARK, TRACE_GOID(running_g()), value);
+    arch_irq_restore(f);
+}
+
+void sp_trace_stats(struct sp_trace_stats *s)
+{
+    tracer_stats(&s->events, &s->lost);
+}

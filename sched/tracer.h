@@ -1,0 +1,62 @@
+/*
+ * tracer.h - the execution tracer's hooks in the scheduler (trace=1 or
+ * trace=wrap; tracer.c).  Not schedtrace= (trace.c), which prints Go's
+ * periodic summary line.
+ *
+ * TRACE(type, g, arg) records one event (kernel/tracebuf.h has the
+ * types) in the calling core's buffer.  Contract for every call site:
+ * interrupts are off (the buffer's owner is the core, and an interrupt
+ * that traced in the middle of an event would tear it), and the event
+ * is recorded before the transition is published to other cores (the
+ * run queue's release store, a lock's release), so that an event that
+ * causes another on a different core (a ready and the start it leads
+ * to) has the earlier cycle count.
+ *
+ * Off, a call site costs one load of a read-mostly flag and a branch
+ * predicted not taken: the arguments are evaluated only when it is on.
+ */
+#ifndef SCHED_TRACER_H
+#define SCHED_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "tracebuf.h"
+
+/* The tracer's on/off flag, alone on its cache line: written only when
+   the tracer starts (tracer_init) and around a flush (tracer_flush),
+   read by every call site. */
+struct trace_flag {
+    _Alignas(64) bool on;
+    char pad[63];
+};
+extern struct trace_flag trace_flag;
+
+void trace_event(unsigned type, uint32_t g, uint32_t arg);
+
+#define TRACE(type, g, arg)                                               \
+    do {                                                                  \
+        if (__builtin_expect(                                             \
+                __atomic_load_n(&trace_flag.on, __ATOMIC_RELAXED), 0))    \
+            trace_event((type), (uint32_t)(g), (uint32_t)(arg));          \
+    } while (0)
+
+/* The low 32 bits of a G's id, 0 for none (the scheduler context). */
+#define TRACE_GOID(gp) ((gp) ? (uint32_t)(gp)->goid : 0)
+
+/* Boot core, in sched_init: reads trace= and trace_buf=, and if asked
+   allocates every core's buffer and starts recording. */
+void tracer_init(void);
+
+/*
+ * From a G: stops recording, waits until no core is in the middle of an
+ * event, and dumps every buffer (one segment); with resume, empties them
+ * and records again.  One flush at a time; a second waits.  The exit's
+ * dump is tracer_flush(false), registered with atexit.
+ */
+void tracer_flush(bool resume);
+
+/* Events recorded (kept or lost) and lost since the last flush, every
+   core; read while the cores go on, so only exact once they are still. */
+void tracer_stats(uint64_t *events, uint64_t *lost);
+
+#endif

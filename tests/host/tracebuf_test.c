@@ -1,0 +1,229 @@
+/*
+ * tracebuf_test.c - host unit test for kernel/tracebuf.c: stop and wrap
+ * modes with their lost counts, the chunk lines' base64 and CRC-32 (by
+ * decoding them here), and trace= / trace_buf= through the command-line
+ * parser.  Writes a dump of a known event sequence to
+ * build/host/test-logs/tracebuf.dump, which tests/host/tracepy_test.py
+ * decodes and damages.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmdline.h"
+#include "harness.h"
+#include "tracebuf.h"
+
+#define CAP 16
+
+static struct trace_ev ev[CAP];
+static struct tracebuf b;
+
+/* Puts events 0..n-1: ts = 100 + i, type = 1 + i % 15, g = i, arg = ~i. */
+static void put(uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        tracebuf_put(&b, 100 + i, 1 + i % 15, i, ~(uint32_t)i);
+}
+
+/* Event i as put() made it, held at index i? */
+static bool holds(uint64_t i)
+{
+    struct trace_ev *e = &b.ev[i & b.mask];
+
+    return e->tsk == ((100 + i) << 8 | (1 + i % 15)) && e->g == i &&
+           e->arg == ~(uint32_t)i;
+}
+
+TEST(stop_mode_keeps_the_first)
+{
+    tracebuf_init(&b, ev, CAP, false);
+    put(CAP - 1);
+    CHECK(tracebuf_first(&b) == 0 && tracebuf_lost(&b) == 0);
+    tracebuf_reset(&b);
+    put(CAP);
+    CHECK(b.n == CAP && tracebuf_lost(&b) == 0);
+    tracebuf_put(&b, 7, TEV_START, 1, 2);
+    tracebuf_put(&b, 8, TEV_START, 1, 2);
+    CHECK(b.n == CAP && tracebuf_lost(&b) == 2);
+    for (uint64_t i = 0; i < CAP; i++)
+        CHECK(holds(i));
+    tracebuf_reset(&b);
+    CHECK(b.n == 0 && tracebuf_lost(&b) == 0 && tracebuf_chunks(&b) == 0);
+}
+
+TEST(wrap_mode_keeps_the_last)
+{
+    tracebuf_init(&b, ev, CAP, true);
+    put(CAP);
+    CHECK(tracebuf_first(&b) == 0 && tracebuf_lost(&b) == 0);
+    tracebuf_reset(&b);
+    put(3 * CAP + 5);
+    CHECK(b.n == 3 * CAP + 5);
+    CHECK(tracebuf_first(&b) == 2 * CAP + 5);
+    CHECK(tracebuf_lost(&b) == 2 * CAP + 5);
+    for (uint64_t i = tracebuf_first(&b); i < b.n; i++)
+        CHECK(holds(i));
+}
+
+static int b64val(char c)
+{
+    const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                    "0123456789+/";
+    const char *p = c ? strchr(a, c) : NULL;
+
+    return p ? (int)(p - a) : -1;
+}
+
+/* Decodes a chunk line of core `core`, index `idx`, into out; returns
+   the bytes, or -1 if the line is malformed or fails its CRC. */
+static int decode(const char *line, int core, uint64_t idx, uint8_t *out)
+{
+    char pre[64], b64[TRACE_LINE_MAX];
+    unsigned crc;
+    int n = 0, len;
+
+    snprintf(pre, sizeof pre, "TRACE D %d %lu ", core, (unsigned long)idx);
+    if (strncmp(line, pre, strlen(pre)))
+        return -1;
+    if (sscanf(line + strlen(pre), "%190s %x", b64, &crc) != 2)
+        return -1;
+    len = strlen(b64);
+    if (len % 4)
+        return -1;
+    for (int i = 0; i < len; i += 4) {
+        int v[4];
+
+        for (int k = 0; k < 4; k++)
+            v[k] = b64[i + k] == '=' ? 0 : b64val(b64[i + k]);
+        if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0)
+            return -1;
+        out[n++] = v[0] << 2 | v[1] >> 4;
+        if (b64[i + 2] != '=')
+            out[n++] = (v[1] & 15) << 4 | v[2] >> 2;
+        if (b64[i + 3] != '=')
+            out[n++] = (v[2] & 3) << 6 | v[3];
+    }
+    return tracebuf_crc32(0, out, n) == crc ? n : -1;
+}
+
+TEST(crc32_is_zlibs)
+{
+    CHECK(tracebuf_crc32(0, "123456789", 9) == 0xCBF43926u);
+    CHECK(tracebuf_crc32(0, "", 0) == 0);
+}
+
+TEST(chunk_lines_decode)
+{
+    char line[TRACE_LINE_MAX];
+    uint8_t raw[TRACE_CHUNK_EVENTS * sizeof(struct trace_ev)];
+    uint64_t got = 0;
+
+    tracebuf_init(&b, ev, CAP, true);
+    put(CAP + 7);               /* wrapped: the chunks cross the ring's end */
+    CHECK(tracebuf_chunks(&b) == (CAP + TRACE_CHUNK_EVENTS - 1) /
+                                 TRACE_CHUNK_EVENTS);
+    for (uint64_t i = 0; i < tracebuf_chunks(&b); i++) {
+        size_t len = tracebuf_chunk_line(&b, 3, i, line);
+        int n;
+
+        CHECK(len < TRACE_LINE_MAX && line[len - 1] == '\n' &&
+              strlen(line) == len);
+        n = decode(line, 3, i, raw);
+        if (!CHECK(n > 0 && n % sizeof(struct trace_ev) == 0))
+            return;
+        for (int k = 0; k < n / (int)sizeof(struct trace_ev); k++) {
+            struct trace_ev e;
+            uint64_t want = tracebuf_first(&b) + got++;
+
+            memcpy(&e, raw + k * sizeof e, sizeof e);
+            CHECK(e.tsk == ((100 + want) << 8 | (1 + want % 15)) &&
+                  e.g == want);
+        }
+        line[20] ^= 1;          /* a damaged line fails its CRC */
+        CHECK(decode(line, 3, i, raw) < 0);
+    }
+    CHECK(got == CAP);
+}
+
+TEST(cmdline_values)
+{
+    struct tracecfg c;
+    char err[128];
+    const char *t, *s;
+
+    cmdline_parse("trace=1 trace_buf=64");
+    CHECK(cmdline_get("trace", &t) && cmdline_get("trace_buf", &s));
+    CHECK(tracecfg_parse(t, s, &c, err, sizeof err) == 0 && !err[0]);
+    CHECK(c.mode == TRACE_STOP && c.cap == 64 * 1024 / 16);
+    CHECK(tracecfg_parse("wrap", "100", &c, err, sizeof err) == 0);
+    CHECK(c.mode == TRACE_WRAP && c.cap == 4096);     /* 6400 rounded down */
+    CHECK(tracecfg_parse(NULL, NULL, &c, err, sizeof err) == 0);
+    CHECK(c.mode == TRACE_OFF &&
+          c.cap == TRACE_BUF_DEFAULT_KIB * 1024 / 16);
+    CHECK(tracecfg_parse("off", NULL, &c, err, sizeof err) == 0 &&
+          c.mode == TRACE_OFF);
+    CHECK(tracecfg_parse("on", NULL, &c, err, sizeof err) == 0 &&
+          c.mode == TRACE_STOP);
+    CHECK(tracecfg_parse("yes", "64", &c, err, sizeof err) < 0);
+    CHECK(c.mode == TRACE_OFF && strstr(err, "trace=yes"));
+    CHECK(tracecfg_parse("1", "3", &c, err, sizeof err) < 0);
+    CHECK(c.mode == TRACE_STOP && strstr(err, "trace_buf=3") &&
+          c.cap == TRACE_BUF_DEFAULT_KIB * 1024 / 16);
+    CHECK(tracecfg_parse("1", "99999999999999999999", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "-5", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("", NULL, &c, err, 8) < 0 && strlen(err) < 8);
+}
+
+/* The dump the Python decoder's test reads: 2 cores, core 0 stopped
+   full (lost 3), core 1 wrapped; a known event sequence on each. */
+TEST(write_dump_for_the_decoder)
+{
+    static struct trace_ev e0[CAP], e1[CAP];
+    struct tracebuf b0, b1;
+    char line[TRACE_LINE_MAX];
+    FILE *f = fopen("build/host/test-logs/tracebuf.dump", "w");
+
+    if (!CHECK(f))
+        return;
+    tracebuf_init(&b0, e0, CAP, false);
+    tracebuf_init(&b1, e1, CAP, true);
+    /* Core 0: G 5 created by G 1, started, parks on reason 2; core 1:
+       readies it, and after its wrap only the tail is kept. */
+    tracebuf_put(&b0, 1000, TEV_CREATE, 5, 1);
+    tracebuf_put(&b0, 1010, TEV_START, 5, 0);
+    tracebuf_put(&b0, 1020, TEV_STOP_PARK, 5, 2);
+    for (int i = 0; i < CAP; i++)
+        tracebuf_put(&b0, 1100 + i, TEV_MARK, 0, i);
+    for (int i = 0; i < 2 * CAP; i++)
+        tracebuf_put(&b1, 900 + i, TEV_MARK, 0, i);
+    tracebuf_put(&b1, 1030, TEV_READY, 5, 0);
+    fprintf(f, "noise before\r\nTRACE BEGIN v=1 seg=0 cores=2 hz=1000000 "
+            "mode=stop cap=%d\nTRACE REASONS ;a;b\n", CAP);
+    fprintf(f, "TRACE CORE 0 events=%lu lost=%lu chunks=%lu\n",
+            (unsigned long)b0.n, (unsigned long)tracebuf_lost(&b0),
+            (unsigned long)tracebuf_chunks(&b0));
+    for (uint64_t i = 0; i < tracebuf_chunks(&b0); i++) {
+        tracebuf_chunk_line(&b0, 0, i, line);
+        fputs(line, f);
+    }
+    fprintf(f, "a console line between\n");
+    fprintf(f, "TRACE CORE 1 events=%lu lost=%lu chunks=%lu\n",
+            (unsigned long)(b1.n - tracebuf_first(&b1)),
+            (unsigned long)tracebuf_lost(&b1),
+            (unsigned long)tracebuf_chunks(&b1));
+    for (uint64_t i = 0; i < tracebuf_chunks(&b1); i++) {
+        tracebuf_chunk_line(&b1, 1, i, line);
+        fputs(line, f);
+    }
+    fprintf(f, "TRACE END seg=0 lines=%lu\n",
+            (unsigned long)(tracebuf_chunks(&b0) + tracebuf_chunks(&b1)));
+    CHECK(fclose(f) == 0);
+    CHECK(tracebuf_lost(&b0) == 3 && tracebuf_lost(&b1) == CAP + 1);
+}
+
+int main(int argc, char **argv)
+{
+    return h_run(argc, argv);
+}

