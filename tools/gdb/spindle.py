@@ -9,8 +9,9 @@
 #                            state, wait reason, the core that runs it or
 #                            last ran it, and where it is: the first frame
 #                            with source outside the scheduler and arch
-#                            code (sched/, arch/), else its innermost one.  `*` marks
-#                            the G of the selected thread.
+#                            code (sched/, arch/) and outside an interrupt
+#                            handler's frames, else its innermost one.
+#                            `*` marks the G of the selected thread.
 #   goroutine ID [CMD...]    runs the gdb command CMD (default: bt) with the
 #                            registers of G ID; ID is any expression (a
 #                            number, or a variable holding one) or `all`.
@@ -272,28 +273,34 @@ class Registers:
 
 
 def where(image):
-    """The first frame with source outside sched/ and arch/ from the
-    newest frame out (past signal frames and code without debug info),
-    else the newest: 'function at file:line'."""
-    first = None
+    """The first frame with source outside sched/ and arch/, from the
+    newest frame out, else the newest: 'function at file:line'.  Frames
+    inside an interrupt (the hosted build's signal handler: everything
+    newer than a signal frame) are the interrupt's, not the G's, and are
+    skipped; so is code without debug info."""
+    frames = []
     f = gdb.newest_frame()
-    for _ in range(32):
-        if f is None:
+    while f is not None and len(frames) < 32:
+        frames.append(f)
+        try:
+            f = f.older()
+        except gdb.error:
             break
-        sal = f.find_sal()
-        name = f.name() or func_name(f.pc())
-        here = name
+    start = 0
+    for i, fr in enumerate(frames):
+        if fr.type() == gdb.SIGTRAMP_FRAME:
+            start = i + 1
+    first = None
+    for fr in frames[start:] + frames[:start]:
+        sal = fr.find_sal()
+        here = fr.name() or func_name(fr.pc())
         if sal.symtab is not None:
-            here = '%s at %s:%d' % (name, sal.symtab.filename, sal.line)
+            here = '%s at %s:%d' % (here, sal.symtab.filename, sal.line)
         if first is None:
             first = here
         if sal.symtab is not None and \
                 not RUNTIME_PATH.search(sal.symtab.filename):
             return here
-        try:
-            f = f.older()
-        except gdb.error:
-            break
     return first or '?'
 
 
