@@ -337,6 +337,16 @@ static int ring_report(const char *name, const struct virtq *q, char *buf,
         q->intr_on ? "on" : "off");
 }
 
+static void nd_tx_watchdog(struct netdev *d)
+{
+    struct vnet_queue *q = q0(d);
+
+    if (virtq_stalled(&q->tx)) {
+        *q->tx_notify = 2 * q->index + 1;
+        q->st.tx_rekick++;
+    }
+}
+
 static int nd_report(struct netdev *d, char *buf, size_t len)
 {
     const struct vnet_queue *q = q0(d);
@@ -346,12 +356,12 @@ static int nd_report(struct netdev *d, char *buf, size_t len)
     n = snprintf(buf, len,
         "net: rx %llu frames %llu bytes, tx %llu frames %llu bytes\n"
         "net: dropped: runt %llu oversize %llu tx-full %llu bad-device %llu "
-        "(device %s)",
+        "(device %s); TX notified again %llu times",
         (unsigned long long)st->rx_frames, (unsigned long long)st->rx_bytes,
         (unsigned long long)st->tx_frames, (unsigned long long)st->tx_bytes,
         (unsigned long long)st->rx_runt, (unsigned long long)st->rx_oversize,
         (unsigned long long)st->tx_full, (unsigned long long)st->bad_device,
-        vnet_health((struct virtio_net *)d));
+        vnet_health((struct virtio_net *)d), (unsigned long long)st->tx_rekick);
     if (n >= 0 && (size_t)n < len)
         n += ring_report("rx", &q->rx, buf + n, len - n);
     if (n >= 0 && (size_t)n < len)
@@ -361,5 +371,6 @@ static int nd_report(struct netdev *d, char *buf, size_t len)
 
 static const struct netdev_ops vnet_ops = {
     .rx = nd_rx, .rx_arm = nd_rx_arm, .tx_buf = nd_tx_buf,
-    .tx_send = nd_tx_send, .link_up = nd_link_up, .report = nd_report,
+    .tx_send = nd_tx_send, .tx_watchdog = nd_tx_watchdog, .link_up = nd_link_up,
+    .report = nd_report,
 };

@@ -26,6 +26,7 @@ struct vnet_stats {
     uint64_t rx_oversize;           /* longer than a frame: dropped */
     uint64_t tx_frames, tx_bytes;
     uint64_t tx_full;               /* no TX buffer free: dropped */
+    uint64_t tx_rekick;             /* the TX watchdog rang again */
     uint64_t tx_oversize;           /* asked to send more than a frame */
     uint64_t bad_device;            /* impossible used ids or lengths */
 };

@@ -279,6 +279,17 @@ bool virtq_kick_needed(struct virtq *q)
     return !(load16(&q->used->flags) & VIRTQ_USED_F_NO_NOTIFY);
 }
 
+bool virtq_stalled(struct virtq *q)
+{
+    uint16_t used = load16(&q->used->idx);
+    bool stalled = q->broken == NULL && used != q->avail_pub &&
+                   used == q->stall_used && q->avail_pub == q->stall_pub;
+
+    q->stall_pub = q->avail_pub;
+    q->stall_used = used;
+    return stalled;
+}
+
 /* ---- Taking back ----------------------------------------------------- */
 
 static uint16_t published_inflight(const struct virtq *q)

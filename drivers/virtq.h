@@ -128,6 +128,8 @@ struct virtq {
     uint16_t avail_pub;             /* last value stored to avail->idx */
     uint16_t avail_kick;            /* avail->idx at the last kick check */
     uint16_t last_used;             /* used index of the next get */
+    uint16_t stall_pub, stall_used; /* avail_pub and used->idx at the last
+                                       virtq_stalled */
     bool intr_on;                   /* used notifications enabled */
     uint32_t nbad;                  /* device misbehaviours seen */
     const char *broken;             /* NULL, or why the device is dead */
@@ -176,6 +178,16 @@ void virtq_publish(struct virtq *q);
  * the doorbell).  False if nothing new was published or q is broken.
  */
 bool virtq_kick_needed(struct virtq *q);
+
+/*
+ * For a watchdog called now and then (say every 250 ms): true if chains
+ * were published that the device has not used, and neither what was
+ * published nor what the device used moved since the previous call.
+ * Then the device is waiting for a notification it did not get (a lost
+ * kick stalls a queue for good), and the caller rings the doorbell: an
+ * extra notification is harmless.
+ */
+bool virtq_stalled(struct virtq *q);
 
 /*
  * The next chain the device is done with: returns its cookie and stores

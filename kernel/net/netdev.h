@@ -33,6 +33,10 @@ struct netdev_ops {
        none is free; tx_send sends its first len bytes. */
     uint8_t *(*tx_buf)(struct netdev *d);
     void (*tx_send)(struct netdev *d, uint8_t *buf, uint32_t len);
+    /* Optional; under the stack lock, every lwIP timer tick: notifies the
+       device again if sent frames sit unread since the last call (a lost
+       notification would stall transmission for good). */
+    void (*tx_watchdog)(struct netdev *d);
     bool (*link_up)(struct netdev *d);
     /* Its counters for a person (frames, bytes, drops), as snprintf. */
     int (*report)(struct netdev *d, char *buf, size_t len);

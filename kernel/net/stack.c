@@ -121,6 +121,8 @@ static void lwip_tick(void *arg)
 {
     unsigned long f = stack_lock_take();
 
+    if (net_dev && net_dev->ops->tx_watchdog)
+        net_dev->ops->tx_watchdog(net_dev);
     sys_check_timeouts();
     lwip_arm(sys_timeouts_sleeptime());
     stack_unlock(f);

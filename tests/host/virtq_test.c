@@ -661,6 +661,36 @@ TEST(kick_flags)
 }
 
 /*
+ * The watchdog's test: a stall is published chains the device has not
+ * used, with nothing moving between two calls; progress on either side,
+ * or a device that has used everything, is no stall.
+ */
+TEST(stalled)
+{
+    struct dchain c;
+
+    if (!setup(8, true))
+        return;
+    CHECK(!virtq_stalled(&q));              /* nothing published */
+    CHECK(add_simple(1, 0, 4, 0, ck(0)) == 0);
+    CHECK(add_simple(1, 0, 4, 0, ck(1)) == 0);
+    virtq_publish(&q);
+    CHECK(!virtq_stalled(&q));              /* new since the last call */
+    CHECK(virtq_stalled(&q));               /* unused, nothing moved */
+    CHECK(virtq_stalled(&q));               /* and still */
+    CHECK(dev_pop(&c));
+    dev_complete(&c, 0);                    /* the device used one */
+    CHECK(!virtq_stalled(&q));
+    CHECK(virtq_stalled(&q));               /* the other sits there */
+    CHECK(add_simple(1, 0, 4, 0, ck(2)) == 0);
+    virtq_publish(&q);
+    CHECK(!virtq_stalled(&q));              /* the driver published more */
+    CHECK(dev_drain() == 2);
+    CHECK(!virtq_stalled(&q));              /* all used */
+    CHECK(!virtq_stalled(&q));
+}
+
+/*
  * With EVENT_IDX the device wants a kick exactly when a batch writes the
  * avail entry at index avail_event.  The oracle enumerates the batch's
  * indices, across several wraps of the 16-bit index; used->flags must be
