@@ -134,6 +134,22 @@ efi_disk() {
     esac
 }
 
+# uefi_boot CODE DEVICE-OPTION...: boot_opt for the firmware CODE
+# (read-only pflash) with $vars, booting $disk on the device the options
+# name; ACPI=off adds QEMU's acpi=off to $machine.
+uefi_boot() {
+    local code=$1
+    shift
+    case ${ACPI:-on} in
+    on) ;;
+    off) machine=$machine,acpi=off ;;
+    *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
+    esac
+    boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
+              -drive "if=pflash,format=raw,unit=1,file=$vars"
+              -drive "if=none,id=esp,format=raw,file=$disk" "$@")
+}
+
 ovmf=/usr/share/OVMF aavmf=/usr/share/AAVMF
 case $arch in
 x86_64|x86_64-efi)
@@ -142,15 +158,7 @@ x86_64|x86_64-efi)
         boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*")
     else
         efi_disk build/x86_64/efi/BOOTX64.EFI "$ovmf/OVMF_VARS.fd" "$@"
-        case ${ACPI:-on} in
-        on) ;;
-        off) machine=$machine,acpi=off ;;
-        *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
-        esac
-        boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$ovmf/OVMF_CODE.fd"
-                  -drive "if=pflash,format=raw,unit=1,file=$vars"
-                  -drive "if=none,id=esp,format=raw,file=$disk"
-                  -device ide-hd,drive=esp,bus=ide.0)
+        uefi_boot "$ovmf/OVMF_CODE.fd" -device ide-hd,drive=esp,bus=ide.0
     fi
     set +e
     qemu-system-x86_64 -M "$machine" "${boot_opt[@]}" $accel_opt \
@@ -175,15 +183,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     aarch64-efi|aarch64-efi-dtb)
         efi_disk build/aarch64/efi/BOOTAA64.EFI "$aavmf/AAVMF_VARS.fd" "$@"
         [ "$arch" = aarch64-efi-dtb ] && ACPI=off
-        case ${ACPI:-on} in
-        on) ;;
-        off) machine=$machine,acpi=off ;;
-        *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
-        esac
-        boot_opt=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$aavmf/AAVMF_CODE.fd"
-                  -drive "if=pflash,format=raw,unit=1,file=$vars"
-                  -drive "if=none,id=esp,format=raw,file=$disk"
-                  -device virtio-blk-pci,drive=esp -device ramfb) ;;
+        uefi_boot "$aavmf/AAVMF_CODE.fd" -device virtio-blk-pci,drive=esp -device ramfb ;;
     aarch64-uboot)
         efi_disk build/aarch64/efi/BOOTAA64.EFI "" "$@"
         boot_opt=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin
