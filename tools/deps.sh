@@ -84,7 +84,9 @@ check() {
     need iproute2 ip           # the runner's TAP tests (tools/tapns.sh)
     # The framebuffer console's font, made a C header by tools/psf.py.
     need console-setup-linux /usr/share/consolefonts/Lat15-VGA16.psf.gz
-    need python3-minimal python3
+    # tools/psf.py, screen.py and trace.py use json and gzip, which
+    # python3-minimal lacks: the full standard library.
+    need python3 /usr/bin/python3 '/usr/lib/python3*/json/__init__.py' '/usr/lib/python3*/gzip.py'
     if [ "$arch" = hosted ]; then
         # make test builds the hosted kernel under TSan and ASan+UBSan.
         need libgcc-12-dev '/usr/lib/gcc/*/*/libtsan.so' '/usr/lib/gcc/*/*/libasan.so' \
