@@ -277,7 +277,7 @@ EFI_LIB     := $(EFI_USR)/lib
 deps-efi:
 	$(Q)tools/deps.sh efi $(ARCH)
 
-build/gnu-efi-arm64/.stamp: tools/gnuefi.sh | deps-efi
+build/gnu-efi-arm64/.stamp: tools/gnuefi.sh tools/once.sh | deps-efi
 	$(Q)tools/gnuefi.sh build/gnu-efi-arm64
 
 $(EB)/%.o: boot/efi/%.c | $(EFI_TOOLS)

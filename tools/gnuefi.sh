@@ -14,13 +14,10 @@ set -eu
 out=${1:?usage: gnuefi.sh OUTDIR}
 version=3.0.15-1            # bookworm's; the x86_64 loader is built with the same
 
-stamp=$(sha256sum <"${BASH_SOURCE[0]}" | cut -c1-16)
-[ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-exec 9>"$out/.lock"
-flock 9
-[ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/once.sh"
+stamp=$(cat "${BASH_SOURCE[0]}" "$here/once.sh" | sha256sum | cut -c1-16)
+once "$out" "$stamp"
 
 deb=$out/gnu-efi_${version}_arm64.deb
 if [ ! -s "$deb" ]; then

@@ -29,15 +29,9 @@ patches=(lwip-tcp-in.patch)
 for p in "${patches[@]}"; do
     [ -f "$here/$p" ] || { echo "lwip.sh: no $here/$p" >&2; exit 1; }
 done
-stamp=$(cat "${BASH_SOURCE[0]}" "${patches[@]/#/$here/}" | sha256sum | cut -c1-16)
-[ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
-
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-# Two makes may call this at once: fetch once, and let the waiting one find the stamp.
-exec 9>"$out/.lock"
-flock 9
-[ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
+. "$here/once.sh"
+stamp=$(cat "${BASH_SOURCE[0]}" "$here/once.sh" "${patches[@]/#/$here/}" | sha256sum | cut -c1-16)
+once "$out" "$stamp"
 log=$out/lwip.log
 : >"$log"
 t0=$(date +%s)

@@ -30,7 +30,7 @@ LWIP_LIB  := $(B)/lwip/liblwip.a
 # sanitizer builds), so no -Wno-... is needed: only the include paths.
 LWIP_CFLAGS := $(LWIP_INC)
 
-$(LWIP_STAMP): tools/lwip.sh tools/lwip-tcp-in.patch
+$(LWIP_STAMP): tools/lwip.sh tools/once.sh tools/lwip-tcp-in.patch
 	$(Q)tools/lwip.sh build/lwip
 
 # The sources appear with the stamp; order-only, so a re-fetch (same
