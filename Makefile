@@ -581,8 +581,8 @@ fw_arch       = $(firstword $(subst -, ,$(1)))
 config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter $(FW_CONFIGS),$(1)),ARCH=$(call fw_arch,$(1)) APP=hello CMDLINE= image,ARCH=$(1))))
 # With a firmware configuration, the image check of its arch runs among
 # the host tests, on build/<arch>/hello.img.
-EFI_CHECK     = $(if $(filter x86_64-efi,$(TEST_RUN)),$(HB)/efiimage_test) \
-                $(if $(filter aarch64-%,$(TEST_FW)),$(HB)/efiimage_aarch64_test)
+efi_check     = $(HB)/$(if $(filter aarch64,$(1)),efiimage_aarch64_test,efiimage_test)
+EFI_CHECK     = $(foreach a,$(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))),$(call efi_check,$(a)))
 # The images a configuration boots.
 test_images   = $(if $(filter $(FW_CONFIGS),$(1)),$(EFI_TESTS:%=build/$(call fw_arch,$(1))/%.elf),$(TEST_DIRS:%=build/$(1)/%.elf))
 
@@ -633,13 +633,12 @@ test: test-prepare
 # Every in-image test booted through the firmware of RUN_ARCH's
 # configurations (at 2 cores unless SMP= says): OVMF for x86_64; AAVMF
 # with ACPI, AAVMF with a device tree and U-Boot for aarch64.
-EFI_CHECK_ARCH := $(HB)/$(if $(filter aarch64,$(RUN_ARCH)),efiimage_aarch64_test,efiimage_test)
 test-efi:
 	@[ -n "$(call fw_configs,$(RUN_ARCH))" ] || { echo "make test-efi: no firmware boot for ARCH=$(RUN_ARCH)"; exit 1; }
 	$(Q)tools/deps.sh efi $(RUN_ARCH)
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) ARCH=$(RUN_ARCH) APP=hello CMDLINE= image test-images
-	$(Q)$(MAKE) --no-print-directory $(EFI_CHECK_ARCH) $(HB)/netpeer
-	$(Q)tools/runtests.sh --host $(EFI_CHECK_ARCH) --font $(FONT_PSF) $(if $(T),--only $(T)) \
+	$(Q)$(MAKE) --no-print-directory $(call efi_check,$(RUN_ARCH)) $(HB)/netpeer
+	$(Q)tools/runtests.sh --host $(call efi_check,$(RUN_ARCH)) --font $(FONT_PSF) $(if $(T),--only $(T)) \
 	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(foreach c,$(call fw_configs,$(RUN_ARCH)),--arch $(c) $(TEST_DIRS:%=build/$(RUN_ARCH)/%.elf))
 
