@@ -271,11 +271,11 @@ bool arch_pci_host(struct pci_host *h);
 /*
  * The platform's own NIC where it has one outside PCI (the hosted build's
  * TAP device, named by tap= on the command line); NULL otherwise.
- * irq_fn(arg) is its receive interrupt's handler (kernel/irq.h).  Once,
+ * irq_fn(arg, 0) is its receive interrupt's handler (one queue).  Once,
  * from G 1 (kernel/net/net.c).
  */
 struct netdev;
-struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg);
+struct netdev *arch_netdev_probe(void (*irq_fn)(void *, int), void *arg);
 
 /* ---- Time ----------------------------------------------------------- */
 

@@ -20,12 +20,16 @@
 #include "irq.h"
 #include "mem.h"
 #include "printk.h"
+#include "rss.h"
 #include "virtio_net.h"
 
 #define VIRTIO_NET_DEVICE_LO    0x1000      /* transitional */
 #define VIRTIO_NET_DEVICE_HI    0x1041      /* modern: 0x1040 + 1 */
 #define F_MAC                   (1ULL << 5)
 #define F_STATUS                (1ULL << 16)
+#define F_CTRL_VQ               (1ULL << 17)
+#define F_MQ                    (1ULL << 22)
+#define F_RSS                   (1ULL << 60)
 #define S_LINK_UP               1
 
 #define HDR_LEN     12          /* struct virtio_net_hdr, VERSION_1 */
@@ -107,46 +111,233 @@ static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
     return true;
 }
 
-/* The device's interrupt: quiet it (INTx is level-triggered), then
-   tell the driver's user. */
+/* A queue's interrupt: quiet the device (INTx is level-triggered),
+   then tell the driver's user which queue has frames. */
 static void vnet_irq(void *arg)
 {
-    struct virtio_net *n = arg;
+    struct vnet_queue *q = arg;
+    struct virtio_net *n = q->nic;
 
     if (!n->msix)
         (void)virtio_isr(&n->dev);
-    n->irq_fn(n->irq_arg);
+    n->irq_fn(n->irq_arg, q->index);
 }
 
-/* MSI-X vector 0 for the RX queue when the platform has MSI, else the
-   INTx pin; false if neither can be had (the driver then polls). */
-static bool setup_irq(struct virtio_net *n, struct pci_dev *d)
+/*
+ * MSI-X vectors 0 .. *nq - 1 for the RX queues, vector i aimed at core i,
+ * when the platform has MSI; *nq shrinks to the vectors the device has
+ * and the platform could route.  Else the INTx pin, and one queue pair
+ * (its frames cannot be told apart by queue).  False if neither can be
+ * had: the driver then polls one pair.
+ */
+static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
 {
     uint64_t addr;
     uint32_t data;
+    int i;
 
-    n->irq = irq_alloc(vnet_irq, n);
-    if (n->irq < 0)
-        return false;
+    for (i = 0; i < *nq; i++)
+        n->q[i].irq = -1;
+    n->q[0].nic = n;
+    n->q[0].index = 0;
     /* MSI-X on only where the platform can take it: with MSI-X on, the
        device raises no INTx. */
-    if (arch_msi_message(n->irq, cpus[0], &addr, &data) &&
-        pci_msix_enable(d) && pci_msix_route(d, 0, n->irq, cpus[0]) &&
-        virtio_config_vector(&n->dev, VIRTIO_NO_VECTOR)) {
-        n->msix = true;
-        return true;
+    if ((n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) >= 0 &&
+        arch_msi_message(n->q[0].irq, cpus[0], &addr, &data) &&
+        pci_msix_enable(d) && virtio_config_vector(&n->dev, VIRTIO_NO_VECTOR)) {
+        if ((uint32_t)*nq > d->msix_n)
+            *nq = (int)d->msix_n;
+        for (i = 0; i < *nq; i++) {
+            struct vnet_queue *q = &n->q[i];
+
+            q->nic = n;
+            q->index = (uint16_t)i;
+            if ((q->irq < 0 && (q->irq = irq_alloc(vnet_irq, q)) < 0) ||
+                !pci_msix_route(d, (uint32_t)i, q->irq, cpus[i]))
+                break;
+        }
+        if (i > 0) {
+            *nq = i;
+            n->msix = true;
+            return true;
+        }
     }
+    *nq = 1;
+    if (n->q[0].irq < 0 && (n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) < 0)
+        return false;
+    n->irq = n->q[0].irq;
     return d->irq_pin && arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq);
+}
+
+/* ---- The control queue ----------------------------------------------- */
+
+#define CTRL_MQ             4       /* class */
+#define CTRL_MQ_PAIRS_SET   0       /* le16 pairs */
+#define CTRL_MQ_RSS_CONFIG  1       /* struct virtio_net_rss_config */
+#define CTRL_OK             0       /* the ack byte */
+#define CTRL_TIMEOUT_MS     1000
+
+#define HASH_IPV4   (1u << 0)
+#define HASH_TCPV4  (1u << 1)
+#define HASH_UDPV4  (1u << 2)
+
+static bool setup_ctrl(struct virtio_net *n)
+{
+    struct vnet_ctrl *c = &n->ctrl;
+    uint16_t size = virtio_queue_max(&n->dev, c->index);
+    uint64_t mem, slots, page;
+
+    if (size > 16)
+        size = 16;
+    if (size < 2 || (size & (size - 1)))
+        return false;
+    mem = pages_for(virtq_mem_size(size));
+    slots = pages_for(size * sizeof(struct virtq_slot));
+    page = pages_for(PAGE_SIZE);
+    if (!mem || !slots || !page)
+        return false;
+    c->buf = phys_to_virt(page);
+    c->buf_pa = page;
+    virtq_init(&c->vq, size, phys_to_virt(mem), mem, phys_to_virt(slots),
+               false);
+    virtq_disable_intr(&c->vq);
+    c->notify = virtio_queue_setup(&n->dev, c->index, size, c->vq.desc_pa,
+                                   c->vq.avail_pa, c->vq.used_pa,
+                                   VIRTIO_NO_VECTOR);
+    return c->notify != NULL;
+}
+
+/*
+ * Sends the command whose class, code and len bytes of data are at the
+ * start of ctrl.buf and waits for the device's ack (set-up only, one at
+ * a time).  False, with the reason printed, if the device refused it or
+ * did not answer within CTRL_TIMEOUT_MS.
+ */
+static bool ctrl_send(struct virtio_net *n, const char *what, uint32_t len)
+{
+    struct vnet_ctrl *c = &n->ctrl;
+    uint8_t *ack = c->buf + PAGE_SIZE / 2;
+    struct virtq_buf b[2] = {
+        { c->buf_pa, 2 + len },
+        { c->buf_pa + PAGE_SIZE / 2, 1 },
+    };
+    uint64_t end = arch_cycles() + arch_cycles_hz() / 1000 * CTRL_TIMEOUT_MS;
+    void *cookie;
+
+    *ack = 0xFF;
+    if (virtq_add(&c->vq, b, 1, 1, c->buf) < 0) {
+        printk("virtio-net: %s: the control queue is broken\n", what);
+        return false;
+    }
+    virtq_publish(&c->vq);
+    *c->notify = c->index;
+    while (!(cookie = virtq_get(&c->vq, NULL))) {
+        if (arch_cycles() > end) {
+            printk("virtio-net: %s: no answer from the device in %d ms\n",
+                   what, CTRL_TIMEOUT_MS);
+            return false;
+        }
+        arch_cpu_relax();
+    }
+    if (*(volatile uint8_t *)ack != CTRL_OK) {
+        printk("virtio-net: %s: the device refused it\n", what);
+        return false;
+    }
+    return true;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static bool set_pairs(struct virtio_net *n, int pairs)
+{
+    uint8_t *b = n->ctrl.buf;
+
+    b[0] = CTRL_MQ;
+    b[1] = CTRL_MQ_PAIRS_SET;
+    put16(b + 2, (uint16_t)pairs);
+    return ctrl_send(n, "setting the queue pairs", 2);
+}
+
+static uint16_t cfg16(struct virtio_net *n, uint32_t off)
+{
+    return n->dev.devcfg_len >= off + 2 ?
+        (uint16_t)(n->dev.devcfg[off] | n->dev.devcfg[off + 1] << 8) : 0;
+}
+
+/*
+ * Receive-side scaling over queues 0 .. pairs - 1: IPv4 with TCP or UDP
+ * ports (or addresses alone) hashed under rss_key, the table's entries
+ * taking the queues in turn; anything else to queue 0.  Fills
+ * n->rss_table.  False if the device cannot do it or refused.
+ */
+static bool set_rss(struct virtio_net *n, int pairs)
+{
+    uint8_t *b = n->ctrl.buf, *p;
+    uint32_t types = HASH_IPV4 | HASH_TCPV4 | HASH_UDPV4, entries;
+    uint32_t supported = (uint32_t)cfg16(n, 20) | (uint32_t)cfg16(n, 22) << 16;
+    uint8_t keylen = n->dev.devcfg_len > 17 ? n->dev.devcfg[17] : 0;
+    uint16_t tmax = cfg16(n, 18);
+
+    if ((supported & types) != types || keylen < RSS_KEY_LEN || tmax == 0) {
+        printk("virtio-net: RSS: the device cannot hash IPv4 and its ports "
+               "(hash types %#x, key %u bytes, table %u)\n",
+               supported, keylen, tmax);
+        return false;
+    }
+    for (entries = VNET_RSS_TABLE_MAX; entries > tmax; entries /= 2)
+        ;
+    b[0] = CTRL_MQ;
+    b[1] = CTRL_MQ_RSS_CONFIG;
+    p = b + 2;
+    put16(p, (uint16_t)types);
+    put16(p + 2, (uint16_t)(types >> 16));
+    put16(p + 4, (uint16_t)(entries - 1));      /* indirection_table_mask */
+    put16(p + 6, 0);                            /* unclassified_queue */
+    p += 8;
+    for (uint32_t i = 0; i < entries; i++, p += 2) {
+        n->rss_table[i] = (uint16_t)(i % (uint32_t)pairs);
+        put16(p, n->rss_table[i]);
+    }
+    put16(p, (uint16_t)pairs);                  /* max_tx_vq */
+    p[2] = RSS_KEY_LEN;
+    memcpy(p + 3, rss_key, RSS_KEY_LEN);
+    p += 3 + RSS_KEY_LEN;
+    if (!ctrl_send(n, "configuring RSS", (uint32_t)(p - (b + 2))))
+        return false;
+    n->nd.rss_table = n->rss_table;
+    n->nd.rss_entries = entries;
+    return true;
+}
+
+/*
+ * Queue pairs 1 .. nq - 1 on (pair 0 is on from reset), and RSS over them
+ * where the device has it; the number of pairs in use, 1 if the device
+ * would not take more.  After DRIVER_OK: the control queue works only
+ * from then on.
+ */
+static int start_pairs(struct virtio_net *n, int nq)
+{
+    if (nq > 1 && !set_pairs(n, nq))
+        return 1;
+    if (nq > 1 && n->dev.features & F_RSS && !set_rss(n, nq))
+        printk("virtio-net: %d queue pairs without RSS: the device steers "
+               "flows by its own rule\n", nq);
+    return nq;
 }
 
 static const struct netdev_ops vnet_ops;
 
-struct netdev *vnet_probe(void (*irq_fn)(void *), void *arg)
+struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg)
 {
     struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_NET_DEVICE_LO,
                                  VIRTIO_NET_DEVICE_HI, NULL);
     struct virtio_net *n = &nic;
     char nm[12];
+    int nq, want;
 
     /* Transitional ids 0x1000-0x103F name other devices than 0x1000. */
     while (d && d->device != VIRTIO_NET_DEVICE_LO &&
@@ -160,16 +351,33 @@ struct netdev *vnet_probe(void (*irq_fn)(void *), void *arg)
     n->irq_fn = irq_fn;
     n->irq_arg = arg;
     if (virtio_pci_open(&n->dev, d) < 0 ||
-        !virtio_negotiate(&n->dev, F_MAC | F_STATUS | VIRTIO_F_RING_EVENT_IDX))
+        !virtio_negotiate(&n->dev, F_MAC | F_STATUS | VIRTIO_F_RING_EVENT_IDX |
+                                   F_CTRL_VQ | F_MQ | F_RSS))
         return NULL;
-    if (!setup_irq(n, d))
+    n->max_pairs = 1;
+    if (n->dev.features & F_CTRL_VQ && n->dev.features & (F_MQ | F_RSS) &&
+        cfg16(n, 8) > 1)
+        n->max_pairs = cfg16(n, 8);
+    nq = want = n->max_pairs < ncpu ? n->max_pairs : ncpu;
+    if (!setup_irqs(n, d, &nq))
         printk("virtio-net: %s: no interrupt; frames wait for a poll\n",
                pci_name(d, nm));
-    if (!setup_queue(n, &n->q[0], 0, n->msix ? 0 : VIRTIO_NO_VECTOR)) {
-        virtio_fail(&n->dev, "cannot set up queue pair 0");
-        return NULL;
+    if (nq < want)
+        printk("virtio-net: %s: %d of %d queue pairs: %s\n", pci_name(d, nm),
+               nq, want, n->msix ? "too few MSI-X vectors"
+                                 : "no MSI-X on this platform");
+    for (int i = 0; i < nq; i++)
+        if (!setup_queue(n, &n->q[i], i,
+                         n->msix ? (uint16_t)i : VIRTIO_NO_VECTOR)) {
+            virtio_fail(&n->dev, "cannot set up a queue pair");
+            return NULL;
+        }
+    n->ctrl.index = (uint16_t)(2 * n->max_pairs);
+    if (nq > 1 && !setup_ctrl(n)) {
+        printk("virtio-net: %s: no control queue; one queue pair\n",
+               pci_name(d, nm));
+        nq = 1;
     }
-    n->nqueues = 1;
     n->has_status = n->dev.features & F_STATUS && n->dev.devcfg_len >= 8;
     if (n->dev.features & F_MAC && n->dev.devcfg_len >= 6)
         for (int i = 0; i < 6; i++)
@@ -179,10 +387,12 @@ struct netdev *vnet_probe(void (*irq_fn)(void *), void *arg)
                6);
     n->nd.ops = &vnet_ops;
     n->nd.irq = n->msix ? "MSI-X" : n->irq >= 0 ? "INTx" : "polled";
+    virtio_ready(&n->dev);
+    n->nqueues = n->nd.nqueues = start_pairs(n, nq);
     snprintf(n->nd.name, sizeof n->nd.name, "virtio-net at %s",
              pci_name(d, nm));
-    virtio_ready(&n->dev);
-    notify(&n->q[0].rx, n->q[0].rx_notify, 0);
+    for (int i = 0; i < n->nqueues; i++)
+        notify(&n->q[i].rx, n->q[i].rx_notify, (uint16_t)(2 * i));
     return &n->nd;
 }
 
@@ -281,40 +491,42 @@ const char *vnet_health(struct virtio_net *n)
         return "failed";
     if (s & VIRTIO_S_NEEDS_RESET)
         return "the device needs a reset";
-    if (virtq_is_broken(&n->q[0].rx))
-        return n->q[0].rx.broken;
-    if (virtq_is_broken(&n->q[0].tx))
-        return n->q[0].tx.broken;
+    for (int i = 0; i < n->nqueues; i++) {
+        if (virtq_is_broken(&n->q[i].rx))
+            return n->q[i].rx.broken;
+        if (virtq_is_broken(&n->q[i].tx))
+            return n->q[i].tx.broken;
+    }
     return "ok";
 }
 
-/* ---- The stack's view: queue pair 0 ---------------------------------- */
+/* ---- The stack's view ----------------------------------------------- */
 
-static struct vnet_queue *q0(struct netdev *d)
+static struct vnet_queue *nq(struct netdev *d, int q)
 {
-    return &((struct virtio_net *)d)->q[0];
+    return &((struct virtio_net *)d)->q[q];
 }
 
-static int nd_rx(struct netdev *d, int budget,
+static int nd_rx(struct netdev *d, int q, int budget,
                  void (*deliver)(void *, const uint8_t *, uint32_t),
                  void *arg)
 {
-    return vnet_rx(q0(d), budget, deliver, arg);
+    return vnet_rx(nq(d, q), budget, deliver, arg);
 }
 
-static bool nd_rx_arm(struct netdev *d)
+static bool nd_rx_arm(struct netdev *d, int q)
 {
-    return vnet_rx_arm(q0(d));
+    return vnet_rx_arm(nq(d, q));
 }
 
-static uint8_t *nd_tx_buf(struct netdev *d)
+static uint8_t *nd_tx_buf(struct netdev *d, int q)
 {
-    return vnet_tx_buf(q0(d));
+    return vnet_tx_buf(nq(d, q));
 }
 
-static void nd_tx_send(struct netdev *d, uint8_t *buf, uint32_t len)
+static void nd_tx_send(struct netdev *d, int q, uint8_t *buf, uint32_t len)
 {
-    vnet_tx_send(q0(d), buf, len);
+    vnet_tx_send(nq(d, q), buf, len);
 }
 
 static bool nd_link_up(struct netdev *d)
@@ -324,13 +536,13 @@ static bool nd_link_up(struct netdev *d)
 
 /* One ring's indices as the driver and the device left them: what a
    stalled transfer is read from.  The device's fields are read once. */
-static int ring_report(const char *name, const struct virtq *q, char *buf,
-                       size_t len)
+static int ring_report(const char *name, int qi, const struct virtq *q,
+                       char *buf, size_t len)
 {
     return snprintf(buf, len,
-        "\nnet: %s ring: published %u, device used %u, driver took %u, "
+        "\nnet: %s%d ring: published %u, device used %u, driver took %u, "
         "in flight %u, used_event %u, avail_event %u, interrupts %s", name,
-        q->avail_pub, __atomic_load_n(&q->used->idx, __ATOMIC_RELAXED),
+        qi, q->avail_pub, __atomic_load_n(&q->used->idx, __ATOMIC_RELAXED),
         q->last_used, virtq_inflight(q),
         __atomic_load_n(q->used_event, __ATOMIC_RELAXED),
         __atomic_load_n(q->avail_event, __ATOMIC_RELAXED),
@@ -339,34 +551,69 @@ static int ring_report(const char *name, const struct virtq *q, char *buf,
 
 static void nd_tx_watchdog(struct netdev *d)
 {
-    struct vnet_queue *q = q0(d);
+    struct virtio_net *n = (struct virtio_net *)d;
 
-    if (virtq_stalled(&q->tx)) {
-        *q->tx_notify = 2 * q->index + 1;
-        q->st.tx_rekick++;
+    for (int i = 0; i < n->nqueues; i++) {
+        struct vnet_queue *q = &n->q[i];
+
+        if (virtq_stalled(&q->tx)) {
+            *q->tx_notify = 2 * q->index + 1;
+            q->st.tx_rekick++;
+        }
     }
 }
 
+#define ADD(buf, len, n, ...)                                              \
+    do {                                                                  \
+        if ((n) >= 0 && (size_t)(n) < (len))                              \
+            (n) += snprintf((buf) + (n), (len) - (n), __VA_ARGS__);       \
+    } while (0)
+
+/* The device's counters summed over its queues, then each queue's frame
+   counts where there are several, then every ring's indices. */
 static int nd_report(struct netdev *d, char *buf, size_t len)
 {
-    const struct vnet_queue *q = q0(d);
-    const struct vnet_stats *st = &q->st;
-    int n;
+    struct virtio_net *n = (struct virtio_net *)d;
+    struct vnet_stats t = { 0 };
+    int k = 0;
 
-    n = snprintf(buf, len,
+    for (int i = 0; i < n->nqueues; i++) {
+        const struct vnet_stats *st = &n->q[i].st;
+
+        t.rx_frames += st->rx_frames;
+        t.rx_bytes += st->rx_bytes;
+        t.tx_frames += st->tx_frames;
+        t.tx_bytes += st->tx_bytes;
+        t.rx_runt += st->rx_runt;
+        t.rx_oversize += st->rx_oversize;
+        t.tx_full += st->tx_full;
+        t.bad_device += st->bad_device;
+        t.tx_rekick += st->tx_rekick;
+    }
+    ADD(buf, len, k,
         "net: rx %llu frames %llu bytes, tx %llu frames %llu bytes\n"
         "net: dropped: runt %llu oversize %llu tx-full %llu bad-device %llu "
         "(device %s); TX notified again %llu times",
-        (unsigned long long)st->rx_frames, (unsigned long long)st->rx_bytes,
-        (unsigned long long)st->tx_frames, (unsigned long long)st->tx_bytes,
-        (unsigned long long)st->rx_runt, (unsigned long long)st->rx_oversize,
-        (unsigned long long)st->tx_full, (unsigned long long)st->bad_device,
-        vnet_health((struct virtio_net *)d), (unsigned long long)st->tx_rekick);
-    if (n >= 0 && (size_t)n < len)
-        n += ring_report("rx", &q->rx, buf + n, len - n);
-    if (n >= 0 && (size_t)n < len)
-        n += ring_report("tx", &q->tx, buf + n, len - n);
-    return n;
+        (unsigned long long)t.rx_frames, (unsigned long long)t.rx_bytes,
+        (unsigned long long)t.tx_frames, (unsigned long long)t.tx_bytes,
+        (unsigned long long)t.rx_runt, (unsigned long long)t.rx_oversize,
+        (unsigned long long)t.tx_full, (unsigned long long)t.bad_device,
+        vnet_health(n), (unsigned long long)t.tx_rekick);
+    if (n->nqueues > 1) {
+        ADD(buf, len, k, "\nnet: %d queue pairs (RSS %s), rx/tx frames by queue:",
+            n->nqueues, d->rss_table ? "on" : "off");
+        for (int i = 0; i < n->nqueues; i++)
+            ADD(buf, len, k, " q%d %llu/%llu", i,
+                (unsigned long long)n->q[i].st.rx_frames,
+                (unsigned long long)n->q[i].st.tx_frames);
+    }
+    for (int i = 0; i < n->nqueues; i++) {
+        if (k >= 0 && (size_t)k < len)
+            k += ring_report("rx", i, &n->q[i].rx, buf + k, len - k);
+        if (k >= 0 && (size_t)k < len)
+            k += ring_report("tx", i, &n->q[i].tx, buf + k, len - k);
+    }
+    return k;
 }
 
 static const struct netdev_ops vnet_ops = {

@@ -13,12 +13,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "cpu.h"
 #include "netdev.h"
 #include "virtio_pci.h"
 #include "virtq.h"
 
 #define VNET_FRAME_MAX  NETDEV_FRAME_MAX
 #define VNET_FRAME_MIN  NETDEV_FRAME_MIN
+#define VNET_RSS_TABLE_MAX 128      /* indirection entries Spindle uses */
 
 struct vnet_stats {
     uint64_t rx_frames, rx_bytes;
@@ -32,8 +34,9 @@ struct vnet_stats {
 };
 
 struct vnet_queue {
-    struct virtio_net *nic;
+    _Alignas(64) struct virtio_net *nic;
     uint16_t index;                 /* pair index: RX 2i, TX 2i + 1 */
+    int irq;                        /* its RX interrupt (MSI-X), or -1 */
     struct virtq rx, tx;
     volatile uint16_t *rx_notify, *tx_notify;
     uint8_t *rxbufs, *txbufs;       /* a buffer per descriptor */
@@ -42,26 +45,42 @@ struct vnet_queue {
     struct vnet_stats st;
 };
 
+/* The control queue (multiqueue only): commands sent one at a time, at
+   set-up, waiting for the device's answer. */
+struct vnet_ctrl {
+    struct virtq vq;
+    volatile uint16_t *notify;
+    uint16_t index;                 /* 2 * the device's max pairs */
+    uint8_t *buf;                   /* a page: the command, its ack at */
+    uint64_t buf_pa;                /* the middle; and its address */
+};
+
 struct virtio_net {
     struct netdev nd;               /* first: what the stack sees */
     struct virtio_dev dev;
     bool has_status;                /* link status is reported */
-    int irq;                        /* device interrupt, -1 if none */
-    void (*irq_fn)(void *);         /* vnet_probe's handler and its arg */
+    int irq;                        /* INTx interrupt, -1 if none or MSI-X */
+    void (*irq_fn)(void *, int);    /* vnet_probe's handler and its arg */
     void *irq_arg;
-    bool msix;                      /* per-queue vectors, else INTx */
-    int nqueues;
-    struct vnet_queue q[1];         /* one pair for now */
+    bool msix;                      /* a vector per RX queue, else INTx */
+    int nqueues;                    /* pairs in use: q[0 .. nqueues) */
+    uint16_t max_pairs;             /* the device's */
+    struct vnet_ctrl ctrl;
+    uint16_t rss_table[VNET_RSS_TABLE_MAX];
+    struct vnet_queue q[MAXCPU];
 };
 
 /*
  * Finds the first virtio-net device, sets it up with every RX buffer
- * posted, and returns it as the stack's netdev (ops on queue pair 0);
- * NULL (with the reason printed) if there is none usable.  irq_fn(arg) is called when frames arrive, with interrupts
- * off and the device's interrupt already quieted (see kernel/irq.h).
- * From the boot path or a G, once.
+ * posted, and returns it as the stack's netdev; NULL (with the reason
+ * printed) if there is none usable.  A multiqueue device gets
+ * min(its pairs, ncpu) pairs where the platform has MSI-X (a vector per
+ * RX queue, aimed at the queue's core), with receive-side scaling where
+ * the device has it; otherwise one pair.  irq_fn(arg, queue) is called
+ * when frames arrive, with interrupts off and the device's interrupt
+ * already quieted (see kernel/irq.h).  From the boot path or a G, once.
  */
-struct netdev *vnet_probe(void (*irq_fn)(void *), void *arg);
+struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg);
 
 /* True if the link is up (always, where the device does not say). */
 bool vnet_link_up(struct virtio_net *n);

@@ -238,14 +238,29 @@ static void unidle(struct p *p)
 }
 
 /*
- * Gs the network readied, for this core to run the first: the rest go to
- * the global queue for whoever wakep finds (Go's findRunnable after a
- * netpoll).  Returns the first, runnable.
+ * Gs the network readied, for this core to run the first: the rest go on
+ * this P's run queue, where they stay with the queue that readied them
+ * unless a spinner wakep finds steals some (Go's findRunnable after a
+ * netpoll, whose injectglist keeps Gs on the P when no P idles).
+ * Returns the first, runnable.  This core holds its P.
  */
 struct g *run_polled(struct g *list)
 {
-    if (list->schedlink)
-        injectglist(list->schedlink);
+    struct g *rest = list->schedlink;
+
+    if (rest) {
+        struct p *p = this_cpu()->m->p;
+
+        while (rest) {
+            struct g *gp = rest;
+
+            rest = gp->schedlink;
+            __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+            TRACE(TEV_READY_NET, gp->goid, 0);
+            runqput(p, gp, false);
+        }
+        wakep();
+    }
     __atomic_store_n(&list->status, G_RUNNABLE, __ATOMIC_RELAXED);
     TRACE(TEV_READY_NET, list->goid, 0);
     return list;

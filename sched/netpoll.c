@@ -11,9 +11,13 @@
  * waits for the network (Go's netpollAnyWaiters), so a machine without
  * network traffic pays one atomic load per schedule.
  *
- * One core polls at a time (`polling`, a try-lock: a core that finds it
- * taken has nothing to gain by waiting), so the driver's poll function is
- * never re-entered.  No lock order: `polling` is never waited for.
+ * A NIC with a queue per core (kernel/net/netdev.h) has each core poll
+ * its own queue, whose interrupt is aimed at it: a queue's packets, and
+ * the Gs they ready, stay on one core.  With fewer queues than cores,
+ * core c polls queue c % nqueues.  One core polls a queue at a time (its
+ * `polling`, a try-lock: a core that finds it taken has nothing to gain
+ * by waiting), so the driver's poll function is never re-entered for a
+ * queue.  No lock order: `polling` is never waited for.
  *
  * A device interrupt polls at once, whether or not a G waits
  * (netpoll_interrupt): the stack has work to do on every frame (ARP,
@@ -25,21 +29,45 @@
 #include "netpoll.h"
 #include "panic.h"
 #include "schedimpl.h"
+#include "tracer.h"
 
-static struct g *(*poller)(void);  /* atomic: set by the driver */
+/* One per NIC queue, each on its own cache line: a queue's poller
+   touches only its own. */
+struct pollq {
+    _Alignas(64) int polling;       /* 1 while a core polls it; atomic */
+    int again;                      /* news came during a poll; atomic */
+    uint64_t lastpoll;              /* arch_cycles() of the last poll */
+};
+
+static struct g *(*poller)(int q);  /* atomic: set by the driver */
+static int nqueues = 1;             /* queues of poller; set with it */
 int netpoll_nwait;                  /* Gs waiting for the network; atomic */
-static int polling;                 /* 1 while a core polls; atomic */
-static uint64_t lastpoll;           /* arch_cycles() of the last poll */
-static int again;                   /* news came during a poll; atomic */
+static struct pollq pq[MAXCPU];
 
-void netpoll_init(struct g *(*poll)(void))
+/* The queue this core polls: its own where the NIC has one per core. */
+static inline int homeq(void)
 {
-    /* Seq-cst store, then load: either a poll that is about to start
-       takes `polling` after this load and then reads the new function,
-       or this load sees it polling and waits. */
+    return this_cpu()->id % __atomic_load_n(&nqueues, __ATOMIC_RELAXED);
+}
+
+int netpoll_queue(void)
+{
+    return homeq();
+}
+
+void netpoll_init(struct g *(*poll)(int q), int n)
+{
+    if (n < 1 || n > ncpu)
+        panic("netpoll_init: %d queues for %d cores", n, ncpu);
+    /* Seq-cst stores, then loads: either a poll that is about to start
+       takes its queue's `polling` after these loads and then reads the
+       new function, or the loads see it polling and wait. */
+    __atomic_store_n(&poller, NULL, __ATOMIC_SEQ_CST);
+    for (int q = 0; q < MAXCPU; q++)
+        while (__atomic_load_n(&pq[q].polling, __ATOMIC_SEQ_CST))
+            arch_cpu_relax();
+    __atomic_store_n(&nqueues, n, __ATOMIC_SEQ_CST);
     __atomic_store_n(&poller, poll, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&polling, __ATOMIC_SEQ_CST))
-        arch_cpu_relax();
 }
 
 void netpoll_wait_add(int delta)
@@ -65,16 +93,16 @@ static void glist_push(struct g **head, struct g *list)
 }
 
 /*
- * One poll, holding `polling`.  A core that finds `polling` taken sets
- * `again` instead of waiting (netpoll_interrupt), and the holder polls
- * once more before it lets go: news an interrupt brought while another
- * core was in the middle of a poll is never left for the next period.
- * The seq-cst exchange of `again` pairs with the store in
- * netpoll_interrupt, made before its own try of `polling`.
+ * One poll of queue q, holding its `polling`.  A core that finds
+ * `polling` taken sets `again` instead of waiting (netpoll_interrupt),
+ * and the holder polls once more before it lets go: news an interrupt
+ * brought while another core was in the middle of a poll is never left
+ * for the next period.  The seq-cst exchange of `again` pairs with the
+ * store in netpoll_interrupt, made before its own try of `polling`.
  */
-static struct g *poll_locked(void)
+static struct g *poll_locked(int q)
 {
-    struct g *(*poll)(void), *list = NULL, *more;
+    struct g *(*poll)(int), *list = NULL, *more;
 
     /* Read again while holding `polling`, which netpoll_init waits for:
        a function it replaced is never called after it returned. */
@@ -82,65 +110,86 @@ static struct g *poll_locked(void)
     if (!poll)
         return NULL;
     do {
-        __atomic_store_n(&again, 0, __ATOMIC_SEQ_CST);
-        if ((more = poll()))
+        __atomic_store_n(&pq[q].again, 0, __ATOMIC_SEQ_CST);
+        if ((more = poll(q)))
             glist_push(&list, more);
-    } while (__atomic_load_n(&again, __ATOMIC_SEQ_CST));
-    __atomic_store_n(&lastpoll, arch_cycles(), __ATOMIC_RELAXED);
+    } while (__atomic_load_n(&pq[q].again, __ATOMIC_SEQ_CST));
+    __atomic_store_n(&pq[q].lastpoll, arch_cycles(), __ATOMIC_RELAXED);
     return list;
 }
 
-static bool try_polling(void)
+static bool try_polling(int q)
 {
     int idle = 0;
 
-    return __atomic_compare_exchange_n(&polling, &idle, 1, false,
+    return __atomic_compare_exchange_n(&pq[q].polling, &idle, 1, false,
                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 struct g *netpoll(void)
 {
     struct g *list;
+    int q;
 
     /* Cheap checks first: every findrunnable comes here. */
     if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) || !netpoll_waiters())
         return NULL;
     assert(!arch_irqs_enabled());
-    if (!try_polling())
+    q = homeq();
+    if (!try_polling(q))
         return NULL;
-    list = poll_locked();
-    __atomic_store_n(&polling, 0, __ATOMIC_RELEASE);
+    list = poll_locked(q);
+    __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
     return list;
+}
+
+/* Gs the network readied while this core's P runs a G: its wake queue,
+   which the running G's next timer interrupt and every thief look at
+   first (wakeq.c), and a spinner is woken to take them if a core idles. */
+static void ready_busy(struct p *p, struct g *list)
+{
+    while (list) {
+        struct g *gp = list;
+
+        list = gp->schedlink;
+        __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        TRACE(TEV_READY_NET, gp->goid, 0);
+        wakeq_put(p, gp);
+    }
+    wakep();
 }
 
 /*
  * A core that idles (its P on the idle list) keeps what its own interrupt
  * polled in m->polled and runs it when the halt returns, as Go's last M
- * runs the first G its blocking netpoll returned: putting it on the
- * global queue would wake a second core for the G while this one, awake
- * already, halts again.  A busy core's interrupt injects the list, and
- * wakep finds the Gs a core.
+ * runs the first G its blocking netpoll returned: putting it anywhere
+ * else would wake a second core for the G while this one, awake already,
+ * halts again.  A busy core keeps the Gs on its own P (ready_busy): the
+ * queue's packets, and the Gs they wake, stay on the queue's core.
  */
-void netpoll_interrupt(void)
+void netpoll_interrupt(int q)
 {
     struct m *m = this_cpu()->m;
     struct g *list;
 
     assert(!arch_irqs_enabled());
-    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) ||
+        q >= __atomic_load_n(&nqueues, __ATOMIC_RELAXED))
         return;
-    __atomic_store_n(&again, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&pq[q].again, 1, __ATOMIC_SEQ_CST);
     /* Whoever holds `polling` now sees `again` before it lets go; if it
        let go already, this core takes `polling` itself. */
-    while (__atomic_load_n(&again, __ATOMIC_SEQ_CST) && try_polling()) {
-        list = poll_locked();
-        __atomic_store_n(&polling, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&pq[q].again, __ATOMIC_SEQ_CST) && try_polling(q)) {
+        list = poll_locked(q);
+        __atomic_store_n(&pq[q].polling, 0, __ATOMIC_SEQ_CST);
         if (!list)
             continue;
-        if (m && __atomic_load_n(&m->p->idle, __ATOMIC_RELAXED))
+        if (!m)
+            injectglist(list);      /* a core not yet in the scheduler */
+        else if (__atomic_load_n(&m->p->idle, __ATOMIC_RELAXED))
             glist_push(&m->polled, list);
         else
-            injectglist(list);
+            ready_busy(m->p, list);
     }
 }
 
@@ -150,7 +199,7 @@ uint64_t netpoll_deadline_slow(void)
 
     if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
         return 0;
-    t = __atomic_load_n(&lastpoll, __ATOMIC_RELAXED) + period();
+    t = __atomic_load_n(&pq[homeq()].lastpoll, __ATOMIC_RELAXED) + period();
     /* Overdue (nobody polled since the first waiter came, or a poll is
        in progress elsewhere): soon, but never "now" - that would storm
        this core with interrupts while another core polls. */
@@ -162,11 +211,12 @@ bool netpoll_check(uint64_t now)
     struct g *list;
 
     if (!netpoll_waiters() ||
-        now < __atomic_load_n(&lastpoll, __ATOMIC_RELAXED) + period())
+        now < __atomic_load_n(&pq[homeq()].lastpoll, __ATOMIC_RELAXED) +
+              period())
         return false;
     list = netpoll();
     if (!list)
         return false;
-    injectglist(list);
+    ready_busy(this_cpu()->m->p, list);
     return true;
 }

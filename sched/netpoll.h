@@ -1,7 +1,9 @@
 /*
  * netpoll.h - how a network driver feeds the scheduler (Go's netpoll).
  *
- * The driver registers one poll function.  A G that waits for the network
+ * The driver registers one poll function, called with a queue number:
+ * a NIC with a queue per core has each core poll its own (netpoll.c).
+ * A G that waits for the network
  * calls netpoll_wait_add(1), parks with WAIT_IO (gopark: the unlockf is
  * where it becomes visible to the driver, once it is off its stack), and
  * calls netpoll_wait_add(-1) after it was woken.  The poll function never
@@ -27,13 +29,19 @@ struct g;
 #define NETPOLL_PERIOD_MS 10
 
 /*
- * Installs the driver's poll function (NULL removes it).  It is called
- * with interrupts off, possibly from a timer interrupt on the stack of
- * whatever G ran, so it may take spinlocks but never park or allocate.
- * Once this returns the old function is not running and is never called
- * again (a poll in progress on another core is waited out).  From a G.
+ * Installs the driver's poll function for queues 0 .. nqueues - 1
+ * (1 <= nqueues <= ncpu; NULL removes it).  poll(q) is called with
+ * interrupts off, possibly from a timer interrupt on the stack of
+ * whatever G ran, so it may take spinlocks but never park or allocate;
+ * never for one queue on two cores at once.  Once this returns the old
+ * function is not running and is never called again (a poll in
+ * progress on another core is waited out).  From a G.
  */
-void netpoll_init(struct g *(*poll)(void));
+void netpoll_init(struct g *(*poll)(int q), int nqueues);
+
+/* The queue the calling core polls (its own, with a queue per core).
+   Interrupts off, or the answer may be another core's. */
+int netpoll_queue(void);
 
 /* A G starts (+1) or stops (-1) waiting for the network.  Any G. */
 void netpoll_wait_add(int delta);
@@ -49,9 +57,9 @@ static inline int netpoll_waiters(void)
 /* ---- For the scheduler (sched/) ---------------------------------------- */
 
 /*
- * Polls once if a poller is installed, some G waits and no other core is
- * polling; returns what the poll readied (G_WAITING, schedlink list) or
- * NULL.  Interrupts off.
+ * Polls this core's queue once if a poller is installed, some G waits and
+ * no other core is polling it; returns what the poll readied (G_WAITING,
+ * schedlink list) or NULL.  Interrupts off.
  */
 struct g *netpoll(void);
 
@@ -65,14 +73,15 @@ static inline uint64_t netpoll_deadline(void)
 }
 
 /*
- * A NIC's interrupt handler calls this: polls now, waiting for no G,
- * or makes the core that is polling poll once more; the Gs readied go to
- * the global queue and idle cores are woken for them.  Interrupts off.
+ * A NIC's interrupt handler for queue q calls this: polls q now, waiting
+ * for no G, or makes the core that is polling it poll once more; the Gs
+ * readied stay on this core's P (its wake queue if it runs a G, to run
+ * when it halts if it idles).  Interrupts off.
  */
-void netpoll_interrupt(void);
+void netpoll_interrupt(int q);
 
-/* The timer interrupt's half: polls if the last poll is over 10 ms old;
-   true if it readied Gs (they are on the global queue). */
+/* The timer interrupt's half: polls this core's queue if its last poll
+   is over 10 ms old; true if it readied Gs (on this P's wake queue). */
 bool netpoll_check(uint64_t now);
 
 #endif

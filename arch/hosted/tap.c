@@ -36,6 +36,8 @@ struct tap {
     int fd;                     /* the TAP, non-blocking */
     int ev;                     /* eventfd: the stack armed the watcher */
     int irq;
+    void (*irq_fn)(void *, int);    /* the probe's handler and its arg */
+    void *irq_arg;
     /* Under the stack lock: */
     uint8_t rxbuf[65536];       /* larger than a frame, to see oversize */
     uint8_t txbuf[NETDEV_FRAME_MAX];
@@ -64,7 +66,7 @@ static void *watch(void *arg)
     }
 }
 
-static int tap_rx(struct netdev *d, int budget,
+static int tap_rx(struct netdev *d, int q, int budget,
                   void (*deliver)(void *, const uint8_t *, uint32_t),
                   void *arg)
 {
@@ -90,7 +92,7 @@ static int tap_rx(struct netdev *d, int budget,
     return got;
 }
 
-static bool tap_rx_arm(struct netdev *d)
+static bool tap_rx_arm(struct netdev *d, int q)
 {
     struct tap *t = (struct tap *)d;
     struct pollfd p = { .fd = t->fd, .events = POLLIN };
@@ -103,12 +105,12 @@ static bool tap_rx_arm(struct netdev *d)
     return false;
 }
 
-static uint8_t *tap_tx_buf(struct netdev *d)
+static uint8_t *tap_tx_buf(struct netdev *d, int q)
 {
     return ((struct tap *)d)->txbuf;
 }
 
-static void tap_tx_send(struct netdev *d, uint8_t *buf, uint32_t len)
+static void tap_tx_send(struct netdev *d, int q, uint8_t *buf, uint32_t len)
 {
     struct tap *t = (struct tap *)d;
 
@@ -143,7 +145,15 @@ static const struct netdev_ops tap_ops = {
     .tx_send = tap_tx_send, .link_up = tap_link_up, .report = tap_report,
 };
 
-struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg)
+/* The host thread's interrupt: frames on the one queue. */
+static void tap_irq(void *arg)
+{
+    struct tap *t = arg;
+
+    t->irq_fn(t->irq_arg, 0);
+}
+
+struct netdev *arch_netdev_probe(void (*irq_fn)(void *, int), void *arg)
 {
     struct tap *t = &tap;
     struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
@@ -166,7 +176,9 @@ struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg)
         return NULL;
     }
     t->ev = eventfd(0, EFD_CLOEXEC);
-    t->irq = irq_alloc(irq_fn, arg);
+    t->irq_fn = irq_fn;
+    t->irq_arg = arg;
+    t->irq = irq_alloc(tap_irq, t);
     if (t->ev < 0 || t->irq < 0 || pthread_create(&th, NULL, watch, t)) {
         printk("tap: cannot start the receive interrupt; no NIC\n");
         close(t->fd);
@@ -174,6 +186,7 @@ struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg)
     }
     pthread_detach(th);
     t->nd.ops = &tap_ops;
+    t->nd.nqueues = 1;
     t->nd.irq = "interrupt from a host thread";
     snprintf(t->nd.name, sizeof t->nd.name, "tap %s", name);
     memcpy(t->nd.mac, (uint8_t[]){ 0x02, 0x53, 0x50, 0x4E, 0x00, 0x02 }, 6);

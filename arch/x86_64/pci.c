@@ -56,7 +56,7 @@ bool arch_pci_host(struct pci_host *h)
 }
 
 /* Every NIC of this platform is a PCI device (drivers/). */
-struct netdev *arch_netdev_probe(void (*irq_fn)(void *), void *arg)
+struct netdev *arch_netdev_probe(void (*irq_fn)(void *, int), void *arg)
 {
     return NULL;
 }

@@ -27,6 +27,7 @@
 #ifndef SPINDLE_NET_H
 #define SPINDLE_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,5 +78,33 @@ const char *sp_net_strerror(int err);
 /* The NIC's and the stack's counters (frames, bytes, and every kind of
    drop: runts, oversize frames, bad checksums...) for a person. */
 int sp_net_report(char *buf, size_t len);
+
+/*
+ * Where the network's work ran, summed since boot.  A NIC with a queue
+ * per core (multiqueue with RSS) has core c poll queue c; with fewer
+ * queues than cores, core c polls queue c % nqueues.
+ */
+struct sp_net_stats {
+    int nqueues;                /* RX/TX queue pairs in use */
+    bool rss;                   /* the NIC steers flows by their hash */
+    uint64_t rx, tx;            /* frames the stack took in and sent */
+    uint64_t away;              /* frames handled on a core not their
+                                   queue's */
+    uint64_t xwake;             /* Gs the network readied on a core other
+                                   than the one they last ran on */
+    uint64_t split;             /* TCP segments handled on a core other
+                                   than the one that took their
+                                   connection's first */
+    uint64_t lock_takes;        /* the stack lock: acquisitions, */
+    uint64_t lock_contended;    /* how many found it held, */
+    uint64_t lock_wait_ns;      /* their total wait, */
+    uint64_t lock_hold_ns;      /* and the mean hold of a sample of them */
+};
+
+/* Fills *st; per_core, if not NULL, gets ncores entries: core c's rx,
+   tx, away and xwake (the other fields zero).  0, or -ENETDOWN without
+   a NIC. */
+int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
+                 int ncores);
 
 #endif

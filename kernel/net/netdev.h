@@ -5,8 +5,12 @@
  * (arch/hosted/tap.c).  A table of functions, as there can be several
  * kinds of NIC in one image.
  *
+ * A device has nqueues RX/TX queue pairs (1 unless it is multiqueue).
  * Every operation but link_up is called under the stack lock, so a
- * device's queue needs no lock of its own.
+ * device's queue needs no lock of its own.  The device's interrupt for
+ * queue q calls the irq_fn its probe was given as irq_fn(arg, q), on
+ * core q where the platform can aim it (queue q belongs to core q, and
+ * a device offers at most ncpu queues), else on the boot core.
  */
 #ifndef KERNEL_NET_NETDEV_H
 #define KERNEL_NET_NETDEV_H
@@ -21,21 +25,22 @@
 struct netdev;
 
 struct netdev_ops {
-    /* Hands each received frame (at most budget) to deliver(arg, frame,
-       len), valid during the call only; returns how many it delivered. */
-    int (*rx)(struct netdev *d, int budget,
+    /* Hands each frame received on queue q (at most budget) to
+       deliver(arg, frame, len), valid during the call only; returns how
+       many it delivered. */
+    int (*rx)(struct netdev *d, int q, int budget,
               void (*deliver)(void *arg, const uint8_t *frame,
                               uint32_t len), void *arg);
-    /* Re-enables the receive interrupt once rx found nothing more; true
-       if frames came meanwhile (call rx again: no interrupt will). */
-    bool (*rx_arm)(struct netdev *d);
-    /* A buffer of NETDEV_FRAME_MAX bytes to build a frame in, NULL if
-       none is free; tx_send sends its first len bytes. */
-    uint8_t *(*tx_buf)(struct netdev *d);
-    void (*tx_send)(struct netdev *d, uint8_t *buf, uint32_t len);
+    /* Re-enables queue q's receive interrupt once rx found nothing more;
+       true if frames came meanwhile (call rx again: no interrupt will). */
+    bool (*rx_arm)(struct netdev *d, int q);
+    /* A buffer of NETDEV_FRAME_MAX bytes to build a frame for queue q
+       in, NULL if none is free; tx_send sends its first len bytes. */
+    uint8_t *(*tx_buf)(struct netdev *d, int q);
+    void (*tx_send)(struct netdev *d, int q, uint8_t *buf, uint32_t len);
     /* Optional; under the stack lock, every lwIP timer tick: notifies the
-       device again if sent frames sit unread since the last call (a lost
-       notification would stall transmission for good). */
+       device again for each TX queue whose sent frames sit unread since
+       the last call (a lost notification would stall it for good). */
     void (*tx_watchdog)(struct netdev *d);
     bool (*link_up)(struct netdev *d);
     /* Its counters for a person (frames, bytes, drops), as snprintf. */
@@ -47,6 +52,12 @@ struct netdev {
     char name[32];              /* "virtio-net at 00:02.0" */
     const char *irq;            /* "MSI-X", "INTx", "polled", ... */
     uint8_t mac[6];
+    int nqueues;                /* RX/TX pairs, 1..ncpu */
+    /* Receive-side scaling, when the device steers by it: a received
+       IPv4 TCP or UDP packet goes to queue rss_table[hash % rss_entries]
+       (kernel/net/rss.h's hash under rss_key).  NULL otherwise. */
+    const uint16_t *rss_table;
+    uint32_t rss_entries;
 };
 
 #endif

@@ -9,6 +9,7 @@
 #define KERNEL_NET_NETIMPL_H
 
 #include <stdint.h>
+#include "cpu.h"
 #include "lwip/netif.h"
 #include "spinlock.h"
 
@@ -17,6 +18,20 @@ struct g;
 extern struct spinlock stack_lock;
 extern struct netif net_if;     /* the NIC's interface; stack_lock */
 extern uint64_t net_rx_nomem;   /* frames dropped for want of a pbuf */
+
+/* Where the stack's work ran: one per core, written by that core under
+   stack_lock (sp_net_stats reads them). */
+struct net_pstats {
+    _Alignas(64) uint64_t rx, tx;   /* frames in and out */
+    uint64_t away;                  /* frames of a queue not this core's */
+    uint64_t xwake;                 /* Gs readied here that ran elsewhere */
+    uint64_t split;                 /* TCP segments of a connection whose
+                                       first was handled elsewhere */
+};
+extern struct net_pstats net_pstats[];
+
+/* The calling core's; under stack_lock. */
+struct net_pstats *net_mine(void);
 
 /* Takes stack_lock (interrupts off); returns what stack_unlock needs. */
 unsigned long stack_lock_take(void);
@@ -42,6 +57,6 @@ void stack_start(void (*status)(struct netif *nif));
 void stack_timers_check(void);
 
 /* The NIC's interrupt handler (vnet_probe's irq_fn). */
-void stack_nic_irq(void *arg);
+void stack_nic_irq(void *arg, int q);
 
 #endif

@@ -15,11 +15,24 @@
 
 /* ---- lwIP's callbacks (under stack_lock) --------------------------- */
 
+/* A segment of s's connection is being handled on this core: the first
+   makes this core its home, any later one elsewhere is counted. */
+static void seg_here(struct sp_sock *s)
+{
+    int me = this_cpu()->id + 1;
+
+    if (!s->home)
+        s->home = me;
+    else if (s->home != me)
+        net_mine()->split++;
+}
+
 static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
                          err_t err)
 {
     struct sp_sock *s = arg;
 
+    seg_here(s);
     if (!p) {
         s->eof = true;
     } else {
@@ -39,6 +52,7 @@ static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
     struct sp_sock *s = arg;
 
+    seg_here(s);
     net_ready(pd_ready(&s->pd, 'w'));
     sock_event(s);
     return ERR_OK;
@@ -63,6 +77,7 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     struct sp_sock *s = arg;
 
     s->connected = true;
+    seg_here(s);
     net_ready(pd_ready(&s->pd, 'w'));
     sock_event(s);
     return ERR_OK;
@@ -102,6 +117,7 @@ static err_t accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     if (l->acc.n == BACKLOG || !(s = sock_new(K_TCP)))
         return ERR_MEM;         /* lwIP resets the connection */
     s->connected = true;
+    seg_here(s);
     tcp_attach(s, pcb);
     l->acc.q[(l->acc.head + l->acc.n++) % BACKLOG] = s;
     net_ready(pd_ready(&l->pd, 'r'));

@@ -42,6 +42,8 @@ struct sp_sock {
     struct pbuf *rxq, *rxtail;  /* TCP: received, linked through next */
     u16_t rxoff;                /* bytes of rxq already read */
     uint64_t udp_drops;         /* UDP: datagrams the queue had no room for */
+    int home;                   /* TCP: 1 + the core that handled the
+                                   connection's first segment, 0 before */
     union {
         struct {                /* K_LISTEN: accepted, not yet taken */
             struct sp_sock *q[BACKLOG];

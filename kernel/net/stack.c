@@ -21,6 +21,7 @@
  * scheduler.  Whoever leaves the stack first delivers the packets lwIP
  * queued for the machine itself (its own address, 127.0.0.1).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <spindle/net.h>
@@ -46,9 +47,18 @@
 struct spinlock stack_lock = SPINLOCK_INIT(LOCK_STACK);
 struct netif net_if;
 uint64_t net_rx_nomem;          /* frames dropped: no pbuf; stack_lock */
+struct net_pstats net_pstats[MAXCPU];
 
 static struct g *readied;       /* Gs to wake on leaving; stack_lock */
 static struct timer lwip_timer;
+
+/* How stack_lock is used, under it: every take counted, a take that found
+   it held timed (the wait), and every 64th take's hold timed. */
+static struct {
+    uint64_t takes, contended, wait_cycles;
+    uint64_t held_samples, held_cycles;
+    uint64_t held_from;         /* arch_cycles() of a sampled take, or 0 */
+} lockst;
 
 u32_t sys_now(void)
 {
@@ -62,12 +72,43 @@ uint32_t lwip_rand(void)
 
 unsigned long stack_lock_take(void)
 {
-    return spin_lock(&stack_lock);
+    unsigned long f;
+
+    if (spin_is_locked(&stack_lock)) {
+        uint64_t t = arch_cycles();
+
+        f = spin_lock(&stack_lock);
+        lockst.contended++;
+        lockst.wait_cycles += arch_cycles() - t;
+    } else {
+        f = spin_lock(&stack_lock);
+    }
+    lockst.held_from = ++lockst.takes % 64 ? 0 : arch_cycles();
+    return f;
+}
+
+/* stack_lock's release, for every way out of the stack. */
+static void stack_release(unsigned long f)
+{
+    if (lockst.held_from) {
+        lockst.held_samples++;
+        lockst.held_cycles += arch_cycles() - lockst.held_from;
+    }
+    spin_unlock(&stack_lock, f);
+}
+
+struct net_pstats *net_mine(void)
+{
+    return &net_pstats[this_cpu()->id];
 }
 
 void net_ready(struct g *gp)
 {
     if (gp) {
+        int last = __atomic_load_n(&gp->lastcpu, __ATOMIC_RELAXED);
+
+        if (last >= 0 && last != this_cpu()->id)
+            net_mine()->xwake++;
         gp->schedlink = readied;
         readied = gp;
     }
@@ -99,7 +140,7 @@ void stack_unlock(unsigned long f)
     netif_poll_all();           /* what was sent to ourselves */
     list = take_readied();
 
-    spin_unlock(&stack_lock, f);
+    stack_release(f);
     ready_all(list);
 }
 
@@ -139,17 +180,21 @@ void stack_timers_check(void)
 
 /* ---- The NIC as lwIP's netif ---------------------------------------- */
 
+/* A frame goes out on the sending core's own queue: no core shares a TX
+   queue with another where the NIC has one per core. */
 static err_t linkoutput(struct netif *nif, struct pbuf *p)
 {
+    int q = this_cpu()->id % net_dev->nqueues;
     uint8_t *buf;
 
     if (p->tot_len > NETDEV_FRAME_MAX)
         return ERR_BUF;
-    buf = net_dev->ops->tx_buf(net_dev);
+    buf = net_dev->ops->tx_buf(net_dev, q);
     if (!buf)
         return ERR_MEM;         /* TCP retransmits; UDP is best effort */
     pbuf_copy_partial(p, buf, p->tot_len, 0);
-    net_dev->ops->tx_send(net_dev, buf, p->tot_len);
+    net_dev->ops->tx_send(net_dev, q, buf, p->tot_len);
+    net_mine()->tx++;
     return ERR_OK;
 }
 
@@ -163,6 +208,12 @@ static void deliver(void *arg, const uint8_t *frame, uint32_t len)
 {
     u16_t n = len < ETH_MIN_FRAME ? ETH_MIN_FRAME : (u16_t)len;
     struct pbuf *p = pbuf_alloc(PBUF_RAW, n, PBUF_POOL);
+    struct net_pstats *ps = net_mine();
+    int q = (int)(intptr_t)arg;
+
+    ps->rx++;
+    if (q != this_cpu()->id % net_dev->nqueues)
+        ps->away++;             /* polled by a core not the queue's */
 
     if (!p) {
         net_rx_nomem++;
@@ -189,33 +240,34 @@ static err_t nif_init(struct netif *nif)
     return ERR_OK;
 }
 
-/* Drains the NIC into lwIP; under stack_lock. */
-static void drain(void)
+/* Drains queue q into lwIP; under stack_lock. */
+static void drain(int q)
 {
     const struct netdev_ops *ops = net_dev->ops;
+    void *arg = (void *)(intptr_t)q;
 
     do {
-        while (ops->rx(net_dev, RX_BUDGET, deliver, NULL) == RX_BUDGET)
+        while (ops->rx(net_dev, q, RX_BUDGET, deliver, arg) == RX_BUDGET)
             ;
-    } while (ops->rx_arm(net_dev));
+    } while (ops->rx_arm(net_dev, q));
 }
 
 /* The scheduler's poll function (netpoll.h): interrupts off. */
-static struct g *poll(void)
+static struct g *poll(int q)
 {
     unsigned long f = stack_lock_take();
     struct g *list;
 
-    drain();
+    drain(q);
     netif_poll_all();
     list = take_readied();
-    spin_unlock(&stack_lock, f);
+    stack_release(f);
     return list;
 }
 
-void stack_nic_irq(void *arg)
+void stack_nic_irq(void *arg, int q)
 {
-    netpoll_interrupt();
+    netpoll_interrupt(q);
 }
 
 void stack_start(void (*status)(struct netif *nif))
@@ -236,8 +288,10 @@ void stack_start(void (*status)(struct netif *nif))
     lwip_due = arch_cycles();
     timer_start(&lwip_timer, lwip_due, 0);
     stack_unlock(f);
-    netpoll_init(poll);
+    netpoll_init(poll, net_dev->nqueues);
 }
+
+static int report_cores(char *buf, size_t len);
 
 int sp_net_report(char *buf, size_t len)
 {
@@ -258,5 +312,77 @@ int sp_net_report(char *buf, size_t len)
             (unsigned)lwip_stats.tcp.drop, (unsigned)lwip_stats.tcp.chkerr,
             (unsigned)lwip_stats.udp.drop);
     stack_unlock(f);
+    if (n >= 0 && (size_t)n < len)
+        n += report_cores(buf + n, len - n);
+    return n;
+}
+
+int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
+                 int ncores)
+{
+    uint64_t ns_per_kcycle = 1000000000000ULL / arch_cycles_hz();
+
+    memset(st, 0, sizeof *st);
+    if (per_core)
+        memset(per_core, 0, (size_t)ncores * sizeof *per_core);
+    if (!net_dev)
+        return -ENETDOWN;
+    st->nqueues = net_dev->nqueues;
+    st->rss = net_dev->rss_table != NULL;
+    for (int c = 0; c < ncpu; c++) {
+        const struct net_pstats *ps = &net_pstats[c];
+        uint64_t rx = __atomic_load_n(&ps->rx, __ATOMIC_RELAXED);
+        uint64_t tx = __atomic_load_n(&ps->tx, __ATOMIC_RELAXED);
+        uint64_t away = __atomic_load_n(&ps->away, __ATOMIC_RELAXED);
+        uint64_t xwake = __atomic_load_n(&ps->xwake, __ATOMIC_RELAXED);
+
+        st->rx += rx;
+        st->tx += tx;
+        st->away += away;
+        st->xwake += xwake;
+        st->split += __atomic_load_n(&ps->split, __ATOMIC_RELAXED);
+        if (per_core && c < ncores) {
+            per_core[c].rx = rx;
+            per_core[c].tx = tx;
+            per_core[c].away = away;
+            per_core[c].xwake = xwake;
+        }
+    }
+    st->lock_takes = __atomic_load_n(&lockst.takes, __ATOMIC_RELAXED);
+    st->lock_contended = __atomic_load_n(&lockst.contended, __ATOMIC_RELAXED);
+    st->lock_wait_ns = __atomic_load_n(&lockst.wait_cycles, __ATOMIC_RELAXED) *
+                       ns_per_kcycle / 1000;
+    if (lockst.held_samples)
+        st->lock_hold_ns = lockst.held_cycles * ns_per_kcycle / 1000 /
+                           lockst.held_samples;
+    return 0;
+}
+
+/* sp_net_report's last lines: where the work ran, and the stack lock. */
+static int report_cores(char *buf, size_t len)
+{
+    struct sp_net_stats st, pc[MAXCPU];
+    int n;
+
+    sp_net_stats(&st, pc, MAXCPU);
+    n = snprintf(buf, len, "\nnet: by core (rx/tx/away/xwake):");
+    for (int c = 0; c < ncpu && n >= 0 && (size_t)n < len; c++)
+        n += snprintf(buf + n, len - n, " c%d %llu/%llu/%llu/%llu", c,
+                      (unsigned long long)pc[c].rx,
+                      (unsigned long long)pc[c].tx,
+                      (unsigned long long)pc[c].away,
+                      (unsigned long long)pc[c].xwake);
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - n,
+            "\nnet: %d queue pair%s%s: away %llu, cross-core wakeups %llu, "
+            "split segments %llu\n"
+            "net: stack lock: %llu takes, %llu found it held (waited "
+            "%llu us in all), mean hold %llu ns",
+            st.nqueues, st.nqueues == 1 ? "" : "s", st.rss ? " with RSS" : "",
+            (unsigned long long)st.away, (unsigned long long)st.xwake,
+            (unsigned long long)st.split, (unsigned long long)st.lock_takes,
+            (unsigned long long)st.lock_contended,
+            (unsigned long long)(st.lock_wait_ns / 1000),
+            (unsigned long long)st.lock_hold_ns);
     return n;
 }

@@ -30,6 +30,7 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "../../time/timeutil.h"
+#include "cpu.h"
 #include "netpoll.h"
 
 #define MAXPOLLS 4096
@@ -48,24 +49,32 @@ static struct {
     bool poll_in_g[MAXPOLLS];   /* polled on a G's stack (an interrupt) */
     int npolls;
     sp_waitgroup wg;
+    /* A NIC with a queue per core (each_core_polls_its_queue): */
+    int packet_q;               /* the queue the packet comes on */
+    int polls[MAXCPU][MAXCPU];  /* [queue][core] polls; atomic */
+    int woke_on;                /* the core the waiter ran on, woken */
 } fake;
 
-/* The fake driver.  Interrupts are off; one core at a time calls it. */
-static struct g *fake_poll(void)
+/* The fake driver for queue q.  Interrupts are off; one core at a time
+   polls a queue, and the single-queue tests have only queue 0. */
+static struct g *fake_poll(int q)
 {
     uint64_t now = sp_nanotime();
     struct g *gp;
     int i = fake.npolls;
 
-    if (i < MAXPOLLS) {
+    __atomic_add_fetch(&fake.polls[q][this_cpu()->id], 1, __ATOMIC_RELAXED);
+    if (q == 0 && i < MAXPOLLS) {
         fake.poll_at[i] = now;
         fake.poll_in_g[i] = getg() != NULL;
         __atomic_store_n(&fake.npolls, i + 1, __ATOMIC_RELEASE);
     }
     gp = __atomic_load_n(&fake.waiter, __ATOMIC_ACQUIRE);
-    if (!gp || now < __atomic_load_n(&fake.packet_at, __ATOMIC_RELAXED))
+    if (!gp || q != fake.packet_q ||
+        now < __atomic_load_n(&fake.packet_at, __ATOMIC_RELAXED) ||
+        !__atomic_compare_exchange_n(&fake.waiter, &gp, NULL, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return NULL;
-    fake.waiter = NULL;
     gp->schedlink = NULL;
     return gp;
 }
@@ -82,6 +91,7 @@ static void waiter(void *arg)
     netpoll_wait_add(1);
     gopark(publish, NULL, WAIT_IO);
     fake.woke_at = sp_nanotime();
+    fake.woke_on = sp_cpu_id();
     netpoll_wait_add(-1);
     sp_waitgroup_done(&fake.wg);
 }
@@ -94,16 +104,24 @@ static void hog(void *arg)
     sp_waitgroup_done(&fake.wg);
 }
 
-/* Starts the waiter, its packet due at packet_at; returns once it is parked. */
-static void start_waiter(uint64_t packet_at)
+/* Starts the waiter, its packet due at packet_at on queue packet_q of a
+   NIC with nqueues; returns once it is parked. */
+static void start_waiter_on(uint64_t packet_at, int nqueues, int packet_q)
 {
     memset(&fake, 0, sizeof fake);
     fake.packet_at = packet_at;
-    netpoll_init(fake_poll);
+    fake.packet_q = packet_q;
+    fake.woke_on = -1;
+    netpoll_init(fake_poll, nqueues);
     sp_waitgroup_add(&fake.wg, 1);
     sp_go(waiter, NULL);
     while (!__atomic_load_n(&fake.waiter, __ATOMIC_ACQUIRE))
         sp_sleep(SP_US(100));
+}
+
+static void start_waiter(uint64_t packet_at)
+{
+    start_waiter_on(packet_at, 1, 0);
 }
 
 TEST(busy_cores_poll)
@@ -119,7 +137,7 @@ TEST(busy_cores_poll)
     for (int i = 0; i < sp_ncpu(); i++)
         sp_go(hog, &end);
     sp_waitgroup_wait(&fake.wg);
-    netpoll_init(NULL);
+    netpoll_init(NULL, 1);
 
     n = __atomic_load_n(&fake.npolls, __ATOMIC_ACQUIRE);
     from = t0 + WINDOW_FROM;
@@ -158,7 +176,7 @@ TEST(idle_cores_poll)
     start_waiter(sp_nanotime() + SP_MS(100));
     at = fake.packet_at;
     sp_waitgroup_wait(&fake.wg);   /* main parks too: all cores idle */
-    netpoll_init(NULL);
+    netpoll_init(NULL, 1);
     printf("# idle cores: the waiter ran %lld us after its packet, "
            "%d polls\n", (long long)(fake.woke_at - at) / 1000,
            fake.npolls);
@@ -172,16 +190,51 @@ TEST(no_waiter_no_poll)
     uint64_t end;
 
     memset(&fake, 0, sizeof fake);
-    netpoll_init(fake_poll);
+    netpoll_init(fake_poll, 1);
     end = sp_nanotime() + SP_MS(100);
     sp_waitgroup_add(&fake.wg, sp_ncpu());
     for (int i = 0; i < sp_ncpu(); i++)
         sp_go(hog, &end);
     sp_waitgroup_wait(&fake.wg);
     sp_sleep(SP_MS(30));        /* idle cores, too */
-    netpoll_init(NULL);
+    netpoll_init(NULL, 1);
     CHECKF(fake.npolls == 0, "polled %d times with no G waiting",
            fake.npolls);
+}
+
+/*
+ * A NIC with a queue per core, every core busy: each core's timer polls
+ * its own queue and no other, and the G a packet on the last queue
+ * readies runs on the last core (its wake queue), not anywhere else.
+ */
+TEST(each_core_polls_its_queue)
+{
+    int nq = sp_ncpu(), last = nq - 1;
+    uint64_t t0, end;
+
+    start_waiter_on(UINT64_MAX, nq, last);
+    t0 = sp_nanotime();
+    end = t0 + HOG_TIME;
+    __atomic_store_n(&fake.packet_at, t0 + PACKET_AT, __ATOMIC_RELAXED);
+    sp_waitgroup_add(&fake.wg, nq);
+    for (int i = 0; i < nq; i++)
+        sp_go(hog, &end);
+    sp_waitgroup_wait(&fake.wg);
+    netpoll_init(NULL, 1);
+    for (int q = 0; q < nq; q++) {
+        int mine = __atomic_load_n(&fake.polls[q][q], __ATOMIC_RELAXED);
+
+        CHECKF(mine > 0, "core %d never polled its queue", q);
+        for (int c = 0; c < nq; c++)
+            CHECKF(c == q || fake.polls[q][c] == 0,
+                   "core %d polled queue %d %d times", c, q, fake.polls[q][c]);
+    }
+    printf("# %d queues: the waiter of queue %d ran on core %d, %lld us "
+           "after its packet\n", nq, last, fake.woke_on,
+           (long long)(fake.woke_at - (t0 + PACKET_AT)) / 1000);
+    CHECKF(fake.woke_on == last, "the waiter of queue %d ran on core %d",
+           last, fake.woke_on);
+    CHECK(fake.woke_at >= t0 + PACKET_AT);
 }
 
 TEST(all_freed)
