@@ -32,6 +32,7 @@ static const char *const reasons[WAIT_NREASONS] = {
     [WAIT_SLEEP] = "sleep",
     [WAIT_IO] = "IO wait",
     [WAIT_TEST] = "test park",
+    [WAIT_MOVE] = "moving to another core",
 };
 
 const char *waitreason_string(enum waitreason r)

@@ -336,8 +336,9 @@ struct g *stop_and_halt(struct m *m)
         }
         smp_poll_calls();
         core_timer_set(m, earliest(wake, netpoll_deadline()));
-        /* Seq-cst, paired with timer_start's scan: either it sees this
-           core halted, or this core's next loop sees its timer. */
+        /* Seq-cst, paired with timer_start's scan and gomoveto's look:
+           either they see this core halted, or this core sees their
+           timer or G below. */
         __atomic_store_n(&m->halted, true, __ATOMIC_SEQ_CST);
         seq_fence();  /* store, then loads */
         /* idle again, last, with interrupts off until the halt: a cross-
@@ -347,7 +348,7 @@ struct g *stop_and_halt(struct m *m)
            nobody left to wake it (the waker's nmspinning = 1 stops every
            later one). */
         if (!timers_next_any_before(m->armed) && !m->polled &&
-            __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
+            wakeq_empty(p) && __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
             TRACE(TEV_IDLE, 0, 0);
             arch_halt();
             TRACE(TEV_WAKE, 0, 0);

@@ -11,13 +11,18 @@
  * waits for the network (Go's netpollAnyWaiters), so a machine without
  * network traffic pays one atomic load per schedule.
  *
- * A NIC with a queue per core (kernel/net/netdev.h) has each core poll
- * its own queue, whose interrupt is aimed at it: a queue's packets, and
- * the Gs they ready, stay on one core.  With fewer queues than cores,
- * core c polls queue c % nqueues.  One core polls a queue at a time (its
- * `polling`, a try-lock: a core that finds it taken has nothing to gain
- * by waiting), so the driver's poll function is never re-entered for a
- * queue.  No lock order: `polling` is never waited for.
+ * Queue q of the NIC (kernel/net/netdev.h) is polled by core q alone,
+ * where its interrupt is aimed: a queue's packets, and the Gs they ready,
+ * stay on one core, and a connection (which RSS keeps on one queue) is
+ * handled on one core from its first packet to its last.  Cores beyond
+ * the NIC's queues poll nothing (with one queue, only the boot core
+ * polls); the Gs a poll readies reach them by stealing.  Unlike Go, where
+ * any P polls the one poller, no idle core polls another core's queue:
+ * that would split the connections of a busy core's queue over two.
+ * A queue is polled by one core at a time even so (its `polling`, a
+ * try-lock: the interrupt of a queue whose core is in the middle of a
+ * poll), so the driver's poll function is never re-entered for a queue.
+ * No lock order: `polling` is never waited for.
  *
  * A device interrupt polls at once, whether or not a G waits
  * (netpoll_interrupt): the stack has work to do on every frame (ARP,
@@ -44,10 +49,13 @@ static int nqueues = 1;             /* queues of poller; set with it */
 int netpoll_nwait;                  /* Gs waiting for the network; atomic */
 static struct pollq pq[MAXCPU];
 
-/* The queue this core polls: its own where the NIC has one per core. */
+/* The queue this core polls, or -1: core q polls queue q, and a core
+   beyond the NIC's queues polls none. */
 static inline int homeq(void)
 {
-    return this_cpu()->id % __atomic_load_n(&nqueues, __ATOMIC_RELAXED);
+    int c = this_cpu()->id;
+
+    return c < __atomic_load_n(&nqueues, __ATOMIC_RELAXED) ? c : -1;
 }
 
 int netpoll_queue(void)
@@ -136,7 +144,7 @@ struct g *netpoll(void)
         return NULL;
     assert(!arch_irqs_enabled());
     q = homeq();
-    if (!try_polling(q))
+    if (q < 0 || !try_polling(q))
         return NULL;
     list = poll_locked(q);
     __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
@@ -196,10 +204,11 @@ void netpoll_interrupt(int q)
 uint64_t netpoll_deadline_slow(void)
 {
     uint64_t now = arch_cycles(), t;
+    int q = homeq();
 
-    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) || q < 0)
         return 0;
-    t = __atomic_load_n(&pq[homeq()].lastpoll, __ATOMIC_RELAXED) + period();
+    t = __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period();
     /* Overdue (nobody polled since the first waiter came, or a poll is
        in progress elsewhere): soon, but never "now" - that would storm
        this core with interrupts while another core polls. */
@@ -209,10 +218,10 @@ uint64_t netpoll_deadline_slow(void)
 bool netpoll_check(uint64_t now)
 {
     struct g *list;
+    int q = homeq();
 
-    if (!netpoll_waiters() ||
-        now < __atomic_load_n(&pq[homeq()].lastpoll, __ATOMIC_RELAXED) +
-              period())
+    if (q < 0 || !netpoll_waiters() ||
+        now < __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period())
         return false;
     list = netpoll();
     if (!list)

@@ -2,7 +2,7 @@
  * netpoll.h - how a network driver feeds the scheduler (Go's netpoll).
  *
  * The driver registers one poll function, called with a queue number:
- * a NIC with a queue per core has each core poll its own (netpoll.c).
+ * core q polls queue q, and cores beyond the NIC's queues none (netpoll.c).
  * A G that waits for the network
  * calls netpoll_wait_add(1), parks with WAIT_IO (gopark: the unlockf is
  * where it becomes visible to the driver, once it is off its stack), and
@@ -39,7 +39,7 @@ struct g;
  */
 void netpoll_init(struct g *(*poll)(int q), int nqueues);
 
-/* The queue the calling core polls (its own, with a queue per core).
+/* The queue the calling core polls (core q polls queue q), -1 for none.
    Interrupts off, or the answer may be another core's. */
 int netpoll_queue(void);
 

@@ -64,6 +64,7 @@ enum waitreason {
     WAIT_SLEEP,             /* "sleep" */
     WAIT_IO,                /* "IO wait": the network (netpoll.h) */
     WAIT_TEST,              /* "test park" */
+    WAIT_MOVE,              /* "moving to another core" (gomoveto) */
     WAIT_NREASONS,
 };
 
@@ -198,6 +199,14 @@ void sched_detail(void);
  */
 void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
             enum waitreason reason);
+
+/*
+ * The calling G goes on running on core cpu (whose P's wake queue it
+ * joins, ahead of that P's run queue), which a thief may still take it
+ * from later as from any P.  No-op if it runs there already.  From a G,
+ * holding no spinlock.
+ */
+void gomoveto(int cpu);
 
 /*
  * gopark that releases spinlock l (taken with spin_lock, and the only lock

@@ -23,6 +23,7 @@
  * are seq-cst so that the spinning protocol's re-check (idle.c step 4)
  * sees a G queued before its readier looked for idle cores.
  */
+#include "panic.h"
 #include "schedimpl.h"
 #include "tracer.h"
 
@@ -99,4 +100,33 @@ struct g *wakeq_steal(struct p *thief, struct p *victim)
     }
     gp->schedlink = NULL;
     return gp;
+}
+
+/*
+ * On g0, the G that called gomoveto off its stack and parked: it joins
+ * the target P's wake queue, and the target's core, if it halted, is
+ * interrupted to run it.  The seq-cst nwake update (wakeq_put) then the
+ * load of `halted` pairs with stop_and_halt's store of `halted` then its
+ * look at the wake queue: either this side sees the core halted and
+ * interrupts it, or the core sees the G before it halts.
+ */
+static bool moveto_unlock(struct g *gp, void *arg)
+{
+    struct p *p = sched.allp[(intptr_t)arg];
+    struct m *m = sched.allm[p->id];
+
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+    TRACE(TEV_READY, gp->goid, gp->goid);   /* it readied itself */
+    wakeq_put(p, gp);
+    if (__atomic_load_n(&m->halted, __ATOMIC_SEQ_CST))
+        arch_send_ipi(m->cpu);
+    return true;
+}
+
+void gomoveto(int cpu)
+{
+    if (cpu < 0 || cpu >= ncpu)
+        panic("gomoveto: no core %d (%d cores)", cpu, ncpu);
+    if (cpu != this_cpu()->id)
+        gopark(moveto_unlock, (void *)(intptr_t)cpu, WAIT_MOVE);
 }

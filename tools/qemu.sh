@@ -26,6 +26,10 @@
 #     ip addr add 192.0.2.1/24 dev spt0 && ip link set spt0 up &&
 #     NET=tap TAP=spt0 tools/qemu.sh x86_64 IMAGE 2 ip=192.0.2.2/24 gw=192.0.2.1'
 # (tools/bench-net.sh does this).  The guest has no DHCP server there.
+# QUEUES=N (tap only, default 1) makes the NIC multiqueue: N RX/TX queue
+# pairs with receive-side scaling (QEMU's, in software: no vhost), a
+# vector per queue; the TAP must then be a multi_queue one (`ip tuntap
+# add ... multi_queue`, as tools/tapns.sh makes it).
 # Without NET the guest has no NIC at all (QEMU would add a default one).
 #
 # x86_64-efi: the same q35 machine with OVMF (Debian's ovmf) as its
@@ -97,9 +101,19 @@ tap)
         echo "qemu.sh: NET=tap needs TAP=<an existing tap device>${tap:+ (no device $tap here)}" >&2
         exit 2
     fi
-    net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
-             -device virtio-net-pci,netdev=n0)
-    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net on tap device $tap" >&2
+    queues=${QUEUES:-1}
+    case $queues in
+    [1-9] | [1-5][0-9] | 6[0-4]) ;;
+    *) echo "qemu.sh: QUEUES=$queues is not a number of queue pairs from 1 to 64" >&2; exit 2 ;;
+    esac
+    if [ "$queues" = 1 ]; then
+        net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
+                 -device virtio-net-pci,netdev=n0)
+    else
+        net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,queues=$queues"
+                 -device "virtio-net-pci,netdev=n0,mq=on,rss=on,vectors=$((2 * queues + 2))")
+    fi
+    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net on tap device $tap, $queues queue pair(s)" >&2
     ;;
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac

@@ -114,7 +114,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|status|expect|screen|trace)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|status|expect|screen|trace)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -340,6 +340,7 @@ for item in "${items[@]}"; do
     qcpu=${qcpu:-${CPU:-}}
     qacpi=$(conf "$dir" acpi "$arch")
     netw=$(conf "$dir" net "$arch")
+    queues=$(conf "$dir" queues "$arch")
     hostcpu=$(conf "$dir" hostcpu "$arch")
     expect=$(conf "$dir" expect "$arch")
     screen=$(conf "$dir" screen "$arch")
@@ -391,11 +392,14 @@ for item in "${items[@]}"; do
                     peer_args="--guest $TAP_GUEST --bind $TAP_HOST --serve 7001 --closed 7002"
                 : > "$log.peer"
                 # shellcheck disable=SC2086 # kargs is a list of words
-                NET=tap TAP=spt0 NETPEER=$netpeer NETPEER_ARGS=$peer_args \
+                nq=1 qarg=
+                [ "$queues" = smp ] && nq=$n
+                [ -n "$queues" ] && qarg=queues=$nq
+                NET=tap TAP=spt0 QUEUES=$nq NETPEER=$netpeer NETPEER_ARGS=$peer_args \
                     CPU=$qcpu ACPI=$qacpi MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
                     tools/tapns.sh "$log.peer" tools/qemu.sh "$arch" "$img" \
                     "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
-                    "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST \
+                    "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST $qarg \
                     > "$log" 2>&1 < /dev/null
                 rc=$?
                 break

@@ -5,8 +5,9 @@
 # tap=spt0 ip=192.0.2.2/24.  With NETPEER_ARGS set, the test peer
 # (NETPEER, default build/host/netpeer) runs in the namespace beside CMD,
 # its stdout in PEERLOG.out and its stderr in PEERLOG, and CMD starts once
-# the peer says it is ready.  Needs root (unshare -n).  Exits with CMD's
-# status.
+# the peer says it is ready.  With QUEUES above 1 the TAP is a
+# multi_queue one, for a multiqueue NIC (tools/qemu.sh QUEUES=).  Needs
+# root (unshare -n).  Exits with CMD's status.
 set -u
 if [ "${1:-}" != --inside ]; then
     exec unshare -n "$0" --inside "$@"
@@ -15,7 +16,7 @@ shift
 peerlog=$1
 shift
 ip link set lo up &&
-    ip tuntap add dev spt0 mode tap &&
+    ip tuntap add dev spt0 mode tap $([ "${QUEUES:-1}" -gt 1 ] && echo multi_queue) &&
     ip addr add 192.0.2.1/24 dev spt0 &&
     ip link set spt0 up || { echo "tapns: cannot make the TAP device" >&2; exit 125; }
 peer=

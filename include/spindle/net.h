@@ -44,8 +44,13 @@ int sp_net_wait(uint64_t timeout_ns);
 int sp_net_addr(char *buf, size_t len);
 
 sp_listener *sp_listen(const char *addr, int *err);
+/* With a NIC queue per core, returns on the core whose queue the
+   connection's packets come to (the calling G moves there), so a G it
+   spawns for the connection starts where its packets are handled. */
 sp_conn *sp_accept(sp_listener *l, int *err);
-/* timeout_ns 0: wait as long as TCP tries. */
+/* timeout_ns 0: wait as long as TCP tries.  With a NIC queue per core
+   and RSS, the local port is chosen so that the connection's packets
+   come to the calling core's queue. */
 sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err);
 
 long sp_read(sp_conn *c, void *buf, size_t len);
@@ -95,6 +100,9 @@ struct sp_net_stats {
     uint64_t split;             /* TCP segments handled on a core other
                                    than the one that took their
                                    connection's first */
+    uint64_t misdial;           /* sp_dial connections whose packets came
+                                   to another core than the dialling one
+                                   (with RSS) */
     uint64_t lock_takes;        /* the stack lock: acquisitions, */
     uint64_t lock_contended;    /* how many found it held, */
     uint64_t lock_wait_ns;      /* their total wait, */

@@ -27,6 +27,8 @@ struct net_pstats {
     uint64_t xwake;                 /* Gs readied here that ran elsewhere */
     uint64_t split;                 /* TCP segments of a connection whose
                                        first was handled elsewhere */
+    uint64_t misdial;               /* dials answered on another queue than
+                                       their port was chosen for */
 };
 extern struct net_pstats net_pstats[];
 

@@ -10,7 +10,12 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 #include "bsd.h"
+#include "netdev.h"
+#include "net.h"
+#include "sched.h"
 #include "netimpl.h"
+#include "netpoll.h"
+#include "rss.h"
 #include "sockimpl.h"
 
 /* ---- lwIP's callbacks (under stack_lock) --------------------------- */
@@ -78,6 +83,8 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
 
     s->connected = true;
     seg_here(s);
+    if (s->dialq && s->dialq != this_cpu()->id + 1)
+        net_mine()->misdial++;  /* the replies came to another queue */
     net_ready(pd_ready(&s->pd, 'w'));
     sock_event(s);
     return ERR_OK;
@@ -163,6 +170,7 @@ sp_conn *sp_accept(sp_listener *l, int *err)
 {
     struct sp_sock *s = NULL;
     unsigned long f;
+    int home;
     int rc = pd_prepare(&l->pd, 'r');
 
     if (rc != PD_OK)
@@ -186,12 +194,54 @@ sp_conn *sp_accept(sp_listener *l, int *err)
         if (rc != PD_OK)
             break;
     }
+    home = s && net_dev->nqueues > 1 ? s->home - 1 : -1;
     release(l, f);
     if (!s)
         return fail(err, pd_errno(rc));
+    /* The connection's packets come on its queue's core: the caller goes
+       there too, so that what it does next (spawning the connection's G)
+       happens on that core. */
+    if (home >= 0)
+        gomoveto(home);
     if (err)
         *err = 0;
     return s;
+}
+
+/*
+ * With RSS, binds pcb to the first free ephemeral port, from a random
+ * one on, whose replies from a hash to this core's queue, and returns
+ * that queue; else, or if none of a few tries is free, leaves the choice
+ * to tcp_connect and returns -1.  Under stack_lock.
+ */
+static int bind_to_my_queue(struct tcp_pcb *pcb, const struct sock_addr *a)
+{
+    const ip4_addr_t *me = netif_ip4_addr(&net_if);
+    uint16_t lo = 0xC000, hi = 0xFFFF;    /* IANA's dynamic ports, as lwIP's */
+    uint16_t start = (uint16_t)(lo + lwip_rand() % (hi - lo + 1u));
+    uint32_t laddr, raddr;
+    int q = netpoll_queue();
+
+    if (q < 0)                  /* a core without a queue: one it shares */
+        q = this_cpu()->id % net_dev->nqueues;
+    if (!net_dev->rss_table || !IP_IS_V4(&a->ip) || ip4_addr_isany(me))
+        return -1;
+    laddr = lwip_ntohl(ip4_addr_get_u32(me));
+    raddr = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&a->ip)));
+    for (int tries = 0; tries < 16; tries++) {
+        uint16_t p = rss_port_for_queue(rss_key, net_dev->rss_table,
+                                        net_dev->rss_entries,
+                                        (uint16_t)q, laddr,
+                                        raddr, a->port, lo, hi, start,
+                                        NULL, NULL);
+
+        if (!p)
+            return -1;
+        if (tcp_bind(pcb, IP4_ADDR_ANY, p) == ERR_OK)
+            return q;
+        start = p == hi ? lo : (uint16_t)(p + 1);     /* in use: the next */
+    }
+    return -1;
 }
 
 sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
@@ -207,6 +257,7 @@ sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
         return NULL;
     pcb = s->pcb.tcp;
     tcp_attach(s, pcb);
+    s->dialq = bind_to_my_queue(pcb, &a) + 1;
     e = tcp_connect(pcb, &a.ip, a.port, tcp_connected_cb);
     hold(s);
     stack_timers_check();       /* the SYN's retransmission timer */

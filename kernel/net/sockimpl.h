@@ -44,6 +44,8 @@ struct sp_sock {
     uint64_t udp_drops;         /* UDP: datagrams the queue had no room for */
     int home;                   /* TCP: 1 + the core that handled the
                                    connection's first segment, 0 before */
+    int dialq;                  /* TCP: 1 + the queue a dial's port was
+                                   chosen for (RSS), 0 if none was */
     union {
         struct {                /* K_LISTEN: accepted, not yet taken */
             struct sp_sock *q[BACKLOG];

@@ -180,8 +180,9 @@ void stack_timers_check(void)
 
 /* ---- The NIC as lwIP's netif ---------------------------------------- */
 
-/* A frame goes out on the sending core's own queue: no core shares a TX
-   queue with another where the NIC has one per core. */
+/* A frame goes out on the sending core's own queue (core c on queue c;
+   a core beyond the NIC's queues shares one): no core shares a TX queue
+   with another where the NIC has one per core. */
 static err_t linkoutput(struct netif *nif, struct pbuf *p)
 {
     int q = this_cpu()->id % net_dev->nqueues;
@@ -212,7 +213,7 @@ static void deliver(void *arg, const uint8_t *frame, uint32_t len)
     int q = (int)(intptr_t)arg;
 
     ps->rx++;
-    if (q != this_cpu()->id % net_dev->nqueues)
+    if (q != this_cpu()->id)
         ps->away++;             /* polled by a core not the queue's */
 
     if (!p) {
@@ -320,7 +321,7 @@ int sp_net_report(char *buf, size_t len)
 int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
                  int ncores)
 {
-    uint64_t ns_per_kcycle = 1000000000000ULL / arch_cycles_hz();
+    uint64_t ns_per_kcycle = 1000000000000ULL / arch_cycles_hz(), held;
 
     memset(st, 0, sizeof *st);
     if (per_core)
@@ -341,6 +342,7 @@ int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
         st->away += away;
         st->xwake += xwake;
         st->split += __atomic_load_n(&ps->split, __ATOMIC_RELAXED);
+        st->misdial += __atomic_load_n(&ps->misdial, __ATOMIC_RELAXED);
         if (per_core && c < ncores) {
             per_core[c].rx = rx;
             per_core[c].tx = tx;
@@ -352,9 +354,11 @@ int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
     st->lock_contended = __atomic_load_n(&lockst.contended, __ATOMIC_RELAXED);
     st->lock_wait_ns = __atomic_load_n(&lockst.wait_cycles, __ATOMIC_RELAXED) *
                        ns_per_kcycle / 1000;
-    if (lockst.held_samples)
-        st->lock_hold_ns = lockst.held_cycles * ns_per_kcycle / 1000 /
-                           lockst.held_samples;
+    held = __atomic_load_n(&lockst.held_samples, __ATOMIC_RELAXED);
+    if (held)
+        st->lock_hold_ns = __atomic_load_n(&lockst.held_cycles,
+                                           __ATOMIC_RELAXED) *
+                           ns_per_kcycle / 1000 / held;
     return 0;
 }
 
@@ -375,12 +379,13 @@ static int report_cores(char *buf, size_t len)
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - n,
             "\nnet: %d queue pair%s%s: away %llu, cross-core wakeups %llu, "
-            "split segments %llu\n"
+            "split segments %llu, misdialled %llu\n"
             "net: stack lock: %llu takes, %llu found it held (waited "
             "%llu us in all), mean hold %llu ns",
             st.nqueues, st.nqueues == 1 ? "" : "s", st.rss ? " with RSS" : "",
             (unsigned long long)st.away, (unsigned long long)st.xwake,
-            (unsigned long long)st.split, (unsigned long long)st.lock_takes,
+            (unsigned long long)st.split, (unsigned long long)st.misdial,
+            (unsigned long long)st.lock_takes,
             (unsigned long long)st.lock_contended,
             (unsigned long long)(st.lock_wait_ns / 1000),
             (unsigned long long)st.lock_hold_ns);

@@ -16,7 +16,9 @@
  *   tcp_echo_1000          1000 connections to :7 in five commands of 200
  *                          (2000 to 20000 bytes each), 64 open at once with
  *                          data flowing on all; every byte checked by the
- *                          peer; every server G ends
+ *                          peer; every server G ends; with several NIC
+ *                          queues each took at least a quarter of its
+ *                          share of the frames
  *   bulk_in_64m            64 MiB from the peer into :9, the FNV-1a of what
  *                          came compared with the peer's (tests/net/stream.h)
  *   bulk_out_64m           64 MiB of the stream from :9 to the peer, then
@@ -42,17 +44,29 @@
  *                          KiB written by one G and read back by another
  *   dial_refused           sp_dial to a host port nobody listens on fails
  *                          with -ECONNREFUSED
+ *   dial_from_every_core   a G moved to each core dials the echo server 8
+ *                          times, a short exchange on each connection
+ *   one_core_per_connection  over all of the above: no frame handled away
+ *                          from its queue's core, no segment away from its
+ *                          connection's first core, no dial answered on
+ *                          another core's queue, cores without a queue
+ *                          handled nothing, and the NIC has queues= pairs
+ *                          (1 without it) with RSS when more than one
  *   shutdown               sp_close of the listeners wakes their Gs (-EPIPE);
  *                          the peer is told to quit
  *
  * Both bulk cases move 64 MiB on both arches (BULK_BYTES): under TCG on a
  * 2-core host that takes a few seconds each way (see the runner's times).
+ *
+ * tests/net/mq runs these same cases on a multiqueue NIC (a queue per
+ * core, RSS) on a TAP device; the runner then passes queues=N.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <spindle/chan.h>
+#include <spindle/cpu.h>
 #include <spindle/net.h>
 #include <spindle/sched.h>
 #include <spindle/sync.h>
@@ -77,6 +91,9 @@ static const char *guest_addr = "10.0.2.15";
 static const char *host_addr = "10.0.2.2";
 
 static int serve_port, closed_port;     /* from the command line */
+static int want_queues = 1;             /* queues=: the NIC's queue pairs */
+
+#define MAX_CORES 64
 static sp_listener *l7, *l9, *lctl;
 static sp_udp *u7;
 static sp_conn *ctl;
@@ -355,10 +372,14 @@ TEST(control)
 TEST(tcp_echo_1000)
 {
     static const int sizes[] = { 2000, 4096, 8000, 14600, 20000 };
-    uint64_t t0 = sp_nanotime(), t;
+    static struct sp_net_stats before[MAX_CORES], after[MAX_CORES];
+    struct sp_net_stats st;
+    uint64_t t0 = sp_nanotime(), t, total = 0;
     int total0 = __atomic_load_n(&echo_total, __ATOMIC_RELAXED);
     int errors0 = __atomic_load_n(&echo_errors, __ATOMIC_RELAXED);
     char cmd[64];
+
+    sp_net_stats(&st, before, MAX_CORES);
 
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         snprintf(cmd, sizeof cmd, "echo %d %d %d", ECHO_CONNS,
@@ -380,6 +401,21 @@ TEST(tcp_echo_1000)
            5 * ECHO_CONNS);
     CHECKF(echo_errors == errors0, "%d echo connections ended with an "
            "error", echo_errors - errors0);
+    /* Each queue's frames are handled by its own core alone (checked in
+       one_core_per_connection): its core's count is the queue's. */
+    sp_net_stats(&st, after, MAX_CORES);
+    for (int q = 0; q < st.nqueues; q++)
+        total += after[q].rx - before[q].rx;
+    printf("# frames by queue:");
+    for (int q = 0; q < st.nqueues; q++)
+        printf(" %llu", (unsigned long long)(after[q].rx - before[q].rx));
+    printf(" (%d queue%s, RSS %s)\n", st.nqueues, st.nqueues > 1 ? "s" : "",
+           st.rss ? "on" : "off");
+    for (int q = 0; q < st.nqueues; q++)
+        CHECKF(after[q].rx - before[q].rx >= total / st.nqueues / 4,
+               "queue %d took %llu of %llu frames: under a quarter of its "
+               "share", q, (unsigned long long)(after[q].rx - before[q].rx),
+               (unsigned long long)total);
 }
 
 /* What a transfer that stopped moving leaves to read: who runs, who
@@ -785,6 +821,98 @@ TEST(dial_refused)
            addr, sp_net_strerror(err), err);
 }
 
+/* One G per core, each moved there first, each dialling the echo
+   server DIALS_PER_CORE times with a short exchange on every connection.
+   With RSS every dial picks its port for its core's queue (misdial). */
+#define DIALS_PER_CORE 8
+
+static struct {
+    sp_waitgroup wg;
+    int failed;                 /* dials or exchanges that failed; atomic */
+    char why[96];               /* the first failure */
+} de;
+
+static void dial_from(void *arg)
+{
+    int core = (int)(intptr_t)arg, err;
+    char addr[32], buf[64], want[64];
+
+    gomoveto(core);
+    snprintf(addr, sizeof addr, "%s:%d", host_addr, serve_port);
+    for (int i = 0; i < DIALS_PER_CORE; i++) {
+        sp_conn *c = sp_dial(addr, SP_S(10), &err);
+        int n = snprintf(want, sizeof want, "core %d dial %d", core, i);
+        long got = 0, r = 0;
+
+        if (c && sp_write(c, want, (size_t)n) == n) {
+            sp_set_read_deadline(c, (int64_t)(sp_nanotime() + SP_S(10)));
+            while (got < n && (r = sp_read(c, buf + got, sizeof buf - got)) > 0)
+                got += r;
+        }
+        if (!c || got != n || memcmp(buf, want, (size_t)n)) {
+            if (__atomic_fetch_add(&de.failed, 1, __ATOMIC_RELAXED) == 0)
+                snprintf(de.why, sizeof de.why, "%s: %s", want,
+                         !c ? sp_net_strerror(err) :
+                         r < 0 ? sp_net_strerror((int)r) : "wrong echo");
+        }
+        if (c)
+            sp_close(c);
+    }
+    sp_waitgroup_done(&de.wg);
+}
+
+TEST(dial_from_every_core)
+{
+    uint64_t t0 = sp_nanotime();
+
+    sp_waitgroup_add(&de.wg, sp_ncpu());
+    for (int k = 0; k < sp_ncpu(); k++)
+        sp_go(dial_from, (void *)(intptr_t)k);
+    sp_waitgroup_wait(&de.wg);
+    printf("# %d dials from %d cores in %llu ms\n",
+           DIALS_PER_CORE * sp_ncpu(), sp_ncpu(),
+           (unsigned long long)ms_since(t0));
+    CHECKF(de.failed == 0, "%d of %d dials failed; first: %s", de.failed,
+           DIALS_PER_CORE * sp_ncpu(), de.why);
+}
+
+/*
+ * Where the network's work ran, over every case so far: each queue's
+ * frames handled on its own core only, every connection's segments on
+ * one core, every dial answered on the dialling core's queue, and as
+ * many queues as the NIC was given (queues= from the runner, else 1).
+ */
+TEST(one_core_per_connection)
+{
+    static struct sp_net_stats pc[MAX_CORES];
+    struct sp_net_stats st;
+    int rc = sp_net_stats(&st, pc, MAX_CORES);
+
+    CHECKF(rc == 0, "sp_net_stats: %s", sp_net_strerror(rc));
+    printf("# %d queue%s (RSS %s): rx %llu tx %llu frames, away %llu, "
+           "split %llu, misdialled %llu, cross-core wakeups %llu; stack "
+           "lock %llu takes, %llu contended, mean hold %llu ns\n",
+           st.nqueues, st.nqueues > 1 ? "s" : "", st.rss ? "on" : "off",
+           (unsigned long long)st.rx, (unsigned long long)st.tx,
+           (unsigned long long)st.away, (unsigned long long)st.split,
+           (unsigned long long)st.misdial, (unsigned long long)st.xwake,
+           (unsigned long long)st.lock_takes,
+           (unsigned long long)st.lock_contended,
+           (unsigned long long)st.lock_hold_ns);
+    CHECKF(st.nqueues == want_queues, "%d queue pairs, expected %d",
+           st.nqueues, want_queues);
+    CHECKF(want_queues == 1 || st.rss, "%d queues without RSS", st.nqueues);
+    CHECKF(st.away == 0, "%llu frames handled on a core not their queue's",
+           (unsigned long long)st.away);
+    CHECKF(st.split == 0, "%llu segments handled on another core than "
+           "their connection's first", (unsigned long long)st.split);
+    CHECKF(st.misdial == 0, "%llu dials answered on another core's queue",
+           (unsigned long long)st.misdial);
+    for (int c = st.nqueues; c < sp_ncpu() && c < MAX_CORES; c++)
+        CHECKF(pc[c].rx == 0, "core %d has no queue but handled %llu "
+               "frames", c, (unsigned long long)pc[c].rx);
+}
+
 TEST(shutdown)
 {
     bool ok;
@@ -822,6 +950,8 @@ int main(int argc, char **argv)
             host_addr = argv[i] + 5;
         else if (!strncmp(argv[i], "guest=", 6))
             guest_addr = argv[i] + 6;
+        else if (!strncmp(argv[i], "queues=", 7))
+            want_queues = atoi(argv[i] + 7);
         if (!next || end == argv[i] || *end || v < 1 || v > 65535)
             continue;
         *next = (int)v;
