@@ -182,12 +182,21 @@ $(foreach d,$(IMAGE_DIRS),$(eval $(call $(IMAGE_RULE),$(d))))
 
 # make run gives the guest a NIC on QEMU's user network (NET=user): host
 # port HOSTPORT (8080) on 127.0.0.1 reaches the guest's GUESTPORT (80).
-# NET= boots without a NIC.
+# NET= boots without a NIC.  NET=tap (root) boots it in a network
+# namespace of its own on a TAP device (tools/tapns.sh: the guest at
+# 192.0.2.2, the namespace's end 192.0.2.1), QUEUES=N with N queue pairs
+# and RSS; reach it with `nsenter -t <QEMU's pid> -n curl http://192.0.2.2/`.
 NET ?= user
 run:
 	@[ -d apps/$(APP) ] || { echo "make run: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+ifeq ($(NET),tap)
+	$(Q)QUEUES=$(or $(QUEUES),1) tools/tapns.sh /dev/null env NET=tap TAP=spt0 \
+	    QUEUES=$(or $(QUEUES),1) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) \
+	    ip=192.0.2.2/24 gw=192.0.2.1 $(CMDLINE)
+else
 	$(Q)NET=$(NET) tools/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+endif
 
 # The execution tracer (tools/trace.sh): the app booted with trace=1 and
 # its dump converted to $(TRACE_OUT).json for Perfetto, with a summary;
@@ -323,10 +332,15 @@ bench: $(B)/apps/bench.elf
 # Network benchmarks (tools/bench-net.sh): apps/httpd under wrk (req/s, p50,
 # p99) and one bulk TCP download (Mbit/s), on QEMU's user network and, as
 # root, on a TAP device in a private network namespace; BENCH_NET="reps=3
-# only=user,tap mib=128 secs=10".  Needs wrk (tools/deps.sh net).
+# only=user,tap mib=128 secs=10".  NET=tap (or user) on make's command
+# line runs that backend alone; QUEUES=N gives the TAP's NIC N queue pairs
+# with RSS and runs it with one pair too, for the comparison.  Needs wrk
+# (tools/deps.sh net).
 .PHONY: bench-net
 bench-net: $(B)/apps/httpd.elf
-	$(Q)tools/bench-net.sh $(RUN_ARCH) $(SMP) $(BENCH_NET)
+	$(Q)tools/bench-net.sh $(RUN_ARCH) $(SMP) \
+	    $(if $(filter command line,$(origin NET)),only=$(NET)) \
+	    $(if $(QUEUES),queues=$(QUEUES)) $(BENCH_NET)
 
 # The same workloads in Go (apps/bench/go), run beside Spindle's bench
 # with GOMAXPROCS=SMP and the same BENCH args; tools/bench-table.sh makes

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N] - network
+# bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N] [queues=N] - network
 # benchmarks of apps/httpd, printing "BENCH <name> <value> <unit>" and "# "
 # lines as tools/bench.sh does.  `make bench-net [SMP=n] [ARCH=...]
 # [BENCH_NET="reps=5 only=user"]` runs it.
@@ -12,6 +12,10 @@
 #       BENCH http_p99_<backend>  wrk's 99% latency, in us
 #   - one TCP stream guest -> host: curl downloads /bytes/<mib MiB> once:
 #       BENCH tcp_mbps_<backend>  its bytes * 8 / curl's total time, Mbit/s
+#   - from the guest's counters (/debug/sched) before and after wrk:
+#       BENCH net_xcore_per_req_<backend>  (wakeups of a G on another core
+#       than it last ran on + frames handled away from their queue's core)
+#       per request wrk made
 # and prints the median of the reps (all in one boot per backend).
 #
 # Backends:
@@ -24,7 +28,10 @@
 #         (a documentation range), the guest on it (NET=tap TAP=spt0,
 #         ip=192.0.2.2/24 gw=192.0.2.1) and wrk and curl against
 #         http://192.0.2.2/.  The namespace has lo and spt0 and no other
-#         route, so no packet can leave it.
+#         route, so no packet can leave it.  With queues=N (N > 1) the NIC
+#         has N queue pairs with RSS on a multi_queue TAP (tools/qemu.sh
+#         QUEUES=N), and a second backend, tap_q1, runs the same with one
+#         queue pair in the same run, for the comparison.
 # Defaults: reps=3 (about 45 s a backend, 1.5 min in all), only=user,tap,
 # mib=128, secs=10.
 #
@@ -94,8 +101,12 @@ if [ "${1:-}" = __run ]; then
         export NET=user HOSTPORT=$port GUESTPORT=80
         unset HOSTFWD
         ;;
-    tap)
-        ip tuntap add dev spt0 mode tap || fail "ip tuntap add failed"
+    tap | tap_q1)
+        q=${QUEUES:-1}
+        [ "$backend" = tap_q1 ] && q=1
+        mq=
+        [ "$q" -gt 1 ] && mq=multi_queue
+        ip tuntap add dev spt0 mode tap $mq || fail "ip tuntap add failed"
         ip addr add 192.0.2.1/24 dev spt0 || fail "ip addr add failed"
         ip link set spt0 up || fail "ip link set spt0 up failed"
         # Belt and braces: this namespace must have no way out.
@@ -104,7 +115,7 @@ if [ "${1:-}" = __run ]; then
             fail "the namespace is not private: $(ip -o link show | tr '\n' ' ')"
         fi
         url=http://192.0.2.2
-        export NET=tap TAP=spt0
+        export NET=tap TAP=spt0 QUEUES=$q
         cmdline=(ip=192.0.2.2/24 gw=192.0.2.1)
         ;;
     *) fail "unknown backend" ;;
@@ -165,12 +176,24 @@ if [ "${1:-}" = __run ]; then
             "$log.times"
     }
 
+    # xcore: "<cross-core wakeups> <frames away>" from the guest's counters.
+    xcore() {
+        curl -s -m 10 "$url/debug/sched" |
+            sed -n 's/^net: .*away \([0-9]*\), cross-core wakeups \([0-9]*\).*/\2 \1/p' |
+            head -n 1
+    }
     for i in $(seq "$REPS"); do
+        x0=$(xcore)
         before=$(ticks); n0=$(tcpstat); h0=$(hostcpu); times > "$log.times"; k0=$(kids); t0=$(date +%s.%N)
         timeout -k 5 $((SECS + 60)) wrk -t1 -c32 -d"${SECS}s" --latency "$url/" \
             > "$log.wrk.$i" 2>&1 || fail "wrk failed: $(tail -n 3 "$log.wrk.$i")"
         t1=$(date +%s.%N); after=$(ticks); n1=$(tcpstat); h1=$(hostcpu); times > "$log.times"; k1=$(kids)
+        x1=$(xcore)
         rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$log.wrk.$i")
+        reqs=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$log.wrk.$i")
+        xpr=$(echo "$x0 $x1 ${reqs:-0}" | awk 'NF == 5 && $5 > 0 {
+                  printf "%.4f\n", ($3 - $1 + $4 - $2) / $5; exit } { print "nan" }')
+        echo "# $backend rep $i: $reqs requests; guest counters: cross-core wakeups ${x0%% *} -> ${x1%% *}, frames away ${x0##* } -> ${x1##* }"
         # wrk prints 849.00us, 1.14ms, 1.02s or 2.00m.
         lat() {
             sed -n "s/^ *$1% *\([0-9.]*\)\([a-z]*\).*/\1 \2/p" "$log.wrk.$i" |
@@ -218,33 +241,38 @@ if [ "${1:-}" = __run ]; then
         set -- $out
         [ "$1" = "$bytes" ] || fail "curl got $1 of $bytes bytes"
         mbps=$(awk -v b="$1" -v t="$2" 'BEGIN { printf "%.0f\n", b * 8 / t / 1e6 }')
-        echo "REP $i $rps $p50 $p99 $mbps"
+        echo "REP $i $rps $p50 $p99 $mbps $xpr"
     done
     curl -s -m 10 "$url/debug/sched" > "$log.sched-after"
-    grep -E '^net: .*dropped' "$log.sched-after" | sed "s/^/# $backend: /"
+    grep -E '^net: .*(dropped|queue pair|by core|stack lock)' "$log.sched-after" | sed "s/^/# $backend: /"
     exit 0
 fi
 
 # ---- The driver ----------------------------------------------------------
 if [ $# -lt 2 ]; then
-    echo "usage: tools/bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N]" >&2
+    echo "usage: tools/bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N] [queues=N]" >&2
     exit 2
 fi
 arch=$1 smp=$2
 shift 2
-reps=3 only=user,tap mib=128 secs=10
+reps=3 only=user,tap mib=128 secs=10 queues=1
 for a in "$@"; do
     case $a in
     reps=*) reps=${a#reps=} ;;
     only=*) only=${a#only=} ;;
     mib=*)  mib=${a#mib=} ;;
     secs=*) secs=${a#secs=} ;;
-    *) echo "bench-net.sh: unknown argument $a (reps=N only=user,tap mib=N secs=N)" >&2; exit 2 ;;
+    queues=*) queues=${a#queues=} ;;
+    *) echo "bench-net.sh: unknown argument $a (reps=N only=user,tap mib=N secs=N queues=N)" >&2; exit 2 ;;
     esac
 done
-for v in "$reps" "$mib" "$secs"; do
-    case $v in ''|*[!0-9]*|0) echo "bench-net.sh: reps, mib and secs are positive numbers" >&2; exit 2 ;; esac
+for v in "$reps" "$mib" "$secs" "$queues"; do
+    case $v in ''|*[!0-9]*|0) echo "bench-net.sh: reps, mib, secs and queues are positive numbers" >&2; exit 2 ;; esac
 done
+if [ "$queues" -gt "$smp" ]; then
+    echo "bench-net.sh: queues=$queues is more than the $smp cores (the guest uses one queue pair per core)" >&2
+    exit 2
+fi
 case $arch in
 x86_64|aarch64) ;;
 *) echo "bench-net.sh: ARCH=$arch has no network (x86_64 and aarch64 do)" >&2; exit 2 ;;
@@ -265,6 +293,7 @@ for b in ${only//,/ }; do
             exit 2
         fi
         backends+=(tap)
+        [ "$queues" -gt 1 ] && backends+=(tap_q1)
         ;;
     *) echo "bench-net.sh: only=$only: backends are user and tap" >&2; exit 2 ;;
     esac
@@ -280,7 +309,7 @@ timeout_s=${TIMEOUT:-$((90 + reps * (secs + 120)))}
 # ones for an even count).
 median() {
     sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-                   else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+                   else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 date=$(date '+%Y-%m-%d %H:%M %Z')
@@ -299,7 +328,7 @@ for b in "${backends[@]}"; do
     [ "$(id -u)" = 0 ] && wrap=(unshare -n)
     # timeout runs the backend in a process group of its own: pass our
     # INT and TERM on (the backend's trap kills its QEMU).
-    ARCH=$arch SMP=$smp IMAGE=$image REPS=$reps MIB=$mib SECS=$secs \
+    ARCH=$arch SMP=$smp IMAGE=$image REPS=$reps MIB=$mib SECS=$secs QUEUES=$queues \
     LOGS=$logs timeout -k 10 "$timeout_s" "${wrap[@]}" "$here/bench-net.sh" __run "$b" \
         > "$logs/$b.out" &
     tpid=$!
@@ -335,10 +364,15 @@ for b in "${out[@]}"; do
     f=$logs/$b.out
     grep '^# ' "$f" | grep -v ': accelerator '
     grep -m1 '^# [a-z]*: accelerator' "$f" | sed 's/accelerator [a-z]*; //'
-    for k in "2 http_rps req/s" "3 http_p50 us" "4 http_p99 us" "5 tcp_mbps Mbit/s"; do
+    for k in "2 http_rps req/s" "3 http_p50 us" "4 http_p99 us" "5 tcp_mbps Mbit/s" \
+             "6 net_xcore_per_req per-request"; do
         set -- $k
-        v=$(awk -v c="$1" '$1 == "REP" { print $(c + 1) }' "$f" | median)
-        [ "$1" = 2 ] && v=$(printf '%.0f' "$v")
+        v=$(awk -v c="$1" '$1 == "REP" && $(c + 1) != "nan" { print $(c + 1) }' "$f" | median)
+        if [ "$1" = 6 ]; then
+            v=$(awk -v x="$v" 'BEGIN { printf "%.4f", x }')
+        elif [ -n "$v" ]; then
+            v=$(printf '%.0f' "$v")
+        fi
         echo "BENCH ${2}_$b $v $3"
     done
 done

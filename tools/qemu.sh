@@ -113,7 +113,7 @@ tap)
         net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,queues=$queues"
                  -device "virtio-net-pci,netdev=n0,mq=on,rss=on,vectors=$((2 * queues + 2))")
     fi
-    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net on tap device $tap, $queues queue pair(s)" >&2
+    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net on tap device $tap, $queues queue pair(s); a client reaches it from this network namespace: nsenter -t $$ -n curl http://<the guest's ip=>/" >&2
     ;;
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
