@@ -98,9 +98,13 @@ static long respond(sp_conn *c, int code, const char *body, size_t len,
     return sp_write(c, body, len);
 }
 
+static uint64_t nrequests;      /* requests handled; atomic */
+
 static long debug_sched(sp_conn *c, bool keep)
 {
     char *buf = malloc(16384);
+    uint64_t reqs = __atomic_load_n(&nrequests, __ATOMIC_RELAXED);
+    struct sp_net_stats st;
     int n;
     long rc;
 
@@ -111,6 +115,11 @@ static long debug_sched(sp_conn *c, bool keep)
         n = (int)strlen(buf);
     buf[n++] = '\n';
     n += sp_net_report(buf + n, 16384 - n - 2);
+    if (n < 16382 && sp_net_stats(&st, NULL, 0) == 0)
+        n += snprintf(buf + n, 16384 - n - 2, "\nhttpd: %llu requests; "
+                      "cross-core wakeups and frames away per request %.4f",
+                      (unsigned long long)reqs,
+                      reqs ? (double)(st.xwake + st.away) / (double)reqs : 0.0);
     if (n > 16382)
         n = 16382;
     buf[n++] = '\n';
@@ -184,6 +193,7 @@ static void serve(void *arg)
             char save = buf[used];
 
             buf[used] = 0;
+            __atomic_add_fetch(&nrequests, 1, __ATOMIC_RELAXED);
             open = handle(c, buf);
             buf[used] = save;
             memmove(buf, buf + used, have - used);
