@@ -93,7 +93,8 @@ struct g {
     struct trapframe *preempt_tf;   /* while the timer has it switched
                                    out: the interrupt's frame on its stack,
                                    its registers where it was stopped;
-                                   NULL otherwise (for debuggers) */
+                                   NULL otherwise (for debuggers, and the
+                                   tracer's preemption events) */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
 };
 

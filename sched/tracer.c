@@ -70,6 +70,11 @@ void trace_event(unsigned type, uint32_t g, uint32_t arg)
     tracebuf_put(bufs[cpu_id()], arch_cycles(), type, g, arg);
 }
 
+void trace_event_at(uint64_t ts, unsigned type, uint32_t g, uint32_t arg)
+{
+    tracebuf_put(bufs[cpu_id()], ts, type, g, arg);
+}
+
 /* Zeroed memory on cache lines of its own (every page touched before
    the owner writes with interrupts off), never freed.  newlib here has
    no aligned_alloc. */

@@ -31,12 +31,29 @@ struct trace_flag {
 };
 extern struct trace_flag trace_flag;
 
-void trace_event(unsigned type, uint32_t g, uint32_t arg);
+/* Is the tracer recording?  A site that tests it and then records does
+   both with interrupts off, so a flush (which waits for every core to
+   pass its scheduler loop) never reads an event half written. */
+static inline bool tracing(void)
+{
+    return __builtin_expect(__atomic_load_n(&trace_flag.on, __ATOMIC_RELAXED),
+                            0);
+}
+
+/* One event, at the cycle count now (arch_cycles, read in the call).
+   Cold: gcc lays a site's call out of the path that finds the flag off. */
+__attribute__((cold)) void trace_event(unsigned type, uint32_t g,
+                                       uint32_t arg);
+
+/* One event at cycle count ts, read by the caller on this core with
+   interrupts off since: events that share one reading (a stop and the
+   start after it) keep their order in the buffer. */
+__attribute__((cold)) void trace_event_at(uint64_t ts, unsigned type,
+                                          uint32_t g, uint32_t arg);
 
 #define TRACE(type, g, arg)                                               \
     do {                                                                  \
-        if (__builtin_expect(                                             \
-                __atomic_load_n(&trace_flag.on, __ATOMIC_RELAXED), 0))    \
+        if (tracing())                                                    \
             trace_event((type), (uint32_t)(g), (uint32_t)(arg));          \
     } while (0)
 
