@@ -278,7 +278,7 @@ setcurg(struct m *m, struct g *gp, bool inherit)
     __atomic_store_n(&m->curg, gp, __ATOMIC_RELAXED);
     m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
-    gp->lastcpu = m->cpu->id;
+    gp->lastm = m;
     /* A G from runnext shares the slice of the G that readied it (Go's
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
@@ -703,7 +703,6 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     __atomic_store_n(&gp->goid, goid, __ATOMIC_RELAXED);  /* sched_detail */
     gp->reent._errno = 0;
     gp->npreempt = 0;
-    gp->lastcpu = -1;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&p->ncreated, p->ncreated + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);

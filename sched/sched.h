@@ -86,8 +86,9 @@ struct g {
     uintptr_t stack_hi;
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
     int preemptoff;             /* > 0: the timer must not preempt it */
-    int lastcpu;                /* the core that runs or last ran it, -1
-                                   before it first runs (for debuggers:
+    struct m *lastm;            /* the M that runs or last ran it, stale
+                                   (or NULL) before it first runs: one
+                                   store per switch (for debuggers:
                                    tools/gdb/spindle.py) */
     uint64_t npreempt;          /* times the timer preempted it */
     struct trapframe *preempt_tf;   /* while the timer has it switched
