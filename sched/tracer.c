@@ -117,6 +117,7 @@ void tracer_init(void)
         tracebuf_init(tb, ev, cfg.cap, cfg.mode == TRACE_WRAP);
         bufs[i] = tb;
     }
+    arch_branch_enable();
     atexit(trace_at_exit);
     printk("trace: on (%s), %lu events (%lu KiB) per core, dumped at exit\n",
            cfg.mode == TRACE_WRAP ? "wrap: the last kept" :
