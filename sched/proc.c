@@ -319,11 +319,11 @@ static void trace_stop(struct m *m, struct g *gp, uint64_t now)
 {
     void (*fn)(struct g *) = m->mcall_fn;
 
-    trace_event_at(now, fn == park_m ? TEV_STOP_PARK :
-                   fn == goyield_m ? TEV_STOP_YIELD :
-                   fn == goexit_m ? TEV_STOP_EXIT :
-                   gp->preempt_tf ? TEV_STOP_PREEMPT : TEV_STOP_GOSCHED,
-                   gp->goid, fn == park_m ? gp->waitreason : 0);
+    trace_put(now, fn == park_m ? TEV_STOP_PARK :
+              fn == goyield_m ? TEV_STOP_YIELD :
+              fn == goexit_m ? TEV_STOP_EXIT :
+              gp->preempt_tf ? TEV_STOP_PREEMPT : TEV_STOP_GOSCHED,
+              gp->goid, fn == park_m ? gp->waitreason : 0);
 }
 
 static __attribute__((cold, noinline)) struct g *
@@ -341,7 +341,7 @@ static __attribute__((cold, noinline)) struct m *trace_resumed(struct m *m)
 
     if (m->handoff)
         trace_stop(m, m->handoff, now);
-    trace_event_at(now, TEV_START, m->curg->goid, 0);
+    trace_put(now, TEV_START, m->curg->goid, 0);
     return m;
 }
 
@@ -549,9 +549,9 @@ static __attribute__((cold, noinline)) struct g *trace_ready(struct g *gp)
     struct m *m = thism();
 
     if (m->running)
-        trace_event(TEV_READY_TIMER, gp->goid, 0);
+        trace_put(arch_cycles(), TEV_READY_TIMER, gp->goid, 0);
     else
-        trace_event(TEV_READY, gp->goid, TRACE_GOID(m->curg));
+        trace_put(arch_cycles(), TEV_READY, gp->goid, TRACE_GOID(m->curg));
     return gp;
 }
 
@@ -684,7 +684,7 @@ static uint64_t newgoid(struct p *p)
 /* The tracer's event of newproc, out of line as trace_ready's. */
 static __attribute__((cold, noinline)) struct g *trace_create(struct g *gp)
 {
-    trace_event(TEV_CREATE, gp->goid, TRACE_GOID(thism()->curg));
+    trace_put(arch_cycles(), TEV_CREATE, gp->goid, TRACE_GOID(thism()->curg));
     return gp;
 }
 

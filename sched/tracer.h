@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch.h"
+#include "cpu.h"
 #include "tracebuf.h"
 
 /* The tracer's on/off flag, alone on its cache line: written only when
@@ -54,11 +55,18 @@ started:
 __attribute__((cold)) void trace_event(unsigned type, uint32_t g,
                                        uint32_t arg);
 
+/* Each core's buffer, from tracer_init on (NULL before). */
+extern struct tracebuf *trace_bufs[MAXCPU];
+
 /* One event at cycle count ts, read by the caller on this core with
    interrupts off since: events that share one reading (a stop and the
-   start after it) keep their order in the buffer. */
-__attribute__((cold)) void trace_event_at(uint64_t ts, unsigned type,
-                                          uint32_t g, uint32_t arg);
+   start after it) keep their order in the buffer.  Inline, for the
+   scheduler's out-of-line trace functions, after tracing(). */
+static inline void trace_put(uint64_t ts, unsigned type, uint32_t g,
+                             uint32_t arg)
+{
+    tracebuf_put(trace_bufs[cpu_id()], ts, type, g, arg);
+}
 
 #define TRACE(type, g, arg)                                               \
     do {                                                                  \
