@@ -45,8 +45,33 @@ struct trapframe;
  *                                          every supported arch.
  *   ARCH_HWID_NAME                         what a core's hardware id is
  *                                          called ("APIC id", "MPIDR").
+ *   arch_branch_site(label)                a statement: one no-op
+ *                                          instruction until
+ *                                          arch_branch_enable makes it a
+ *                                          jump to label (a label of the
+ *                                          calling function); the hosted
+ *                                          build, whose text is read-only,
+ *                                          always goes to label.
  */
 #include "arch_impl.h"
+
+/*
+ * Turns every arch_branch_site into its jump, for good (sched/tracer.h's
+ * sites, when trace= is given).  Boot core, once, while no other core
+ * runs code with a site in it (they wait for sched.ready); each of them
+ * passes an exception (the IPI that follows sched.ready, or the first
+ * interrupt it takes) before it runs a site, which makes the new code
+ * visible to it.  The code after a site's label must be correct to run
+ * at any time: the site only spares the path that does not need it the
+ * test that would tell.
+ */
+void arch_branch_enable(void);
+
+/* The sites, from the arch_branch_site macros (the linker collects them). */
+struct arch_branch {
+    uintptr_t site, target;
+};
+extern const struct arch_branch __start_branch_sites[], __stop_branch_sites[];
 
 /* ---- Boot and per-core bring-up ------------------------------------- */
 

@@ -67,7 +67,6 @@
 #include "netpoll.h"
 #include "printk.h"
 #include "schedimpl.h"
-#include "tracer.h"
 #include "timers.h"
 
 #define QUANTUM_DEFAULT_MS 10
@@ -165,8 +164,9 @@ void timer_interrupt(struct trapframe *tf)
         gp->npreempt++;
         m->slice_end = 0;       /* nobody inherits a slice that is over */
         m->mcall_fn = gosched_m;     /* as a yield: global queue */
-        TRACE(TEV_STOP_PREEMPT, gp->goid, 0);
-        /* The next G's execute() arms the timer for its own slice. */
+        /* The next G's execute() arms the timer for its own slice.  g0
+           traces the stop as a preemption, not a gosched, by preempt_tf
+           (trace_stop in proc.c). */
         gp->preempt_tf = tf;
         arch_switch(&gp->sp, m->g0sp);
         gp->preempt_tf = NULL;

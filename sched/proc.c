@@ -273,13 +273,12 @@ setcurg(struct m *m, struct g *gp, bool inherit)
     if (__builtin_expect(st != G_RUNNABLE, 0))
         panic("execute: goroutine %lu has status %d, not runnable",
               (unsigned long)gp->goid, st);
-    TRACE(TEV_START, gp->goid, 0);
     /* curg, schedtick, goid: relaxed atomics, as sched_detail (trace.c)
        reads them from any core. */
     __atomic_store_n(&m->curg, gp, __ATOMIC_RELAXED);
     m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
-    gp->lastcpu = m->cpu->id;
+    gp->lastm = m;
     /* A G from runnext shares the slice of the G that readied it (Go's
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
@@ -293,6 +292,57 @@ setcurg(struct m *m, struct g *gp, bool inherit)
                                netpoll_deadline()));
     /* Atomic: a thief's steal_pause reads it to see that we switched. */
     __atomic_store_n(&m->p->nsched, m->p->nsched + 1, __ATOMIC_RELAXED);
+}
+
+static void park_m(struct g *gp);
+static void goyield_m(struct g *gp);
+static void goexit_m(struct g *gp);
+
+/*
+ * The tracer's events of a switch (tracer.h), recorded in two places
+ * whatever the way of switching, out of line, so that the switch path
+ * carries only the flag's test: g0 records the stop of a G that switched
+ * to it before it runs the G's mcall_fn (schedule_loop: trace_stopped),
+ * and a G that resumes records the stop of the G that handed off to it,
+ * if one did, then its own start (finish_handoff: trace_resumed).  Both
+ * come before the stopped G is published (mcall_fn, park_m or requeue_m
+ * put it where other cores see it), as tracer.h requires.  Each returns
+ * its first argument, so that the caller keeps nothing live across the
+ * call.  Interrupts off.
+ */
+
+/* Why gp stopped: m->mcall_fn, which gp set on this core, says a park
+   (with gp's wait reason), a yield, an exit, or gosched_m for both
+   gosched and a preemption, which the timer interrupt's frame tells
+   apart. */
+static void trace_stop(struct m *m, struct g *gp, uint64_t now)
+{
+    void (*fn)(struct g *) = m->mcall_fn;
+
+    trace_put(now, fn == park_m ? TEV_STOP_PARK :
+              fn == goyield_m ? TEV_STOP_YIELD :
+              fn == goexit_m ? TEV_STOP_EXIT :
+              gp->preempt_tf ? TEV_STOP_PREEMPT : TEV_STOP_GOSCHED,
+              gp->goid, fn == park_m ? gp->waitreason : 0);
+}
+
+static __attribute__((cold, noinline)) struct g *
+trace_stopped(struct m *m, struct g *gp)
+{
+    trace_stop(m, gp, arch_cycles());
+    return gp;
+}
+
+/* m->curg resumes; m->handoff, if not NULL, handed off to it.  One
+   cycle count for both: the stop stays before the start. */
+static __attribute__((cold, noinline)) struct m *trace_resumed(struct m *m)
+{
+    uint64_t now = arch_cycles();
+
+    if (m->handoff)
+        trace_stop(m, m->handoff, now);
+    trace_put(now, TEV_START, m->curg->goid, 0);
+    return m;
 }
 
 static void execute(struct m *m, struct g *gp, bool inherit)
@@ -316,13 +366,11 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
         /* Back on g0: the G called mcall(). */
         gp = m->curg;
         __atomic_store_n(&m->curg, NULL, __ATOMIC_RELAXED);
+        if (tracing())
+            gp = trace_stopped(m, gp);
         m->mcall_fn(gp);
     }
 }
-
-static void park_m(struct g *gp);
-static void goyield_m(struct g *gp);
-static void goexit_m(struct g *gp);
 
 /*
  * The direct hand-off (not in Go).  A G that parks has usually just
@@ -372,14 +420,18 @@ static void requeue_m(struct g *gp)
     runqput(thism()->p, gp, false);
 }
 
-/* A G that resumes: finishes the park or yield of the G that switched
-   straight to it, if one did (prev's mcall_fn says which: park_m, or
-   goyield_m for a yield).  Inline in mcall and gentry. */
+/* A G that resumes: records the switch for the tracer (trace_resumed),
+   and finishes the park or yield of the G that switched straight to it,
+   if one did (prev's mcall_fn says which: park_m, or goyield_m for a
+   yield).  Inline in mcall and gentry. */
 static inline __attribute__((always_inline)) void finish_handoff(void)
 {
     struct m *m = thism();
-    struct g *prev = m->handoff;
+    struct g *prev;
 
+    if (tracing())
+        m = trace_resumed(m);
+    prev = m->handoff;
     if (prev) {
         m->handoff = NULL;
         if (m->mcall_fn == park_m)
@@ -440,11 +492,6 @@ mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *), void *arg)
     m->mcall_fn = fn;
     m->park_unlock = unlockf;
     m->park_arg = arg;
-    /* Before the switch: what resumes the G (a waker, a thief) comes
-       after it.  fn is a constant where mcall is inlined. */
-    TRACE(fn == park_m ? TEV_STOP_PARK : fn == goyield_m ? TEV_STOP_YIELD :
-          fn == goexit_m ? TEV_STOP_EXIT : TEV_STOP_GOSCHED,
-          gp->goid, fn == park_m ? gp->waitreason : 0);
     if (fn == park_m)
         park_switch(m, gp);
     else if (fn == goyield_m)
@@ -493,6 +540,21 @@ void gopark_unlock(struct spinlock *l, enum waitreason reason)
     gopark(unlock_spinlock, l, reason);
 }
 
+/* The tracer's event of goready, out of line (the ready path carries
+   only the flag's test): by a timer function, or by this core's G.
+   Returns gp, so that the caller keeps nothing live across the call.
+   Interrupts off. */
+static __attribute__((cold, noinline)) struct g *trace_ready(struct g *gp)
+{
+    struct m *m = thism();
+
+    if (m->running)
+        trace_put(arch_cycles(), TEV_READY_TIMER, gp->goid, 0);
+    else
+        trace_put(arch_cycles(), TEV_READY, gp->goid, TRACE_GOID(m->curg));
+    return gp;
+}
+
 void goready(struct g *gp)
 {
     unsigned long f = arch_irq_save();
@@ -502,8 +564,9 @@ void goready(struct g *gp)
         panic("goready: goroutine %lu has status %d, not waiting",
               (unsigned long)gp->goid, st);
     gp->status = G_RUNNABLE;
+    if (tracing())
+        gp = trace_ready(gp);
     if (__atomic_load_n(&thism()->running, __ATOMIC_RELAXED)) {
-        TRACE(TEV_READY_TIMER, gp->goid, 0);
         wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
         wakep();
     } else {
@@ -513,7 +576,6 @@ void goready(struct g *gp)
         bool displaces = __atomic_load_n(&p->runq.runnext,
                                          __ATOMIC_RELAXED) != NULL;
 
-        TRACE(TEV_READY, gp->goid, TRACE_GOID(thism()->curg));
         runqput(p, gp, true);
         if (displaces)
             wakep();
@@ -619,6 +681,13 @@ static uint64_t newgoid(struct p *p)
     return p->goidnext++;
 }
 
+/* The tracer's event of newproc, out of line as trace_ready's. */
+static __attribute__((cold, noinline)) struct g *trace_create(struct g *gp)
+{
+    trace_put(arch_cycles(), TEV_CREATE, gp->goid, TRACE_GOID(thism()->curg));
+    return gp;
+}
+
 uint64_t newproc(void (*fn)(void *), void *arg)
 {
     unsigned long f = arch_irq_save();
@@ -634,11 +703,11 @@ uint64_t newproc(void (*fn)(void *), void *arg)
     __atomic_store_n(&gp->goid, goid, __ATOMIC_RELAXED);  /* sched_detail */
     gp->reent._errno = 0;
     gp->npreempt = 0;
-    gp->lastcpu = -1;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&p->ncreated, p->ncreated + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
-    TRACE(TEV_CREATE, goid, TRACE_GOID(thism()->curg));
+    if (tracing())
+        gp = trace_create(gp);
     runqput(p, gp, true);
     if (main_started)
         wakep();

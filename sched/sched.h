@@ -87,14 +87,16 @@ struct g {
     uintptr_t stack_hi;
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
     int preemptoff;             /* > 0: the timer must not preempt it */
-    int lastcpu;                /* the core that runs or last ran it, -1
-                                   before it first runs (for debuggers:
+    struct m *lastm;            /* the M that runs or last ran it, stale
+                                   (or NULL) before it first runs: one
+                                   store per switch (for debuggers:
                                    tools/gdb/spindle.py) */
     uint64_t npreempt;          /* times the timer preempted it */
     struct trapframe *preempt_tf;   /* while the timer has it switched
                                    out: the interrupt's frame on its stack,
                                    its registers where it was stopped;
-                                   NULL otherwise (for debuggers) */
+                                   NULL otherwise (for debuggers, and the
+                                   tracer's preemption events) */
     struct _reent reent;        /* newlib state: errno, stdio (per G) */
 };
 

@@ -67,6 +67,19 @@ void steal_init(int n)
  * due timers and takes runnext.  A victim's ring is taken from only when
  * it holds at least `min` Gs.
  */
+/* The tracer's event of a steal, out of line (the loop over victims
+   carries only tracing's test); returns gp, so that the caller keeps
+   nothing live across the call.  Our ring was empty (both callers'
+   contract), so it now holds the rest of what we took, unless a thief
+   of ours was quick. */
+static __attribute__((cold, noinline)) struct g *
+trace_steal(struct p *p, struct p *victim, struct g *gp)
+{
+    trace_event(TEV_STEAL, gp->goid,
+                (uint32_t)victim->id << 16 | (runq_len(&p->runq) + 1));
+    return gp;
+}
+
 static struct g *steal_round(struct p *p, bool last, uint32_t min)
 {
     uint32_t n = ncpu, pos = fastrandn(n);
@@ -93,11 +106,8 @@ static struct g *steal_round(struct p *p, bool last, uint32_t min)
             return gp;
         if ((min <= 1 || runq_len(&victim->runq) >= min) &&
             (gp = runq_steal(&p->runq, &victim->runq, last))) {
-            /* Our ring was empty (both callers' contract), so it now
-               holds the rest of what we took, unless a thief of ours
-               was quick. */
-            TRACE(TEV_STEAL, gp->goid,
-                  (uint32_t)victim->id << 16 | (runq_len(&p->runq) + 1));
+            if (tracing())
+                gp = trace_steal(p, victim, gp);
             return gp;
         }
     }

@@ -44,7 +44,7 @@
 struct trace_flag trace_flag;
 
 static struct tracecfg cfg;
-static struct tracebuf *bufs[MAXCPU];
+struct tracebuf *trace_bufs[MAXCPU];
 static int segment;             /* dumps made; under flushing */
 static struct out dumpout;      /* under flushing: too big for a stack */
 static int flushing;            /* a flush runs; atomic exchange */
@@ -67,7 +67,7 @@ __attribute__((weak)) void arch_trace_file_close(void *f)
 
 void trace_event(unsigned type, uint32_t g, uint32_t arg)
 {
-    tracebuf_put(bufs[cpu_id()], arch_cycles(), type, g, arg);
+    trace_put(arch_cycles(), type, g, arg);
 }
 
 /* Zeroed memory on cache lines of its own (every page touched before
@@ -110,8 +110,9 @@ void tracer_init(void)
             return;
         }
         tracebuf_init(tb, ev, cfg.cap, cfg.mode == TRACE_WRAP);
-        bufs[i] = tb;
+        trace_bufs[i] = tb;
     }
+    arch_branch_enable();
     atexit(trace_at_exit);
     printk("trace: on (%s), %lu events (%lu KiB) per core, dumped at exit\n",
            cfg.mode == TRACE_WRAP ? "wrap: the last kept" :
@@ -164,7 +165,7 @@ static void dump(struct out *o)
     line[n++] = '\n';
     out_line(o, line, n);
     for (int c = 0; c < ncpu; c++) {
-        struct tracebuf *b = bufs[c];
+        struct tracebuf *b = trace_bufs[c];
         uint64_t k = tracebuf_chunks(b);
 
         n = fmt_snprintf(line, sizeof line,
@@ -190,7 +191,7 @@ static void quiesce(void *arg)
 
 static void reset_own(void *arg)
 {
-    tracebuf_reset(bufs[cpu_id()]);
+    tracebuf_reset(trace_bufs[cpu_id()]);
 }
 
 static const char *trace_path(void)
@@ -240,7 +241,7 @@ void tracer_stats(uint64_t *events, uint64_t *lost)
     if (cfg.mode == TRACE_OFF)
         return;
     for (int c = 0; c < ncpu; c++) {
-        struct tracebuf *b = bufs[c];
+        struct tracebuf *b = trace_bufs[c];
         uint64_t n = __atomic_load_n(&b->n, __ATOMIC_RELAXED);
         uint64_t l = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
 

@@ -12,31 +12,65 @@
  * causes another on a different core (a ready and the start it leads
  * to) has the earlier cycle count.
  *
- * Off, a call site costs one load of a read-mostly flag and a branch
- * predicted not taken: the arguments are evaluated only when it is on.
+ * Off (no trace=), a call site costs one no-op instruction (tracing):
+ * the arguments are evaluated only when it is on.
  */
 #ifndef SCHED_TRACER_H
 #define SCHED_TRACER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch.h"
+#include "cpu.h"
 #include "tracebuf.h"
 
 /* The tracer's on/off flag, alone on its cache line: written only when
    the tracer starts (tracer_init) and around a flush (tracer_flush),
-   read by every call site. */
+   read by every call site once the tracer has started. */
 struct trace_flag {
     _Alignas(64) bool on;
     char pad[63];
 };
 extern struct trace_flag trace_flag;
 
-void trace_event(unsigned type, uint32_t g, uint32_t arg);
+/*
+ * Is the tracer recording?  A site that tests it and then records does
+ * both with interrupts off, so a flush (which waits for every core to
+ * pass its scheduler loop) never reads an event half written.  Until
+ * trace= starts the tracer, the test is one no-op instruction
+ * (arch_branch_site, patched into a jump at boot by tracer_init); once
+ * it has, the flag, which a flush clears for a while, decides.
+ */
+static inline __attribute__((always_inline)) bool tracing(void)
+{
+    arch_branch_site(started);
+    return false;
+started:
+    return __builtin_expect(__atomic_load_n(&trace_flag.on, __ATOMIC_RELAXED),
+                            0);
+}
+
+/* One event, at the cycle count now (arch_cycles, read in the call).
+   Cold: gcc lays a site's call out of the path that finds the flag off. */
+__attribute__((cold)) void trace_event(unsigned type, uint32_t g,
+                                       uint32_t arg);
+
+/* Each core's buffer, from tracer_init on (NULL before). */
+extern struct tracebuf *trace_bufs[MAXCPU];
+
+/* One event at cycle count ts, read by the caller on this core with
+   interrupts off since: events that share one reading (a stop and the
+   start after it) keep their order in the buffer.  Inline, for the
+   scheduler's out-of-line trace functions, after tracing(). */
+static inline void trace_put(uint64_t ts, unsigned type, uint32_t g,
+                             uint32_t arg)
+{
+    tracebuf_put(trace_bufs[cpu_id()], ts, type, g, arg);
+}
 
 #define TRACE(type, g, arg)                                               \
     do {                                                                  \
-        if (__builtin_expect(                                             \
-                __atomic_load_n(&trace_flag.on, __ATOMIC_RELAXED), 0))    \
+        if (tracing())                                                    \
             trace_event((type), (uint32_t)(g), (uint32_t)(arg));          \
     } while (0)
 

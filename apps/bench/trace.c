@@ -5,8 +5,8 @@
  * sched/tracer.h), in stretches of 1,000 with interrupts off as at its
  * call sites, timed together.  With the tracer on (make bench
  * CMDLINE="trace=wrap ...": wrap, so that every event is written, none
- * dropped) that is the cost of one event; off, the cost of a call site
- * that finds the tracer off: a load and a branch.
+ * dropped) that is the cost of one event; off (no trace=), the cost of
+ * a call site: one no-op instruction.
  */
 #include <stdio.h>
 #include <spindle/time.h>

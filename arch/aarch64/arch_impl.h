@@ -79,6 +79,15 @@ static inline uintptr_t arch_frame_address(void)
     return (uintptr_t)__builtin_frame_address(0);
 }
 
+/* arch.h: a NOP, which arch_branch_enable overwrites with a B to label,
+   and its entry in branch_sites. */
+#define arch_branch_site(label)                                           \
+    __asm__ goto("1: nop\n\t"                                             \
+                 ".pushsection branch_sites, \"aw\"\n\t"                  \
+                 ".balign 8\n\t"                                          \
+                 ".quad 1b, %l[" #label "]\n\t"                            \
+                 ".popsection" : : : : label)
+
 /* Device registers (contracts in arch.h).  Device memory is mapped
    Device-nGnRnE (aarch64.h's MAIR slot 0): volatile accesses reach the
    device in program order; the compiler barriers keep normal memory

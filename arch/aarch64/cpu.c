@@ -131,3 +131,26 @@ void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
     };
     *sp = f;
 }
+
+/* The kernel's text is in the direct map, writable: each site's NOP
+   becomes a B (imm26, +-128 MiB), cleaned to the point of unification
+   and dropped from the instruction caches of the inner shareable domain
+   (ARM ARM B2.2.5, "Concurrent modification and execution of
+   instructions"); this core's ISB, and the other cores' exception that
+   arch.h names, then fetch it anew. */
+void arch_branch_enable(void)
+{
+    for (const struct arch_branch *b = __start_branch_sites;
+         b < __stop_branch_sites; b++) {
+        uint32_t *p = (uint32_t *)b->site;
+
+        *p = 0x14000000u | ((uint32_t)((b->target - b->site) >> 2) &
+                            0x03ffffffu);
+        __asm__ volatile("dc cvau, %0" : : "r"(p) : "memory");
+    }
+    __asm__ volatile("dsb ish" : : : "memory");
+    for (const struct arch_branch *b = __start_branch_sites;
+         b < __stop_branch_sites; b++)
+        __asm__ volatile("ic ivau, %0" : : "r"(b->site) : "memory");
+    __asm__ volatile("dsb ish\n\tisb" : : : "memory");
+}

@@ -119,6 +119,15 @@ static inline uintptr_t arch_frame_address(void)
     return (uintptr_t)__builtin_frame_address(0);
 }
 
+/* arch.h: a 5-byte NOP (0f 1f 44 00 00), which arch_branch_enable
+   overwrites with a jmp rel32 to label, and its entry in branch_sites. */
+#define arch_branch_site(label)                                           \
+    __asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"               \
+                 ".pushsection branch_sites, \"aw\"\n\t"                  \
+                 ".balign 8\n\t"                                          \
+                 ".quad 1b, %l[" #label "]\n\t"                            \
+                 ".popsection" : : : : label)
+
 /* Device registers (contracts in arch.h).  Device memory is mapped
    uncacheable, so a volatile access and a compiler barrier are all. */
 #define ARCH_HAS_PIO 1

@@ -175,3 +175,18 @@ uint32_t arch_cpu_hwid(void)
 {
     return lapic_id();
 }
+
+/* The kernel's text is in the identity map, writable: each site's NOP
+   becomes a jmp rel32.  An instruction fetch sees this core's own
+   stores; the other cores serialize on the exception arch.h names. */
+void arch_branch_enable(void)
+{
+    for (const struct arch_branch *b = __start_branch_sites;
+         b < __stop_branch_sites; b++) {
+        uint8_t *p = (uint8_t *)b->site;
+        int32_t rel = (int32_t)(b->target - (b->site + 5));
+
+        __builtin_memcpy(p + 1, &rel, 4);
+        p[0] = 0xe9;
+    }
+}

@@ -18,7 +18,7 @@
 #
 # What it reads, all through the image's debug info (no calls into the
 # target): the list of every G ever made (allg in sched/gfree.c, linked by
-# struct g's allnext), each G's status, waitreason, lastcpu, sp and
+# struct g's allnext), each G's status, waitreason, lastm, sp and
 # preempt_tf, the wait reasons' names (reasons in sched/dead.c), and each
 # core's M (sched.allm[], m->curg).
 #
@@ -327,8 +327,11 @@ class GoroutineView:
     def last_core(self):
         if self.core is not None:
             return str(self.core)
-        c = int(self.gp['lastcpu'])
-        return str(c) if c >= 0 else '-'
+        # lastm is stale in a G that has not run since gfget reused it.
+        m = self.gp['lastm']
+        if self.start_fn is not None or u64(m) == 0:
+            return '-'
+        return str(int(m['cpu']['id']))
 
     def run(self, fn, regs=None):
         """fn() with the G's registers in place: on its core's thread if it
