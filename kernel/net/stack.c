@@ -105,9 +105,10 @@ struct net_pstats *net_mine(void)
 void net_ready(struct g *gp)
 {
     if (gp) {
-        int last = __atomic_load_n(&gp->lastcpu, __ATOMIC_RELAXED);
+        /* Parked, so its last M is settled: it ran before it waited. */
+        struct m *last = gp->lastm;
 
-        if (last >= 0 && last != this_cpu()->id)
+        if (last && last->cpu != this_cpu())
             net_mine()->xwake++;
         gp->schedlink = readied;
         readied = gp;
