@@ -61,10 +61,12 @@ static struct g *fake_poll(int q)
 {
     uint64_t now = sp_nanotime();
     struct g *gp;
-    int i = fake.npolls;
+    int i;
 
     __atomic_add_fetch(&fake.polls[q][this_cpu()->id], 1, __ATOMIC_RELAXED);
-    if (q == 0 && i < MAXPOLLS) {
+    /* Queue 0's polls alone are recorded: one core at a time makes them. */
+    if (q == 0 && (i = __atomic_load_n(&fake.npolls, __ATOMIC_RELAXED)) <
+                      MAXPOLLS) {
         fake.poll_at[i] = now;
         fake.poll_in_g[i] = getg() != NULL;
         __atomic_store_n(&fake.npolls, i + 1, __ATOMIC_RELEASE);
