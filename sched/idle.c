@@ -238,29 +238,16 @@ static void unidle(struct p *p)
 }
 
 /*
- * Gs the network readied, for this core to run the first: the rest go on
- * this P's run queue, where they stay with the queue that readied them
- * unless a spinner wakep finds steals some (Go's findRunnable after a
- * netpoll, whose injectglist keeps Gs on the P when no P idles).
- * Returns the first, runnable.  This core holds its P.
+ * Gs the network readied, for this core to run the first: the rest stay
+ * on this P (netpoll_ready), where a thief takes them only if this core
+ * does not get to them soon (Go's findRunnable after a netpoll, whose
+ * injectglist keeps Gs on the P when no P idles).  Returns the first,
+ * runnable.  This core holds its P.
  */
 struct g *run_polled(struct g *list)
 {
-    struct g *rest = list->schedlink;
-
-    if (rest) {
-        struct p *p = this_cpu()->m->p;
-
-        while (rest) {
-            struct g *gp = rest;
-
-            rest = gp->schedlink;
-            __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
-            TRACE(TEV_READY_NET, gp->goid, 0);
-            runqput(p, gp, false);
-        }
-        wakep();
-    }
+    if (list->schedlink)
+        netpoll_ready(this_cpu()->m->p, list->schedlink);
     __atomic_store_n(&list->status, G_RUNNABLE, __ATOMIC_RELAXED);
     TRACE(TEV_READY_NET, list->goid, 0);
     return list;

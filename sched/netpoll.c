@@ -18,7 +18,9 @@
  * the NIC's queues poll nothing (with one queue, only the boot core
  * polls); the Gs a poll readies reach them by stealing.  Unlike Go, where
  * any P polls the one poller, no idle core polls another core's queue:
- * that would split the connections of a busy core's queue over two.
+ * that would split the connections of a busy core's queue over two.  The
+ * one exception is a queue stranded for 50 ms (stranded()), whose core is
+ * not running at all.
  * A queue is polled by one core at a time even so (its `polling`, a
  * try-lock: the interrupt of a queue whose core is in the middle of a
  * poll), so the driver's poll function is never re-entered for a queue.
@@ -75,13 +77,22 @@ void netpoll_init(struct g *(*poll)(int q), int n)
         while (__atomic_load_n(&pq[q].polling, __ATOMIC_SEQ_CST))
             arch_cpu_relax();
     __atomic_store_n(&nqueues, n, __ATOMIC_SEQ_CST);
+    for (int q = 0; q < n; q++)     /* a new poller's queues are fresh */
+        __atomic_store_n(&pq[q].lastpoll, arch_cycles(), __ATOMIC_RELAXED);
     __atomic_store_n(&poller, poll, __ATOMIC_SEQ_CST);
 }
 
+static uint64_t waitstart;      /* arch_cycles() when the first G of the
+                                   latest run of waiters came; atomic */
+
 void netpoll_wait_add(int delta)
 {
-    if (__atomic_add_fetch(&netpoll_nwait, delta, __ATOMIC_SEQ_CST) < 0)
+    int n = __atomic_add_fetch(&netpoll_nwait, delta, __ATOMIC_SEQ_CST);
+
+    if (n < 0)
         panic("netpoll_wait_add: more Gs stopped waiting than started");
+    if (delta > 0 && n == delta)
+        __atomic_store_n(&waitstart, arch_cycles(), __ATOMIC_RELAXED);
 }
 
 static uint64_t period(void)
@@ -134,6 +145,43 @@ static bool try_polling(int q)
                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
+/*
+ * A queue whose core has not polled it for NETPOLL_STRANDED_PERIODS
+ * periods: that core is not running at all (a vCPU the host stopped, a
+ * G that keeps interrupts off), and sysmon's rule would fail for the
+ * queue's Gs (the periods count from the later of its last poll and
+ * the moment some G began to wait).  Another core then polls it once - a busy one from its
+ * timer interrupt (netpoll_check), a core without a queue from its idle
+ * loop (netpoll) - as Go's sysmon polls for whichever P: the queue's
+ * connections are split for that poll, which the stack counts.  Returns
+ * the first such queue, -1 if none; *next gets when the next one may be
+ * stranded if none is now.
+ */
+#define NETPOLL_STRANDED_PERIODS 5
+
+static int stranded(uint64_t now, uint64_t *next)
+{
+    int n = __atomic_load_n(&nqueues, __ATOMIC_RELAXED);
+    uint64_t limit = NETPOLL_STRANDED_PERIODS * period(), first = UINT64_MAX;
+    /* Nobody polls while no G waits: a queue is late only from then on. */
+    uint64_t since = __atomic_load_n(&waitstart, __ATOMIC_RELAXED);
+
+    for (int q = 0; q < n; q++) {
+        uint64_t last = __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED);
+        uint64_t t = (last > since ? last : since) + limit;
+
+        if (now > t)
+            return q;
+        if (t < first)
+            first = t;
+    }
+    if (next)
+        *next = first;
+    return -1;
+}
+
+
+
 struct g *netpoll(void)
 {
     struct g *list;
@@ -144,23 +192,25 @@ struct g *netpoll(void)
         return NULL;
     assert(!arch_irqs_enabled());
     q = homeq();
-    if (q < 0 || !try_polling(q))
+    if (q < 0 && (q = stranded(arch_cycles(), NULL)) < 0)
+        return NULL;
+    if (!try_polling(q))
         return NULL;
     list = poll_locked(q);
     __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
     return list;
 }
 
-/* Gs the network readied while this core's P runs a G: its wake queue,
-   which the running G's next timer interrupt and every thief look at
-   first (wakeq.c), and a spinner is woken to take them if a core idles. */
-static void ready_busy(struct p *p, struct g *list)
+void netpoll_ready(struct p *p, struct g *list)
 {
+    uint64_t now = arch_cycles();
+
     while (list) {
         struct g *gp = list;
 
         list = gp->schedlink;
         __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
+        gp->netready = now;
         TRACE(TEV_READY_NET, gp->goid, 0);
         wakeq_put(p, gp);
     }
@@ -172,7 +222,7 @@ static void ready_busy(struct p *p, struct g *list)
  * polled in m->polled and runs it when the halt returns, as Go's last M
  * runs the first G its blocking netpoll returned: putting it anywhere
  * else would wake a second core for the G while this one, awake already,
- * halts again.  A busy core keeps the Gs on its own P (ready_busy): the
+ * halts again.  A busy core keeps the Gs on its own P (netpoll_ready): the
  * queue's packets, and the Gs they wake, stay on the queue's core.
  */
 void netpoll_interrupt(int q)
@@ -197,7 +247,7 @@ void netpoll_interrupt(int q)
         else if (__atomic_load_n(&m->p->idle, __ATOMIC_RELAXED))
             glist_push(&m->polled, list);
         else
-            ready_busy(m->p, list);
+            netpoll_ready(m->p, list);
     }
 }
 
@@ -206,9 +256,12 @@ uint64_t netpoll_deadline_slow(void)
     uint64_t now = arch_cycles(), t;
     int q = homeq();
 
-    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED) || q < 0)
+    if (!__atomic_load_n(&poller, __ATOMIC_RELAXED))
         return 0;
-    t = __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period();
+    if (q < 0)                  /* no queue: when one may be stranded */
+        stranded(0, &t);
+    else
+        t = __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period();
     /* Overdue (nobody polled since the first waiter came, or a poll is
        in progress elsewhere): soon, but never "now" - that would storm
        this core with interrupts while another core polls. */
@@ -217,15 +270,20 @@ uint64_t netpoll_deadline_slow(void)
 
 bool netpoll_check(uint64_t now)
 {
-    struct g *list;
+    struct g *list = NULL;
     int q = homeq();
 
-    if (q < 0 || !netpoll_waiters() ||
-        now < __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period())
+    if (!netpoll_waiters() || !__atomic_load_n(&poller, __ATOMIC_RELAXED))
         return false;
-    list = netpoll();
+    if (q >= 0 &&
+        now >= __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period())
+        list = netpoll();
+    else if ((q = stranded(now, NULL)) >= 0 && try_polling(q)) {
+        list = poll_locked(q);
+        __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
+    }
     if (!list)
         return false;
-    ready_busy(this_cpu()->m->p, list);
+    netpoll_ready(this_cpu()->m->p, list);
     return true;
 }

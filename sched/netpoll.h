@@ -80,6 +80,15 @@ static inline uint64_t netpoll_deadline(void)
  */
 void netpoll_interrupt(int q);
 
+/*
+ * Makes the Gs a poll readied (G_WAITING, schedlink list) runnable on p,
+ * this core's P: its wake queue, run before its run queue, which thieves
+ * leave alone for netsteal= us (wakeq.c); and wakep, for a core to take
+ * them if they wait longer.  Interrupts off.
+ */
+struct p;
+void netpoll_ready(struct p *p, struct g *list);
+
 /* The timer interrupt's half: polls this core's queue if its last poll
    is over 10 ms old; true if it readied Gs (on this P's wake queue). */
 bool netpoll_check(uint64_t now);

@@ -778,6 +778,7 @@ static void sched_init(void)
     schedtrace_init();
     preempt_init();
     idlespin_init();
+    wakeq_init();
     tracer_init();
     watch_grace = us_cycles(WATCH_GRACE_US);
     time_init();

@@ -92,6 +92,9 @@ struct g {
                                    store per switch (for debuggers:
                                    tools/gdb/spindle.py) */
     uint64_t npreempt;          /* times the timer preempted it */
+    uint64_t netready;          /* arch_cycles() when the network last put
+                                   it on a wake queue (netpoll.c), which
+                                   thieves respect for a while (wakeq.c) */
     struct trapframe *preempt_tf;   /* while the timer has it switched
                                    out: the interrupt's frame on its stack,
                                    its registers where it was stopped;

@@ -89,6 +89,7 @@ static inline uint64_t timers_next(const struct p *p)
 }
 
 /* wakeq.c: Gs readied by timer functions; interrupts off. */
+void wakeq_init(void);
 void wakeq_put(struct p *p, struct g *gp);
 struct g *wakeq_get(struct p *p);
 struct g *wakeq_steal(struct p *thief, struct p *victim);

@@ -41,8 +41,32 @@ void wakeq_put(struct p *p, struct g *gp)
     spin_unlock(&p->wakelock, f);
 }
 
-/* Detaches up to max (>= 1) Gs from the head of p's wake queue. */
-static struct g *take(struct p *p, uint32_t max, uint32_t *n)
+/*
+ * Not in Go: a G the network readied is left to its queue's core for
+ * netsteal= microseconds before a thief may take it.  Its connection's
+ * packets are handled on that core (netpoll.c), and a G stolen from
+ * there runs its next request on another core than its packets, and is
+ * readied across cores when it next waits: the queue's core usually gets
+ * to it sooner than that costs.  A core busy for longer is what
+ * stealing is for; and a running G's timer interrupt preempts it for a
+ * non-empty wake queue.  netsteal=0 steals at once, as Go.
+ */
+#define NETSTEAL_DEFAULT_US 200
+#define NETSTEAL_MAX_US 100000
+
+static uint64_t netsteal;       /* cycles; read-only once the cores run */
+
+void wakeq_init(void)
+{
+    netsteal = us_cycles((uint64_t)sched_setting("netsteal", 0,
+                                                 NETSTEAL_MAX_US,
+                                                 NETSTEAL_DEFAULT_US, "us"));
+}
+
+/* Detaches up to max (>= 1) Gs from the head of p's wake queue; none if
+   `thief` and the head is a G the network readied under netsteal ago (the
+   head is the oldest). */
+static struct g *take(struct p *p, uint32_t max, uint32_t *n, bool thief)
 {
     unsigned long f;
     struct g *first, *last;
@@ -53,6 +77,9 @@ static struct g *take(struct p *p, uint32_t max, uint32_t *n)
         return NULL;
     f = spin_lock(&p->wakelock);
     first = last = p->wakehead;
+    if (thief && first && netsteal &&
+        arch_cycles() - first->netready < netsteal)
+        first = last = NULL;
     k = first ? 1 : 0;
     while (k && k < max && last->schedlink) {
         last = last->schedlink;
@@ -74,7 +101,7 @@ struct g *wakeq_get(struct p *p)
 {
     uint32_t n;
 
-    return take(p, 1, &n);
+    return take(p, 1, &n, false);
 }
 
 struct g *wakeq_steal(struct p *thief, struct p *victim)
@@ -85,7 +112,7 @@ struct g *wakeq_steal(struct p *thief, struct p *victim)
     if (!want)
         return NULL;
     /* Half, as runqsteal takes; the rest stays for its owner. */
-    gp = take(victim, want - want / 2, &n);
+    gp = take(victim, want - want / 2, &n, true);
     if (!gp)
         return NULL;
     TRACE(TEV_STEAL, gp->goid,
