@@ -83,6 +83,7 @@ void gic_init_dist(void)
     dist_wait();
     printk("gic: v%d, distributor at 0x%lx; stop IPI as %s\n", version,
            gicd, stop_fiq ? "FIQ" : "IRQ");
+    its_init();
 }
 
 /* v3: the redistributor whose affinity is this core's. */
@@ -161,6 +162,7 @@ void gic_init_cpu(void)
     if (stop_fiq)
         sysreg_write(S3_0_C12_C12_6, 1);        /* ICC_IGRPEN0_EL1 */
     isb();
+    its_init_cpu();
 }
 
 /*
