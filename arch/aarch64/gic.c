@@ -4,7 +4,8 @@
  * Raspberry Pi 4, through the memory-mapped CPU interface).  Only the
  * interrupts of a core are used: SGIs 0 (scheduler IPI) and 1 (stop), and
  * the generic timer's PPI, plus the SPIs devices raise
- * (gic_enable_spi).  (IHI 0069 for v3, IHI 0048 for v2.)
+ * (gic_enable_spi) and, on v3 with an ITS, the LPIs of their MSIs (its.c,
+ * set up from here).  (IHI 0069 for v3, IHI 0048 for v2.)
  *
  * The stop SGI goes to Group 0, which the CPU takes as an FIQ, where the
  * GIC lets us configure Group 0 (v3 with GICD_CTLR.DS set, as on QEMU

@@ -14,8 +14,9 @@
  * every core as it comes up (the boot core's after its_init), its_map
  * from a G or the boot path once every core is up; its_lpi_irq from the
  * interrupt path at any time.  The ITS takes commands through a ring in
- * memory, under its_lock; a command it has not consumed within
- * CMD_TIMEOUT_MS leaves the ITS unused from then on, with a message.
+ * memory, under its_lock, each batch consumed before the next is
+ * written; a command it has not consumed within CMD_TIMEOUT_MS, or one
+ * that stalls it, leaves the ITS unused from then on, with a message.
  */
 #include <stddef.h>
 #include "arch.h"
@@ -448,8 +449,8 @@ static uint64_t its_device(uint32_t devid)
 bool its_map(uint32_t devid, uint32_t event, int irq, const struct cpu *c,
              uint64_t *addr, uint32_t *data)
 {
-    uint64_t rd = rdbase(c->arch.gicr);
     struct its_map *e = NULL;
+    uint64_t rd;
     unsigned long f;
     uint32_t i;
     bool ok;
@@ -458,6 +459,7 @@ bool its_map(uint32_t devid, uint32_t event, int irq, const struct cpu *c,
         irq >= ARCH_NIRQ || devid >= its.ndevids ||
         event >= 1u << ITS_EVENT_BITS || !its.cpu_on[c->id])
         return false;
+    rd = rdbase(c->arch.gicr);
     f = spin_lock(&its_lock);
     for (i = 0; i < its.nmaps; i++)
         if (its.maps[i].devid == devid && its.maps[i].event == event)
