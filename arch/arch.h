@@ -255,12 +255,16 @@ static inline void arch_mmio_write32(uintptr_t a, uint32_t v)
 #define ARCH_NIRQ 32
 
 /*
- * The MSI message (address and data a device writes) that raises device
- * interrupt irq on core c.  False if the platform gives devices no MSI
- * path (they use INTx through arch_pci_intx instead).
+ * The MSI message (address and data a device writes) with which vector
+ * (an MSI-X table entry) of the PCI device with requester ID rid (bus <<
+ * 8 | dev << 3 | fn) raises device interrupt irq on core c.  Asking again
+ * for the same rid and vector re-aims that vector at the new irq and
+ * core (the message may stay the same).  False if the platform gives the
+ * device no MSI path (it uses INTx through arch_pci_intx instead).  From
+ * a G or the boot path, once every core is up.
  */
-bool arch_msi_message(int irq, const struct cpu *c, uint64_t *addr,
-                      uint32_t *data);
+bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
+                      const struct cpu *c, uint64_t *addr, uint32_t *data);
 
 /*
  * Routes the level-triggered INTx pin (1 = INTA .. 4 = INTD) of PCI

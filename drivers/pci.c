@@ -348,7 +348,7 @@ bool pci_msix_route(struct pci_dev *d, uint32_t i, int irq,
     uint32_t data;
 
     if (!d->msix_cap || i >= d->msix_n ||
-        !arch_msi_message(irq, c, &addr, &data))
+        !arch_msi_message(pci_rid(d), i, irq, c, &addr, &data))
         return false;
     e = d->msix_table + 4 * i;
     e[0] = (uint32_t)addr;

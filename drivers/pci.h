@@ -50,6 +50,12 @@ int pci_init(void);
 struct pci_dev *pci_find(uint16_t vendor, uint16_t lo, uint16_t hi,
                          struct pci_dev *prev);
 
+/* Its requester ID: bus << 8 | dev << 3 | fn. */
+static inline uint32_t pci_rid(const struct pci_dev *d)
+{
+    return d->bus << 8 | d->dev << 3 | d->fn;
+}
+
 static inline void pci_claim(struct pci_dev *d)
 {
     d->claimed = true;

@@ -143,7 +143,8 @@ static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
     /* MSI-X on only where the platform can take it: with MSI-X on, the
        device raises no INTx. */
     if ((n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) >= 0 &&
-        arch_msi_message(n->q[0].irq, cpus[0], &addr, &data) &&
+        arch_msi_message(pci_rid(d), 0, n->q[0].irq, cpus[0], &addr,
+                         &data) &&
         pci_msix_enable(d) && virtio_config_vector(&n->dev, VIRTIO_NO_VECTOR)) {
         if ((uint32_t)*nq > d->msix_n)
             *nq = (int)d->msix_n;

@@ -22,6 +22,7 @@
 #define GICD_SIZE       0x10000
 #define GICC_SIZE       0x2000
 #define GICR_FRAMES     0x20000     /* one core's RD and SGI frames */
+#define ITS_SIZE        0x20000     /* control and translation frames */
 
 /* ACPI timer flags as the device tree's trigger bits (machine.h). */
 static struct mach_irq timer_irq(const struct acpi_timer_irq *t)
@@ -89,6 +90,8 @@ const char *acpi_to_machine(const struct acpi_info *a, int parsed,
         m->psci_conduit = a->psci_hvc ? MACH_CONDUIT_HVC : MACH_CONDUIT_SMC;
     m->gic.dist = (struct mach_range){ a->gicd_pa, GICD_SIZE };
     redistributors(a, m);
+    if (a->nits)
+        m->gic.its = (struct mach_range){ a->its_pa[0], ITS_SIZE };
     switch (a->gic_version) {
     case 2:
         m->gic.version = 2;

@@ -16,6 +16,7 @@ struct gicref {
     uint32_t phandle;           /* 0: none, so no interrupt is decoded */
     uint32_t cells;             /* #interrupt-cells: 3, or 4 (v3 PPI
                                    partitions); the first 3 are the same */
+    uint32_t its;               /* phandle of machine.gic.its's node; 0 */
 };
 
 static void add_range(struct mach_range *a, uint32_t *n, uint32_t max,
@@ -205,9 +206,11 @@ static void psci(const void *blob, struct machine *m)
 }
 
 /*
- * GICv3 reg: GICD, then #redistributor-regions GICR regions (default 1).
- * GICv2 reg: GICD, GICC (then GICH, GICV, unused here).  A GIC without
- * the regions the kernel needs is no GIC at all.
+ * GICv3 reg: GICD, then #redistributor-regions GICR regions (default 1);
+ * its first enabled "arm,gic-v3-its" child, if any, is the ITS (reg[0]:
+ * both of its 64 KiB frames).  GICv2 reg: GICD, GICC (then GICH, GICV,
+ * unused here).  A GIC without the regions the kernel needs is no GIC at
+ * all.
  */
 static void gic(const void *blob, struct machine *m, struct gicref *g)
 {
@@ -234,6 +237,15 @@ static void gic(const void *blob, struct machine *m, struct gicref *g)
                       &m->dropped, r.base, r.size);
         if (gic->nredist == 0)
             goto none;
+        for (int c = fdt_first_child(blob, n); c >= 0;
+             c = fdt_next_sibling(blob, c))
+            if (fdt_node_compatible(blob, c, "arm,gic-v3-its") &&
+                fdt_node_enabled(blob, c) && reg_at(blob, c, 0, &r) &&
+                r.size >= 0x20000) {
+                gic->its = r;
+                g->its = fdt_getprop_u32(blob, c, "phandle", 0);
+                break;
+            }
     } else if (!reg_at(blob, n, 1, &gic->cpuif)) {
         goto none;
     }
@@ -401,6 +413,49 @@ static void pci_intx(const void *blob, int n, const struct gicref *g,
     }
 }
 
+/*
+ * Where the host's MSIs go (pci/pci-msi.txt): msi-map entries <rid-base
+ * controller msi-base length>, msi-base in the controller's #msi-cells,
+ * of which those aimed at the ITS (one cell) are kept; else msi-parent
+ * naming the ITS, which passes requester IDs through as DeviceIDs.
+ */
+static void pci_msi(const void *blob, int n, const struct gicref *g,
+                    struct mach_pci *pci)
+{
+    const uint8_t *p;
+    int len, ctl;
+
+    pci->msi_mask = fdt_getprop_u32(blob, n, "msi-map-mask", 0xFFFF);
+    if (!g->its)
+        return;
+    p = fdt_getprop(blob, n, "msi-map", &len);
+    if (!p) {
+        p = fdt_getprop(blob, n, "msi-parent", &len);
+        if (p && len == 4 && fdt32(p) == g->its)
+            pci->msi[pci->nmsi++] = (struct mach_pci_msi){ 0, 0, 0x10000 };
+        return;
+    }
+    while (len >= 8) {
+        uint32_t ph = fdt32(p + 4), cells = 0;
+        int stride;
+
+        ctl = fdt_node_by_phandle(blob, ph);
+        if (ctl >= 0)
+            cells = fdt_getprop_u32(blob, ctl, "#msi-cells", 0);
+        if (ctl < 0 || cells > 2)
+            return;
+        stride = 4 * (3 + (int)cells);
+        if (len < stride)
+            return;
+        if (ph == g->its && cells == 1 && pci->nmsi < MACH_MAX_MSI &&
+            fdt32(p + 12))
+            pci->msi[pci->nmsi++] = (struct mach_pci_msi){
+                fdt32(p), fdt32(p + 8), fdt32(p + 12) };
+        p += stride;
+        len -= stride;
+    }
+}
+
 /* pci/host-generic-pci.yaml: bus-range defaults to 0..255. */
 static void pci(const void *blob, struct machine *m,
                 const struct gicref *g)
@@ -425,11 +480,12 @@ static void pci(const void *blob, struct machine *m,
     m->pci.bus_end = hi;
     pci_ranges(blob, n, &m->pci);
     pci_intx(blob, n, g, &m->pci);
+    pci_msi(blob, n, g, &m->pci);
 }
 
 int fdt_parse_machine(const void *blob, size_t size, struct machine *m)
 {
-    struct gicref g = { 0, 0 };
+    struct gicref g = { 0, 0, 0 };
     int rc;
 
     memset(m, 0, sizeof(*m));

@@ -44,6 +44,7 @@
     X(LOCK_GFREE,       "gfree",       false)                          \
     X(LOCK_MALLOC,      "malloc",      true)  /* newlib's, recursive */ \
     X(LOCK_IRQ,         "irq",         false)                          \
+    X(LOCK_ITS,         "its",         false) /* ITS command queue */  \
     X(LOCK_CYCLE_SYNC,  "cycle sync",  false)                          \
     X(LOCK_CONSOLE,     "console",     false)                          \
     X(LOCK_VM,          "vm",          false)                          \

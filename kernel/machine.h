@@ -16,6 +16,7 @@
 #define MACH_MAX_VIRTIO      32
 #define MACH_MAX_REDIST      4
 #define MACH_MAX_INTX        64
+#define MACH_MAX_MSI         4
 
 enum mach_enable {
     MACH_ENABLE_NONE,           /* no (known) enable-method: the boot CPU */
@@ -64,6 +65,9 @@ struct mach_gic {
     struct mach_range cpuif;    /* v2: GICC */
     uint32_t nredist;           /* v3: GICR regions, in reg order */
     struct mach_range redist[MACH_MAX_REDIST];
+    struct mach_range its;      /* v3: the first ITS (its control frame,
+                                   then its translation frame 64 KiB
+                                   above); base 0: none */
 };
 
 struct mach_virtio {
@@ -85,6 +89,12 @@ struct mach_pci_intx {
     uint32_t intid;             /* 32 + SPI number */
 };
 
+/* One msi-map entry whose controller is the GIC's ITS: requester IDs
+   [rid, rid + len) (after the mask) are ITS DeviceIDs [devid, devid + len). */
+struct mach_pci_msi {
+    uint32_t rid, devid, len;
+};
+
 struct mach_pci {
     struct mach_range ecam;     /* config space of bus_start; size 0: none */
     uint32_t bus_start, bus_end;    /* bus-range, default 0..255 */
@@ -94,6 +104,11 @@ struct mach_pci {
     uint32_t intx_mask_pin;
     uint32_t nintx;
     struct mach_pci_intx intx[MACH_MAX_INTX];
+    uint32_t msi_mask;          /* msi-map-mask, default 0xFFFF */
+    uint32_t nmsi;              /* msi-map entries toward gic.its, or one
+                                   identity entry for msi-parent = the ITS;
+                                   0: the host's MSIs reach no known ITS */
+    struct mach_pci_msi msi[MACH_MAX_MSI];
 };
 
 /*
@@ -145,7 +160,9 @@ struct acpi_info;
  * entries, each started with PSCI if the FADT says PSCI is there; a MADT
  * without a usable core gives the boot core alone.  The ECAM window is
  * the MCFG's first; the PCI windows and INTx routes live in AML and stay
- * empty (devices keep the firmware's BARs).  mem, reserved, bootargs and
+ * empty (devices keep the firmware's BARs).  The ITS is the MADT's first;
+ * how requester IDs become its DeviceIDs is the IORT's to say, which is
+ * not read, so pci.nmsi stays 0 (no MSI).  mem, reserved, bootargs and
  * rtc are not ACPI's to give and stay empty.  Returns NULL, or why *m is
  * unusable (no ACPI tables, or no GIC); m->error keeps acpi_parse's
  * complaint about a partial result.

@@ -41,7 +41,7 @@ void mem_setup(struct bootinfo *bi)
            page_free_count(&pages) * PAGE_SIZE >> 20);
 }
 
-uint64_t mem_alloc_pages(size_t n)
+static uint64_t alloc(size_t n, size_t align)
 {
     unsigned long f;
     uint64_t pa;
@@ -50,11 +50,22 @@ uint64_t mem_alloc_pages(size_t n)
         return 0;
     vm_stack_probe(MEM_PROBE_BYTES);
     f = spin_lock(&mem_lock);
-    pa = page_alloc(&pages, n);
+    pa = align > 1 ? page_alloc_aligned(&pages, n, align) :
+                     page_alloc(&pages, n);
     spin_unlock(&mem_lock, f);
     if (pa)
         memset(phys_to_virt(pa), 0, n * PAGE_SIZE);
     return pa;
+}
+
+uint64_t mem_alloc_pages(size_t n)
+{
+    return alloc(n, 1);
+}
+
+uint64_t mem_alloc_pages_aligned(size_t n, size_t align)
+{
+    return align ? alloc(n, align) : 0;
 }
 
 void mem_free_pages(uint64_t pa, size_t n)

@@ -16,6 +16,8 @@ void mem_setup(struct bootinfo *bi);
 
 /* n contiguous, zeroed pages; returns the physical address, 0 if none. */
 uint64_t mem_alloc_pages(size_t n);
+/* The same, the address a multiple of align pages (a power of two). */
+uint64_t mem_alloc_pages_aligned(size_t n, size_t align);
 void mem_free_pages(uint64_t pa, size_t n);
 size_t mem_free_count(void);
 size_t mem_total_count(void);

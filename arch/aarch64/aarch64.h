@@ -171,6 +171,11 @@ void gic_eoi(uint32_t iar, bool fiq);
 uint32_t gic_intid(uint32_t iar);
 void gic_enable_spi(uint32_t intid, const struct cpu *c);
 int pci_intx_irq(uint32_t intid);
+void its_init(void);
+void its_init_cpu(void);
+bool its_map(uint32_t devid, uint32_t event, int irq, const struct cpu *c,
+             uint64_t *addr, uint32_t *data);
+int its_lpi_irq(uint32_t intid);
 void gtimer_init(void);
 void timer_disarm(void);
 uint32_t timer_intid(void);
@@ -186,6 +191,7 @@ void ap_entry(struct cpu *c);
 #define SGI_IPI         0
 #define SGI_STOP        1
 #define INTID_SPURIOUS  1020
+#define INTID_LPI       8192    /* LPIs from here (its.c) */
 
 #endif
 #endif

@@ -4,7 +4,8 @@
  * Raspberry Pi 4, through the memory-mapped CPU interface).  Only the
  * interrupts of a core are used: SGIs 0 (scheduler IPI) and 1 (stop), and
  * the generic timer's PPI, plus the SPIs devices raise
- * (gic_enable_spi).  (IHI 0069 for v3, IHI 0048 for v2.)
+ * (gic_enable_spi) and, on v3 with an ITS, the LPIs of their MSIs (its.c,
+ * set up from here).  (IHI 0069 for v3, IHI 0048 for v2.)
  *
  * The stop SGI goes to Group 0, which the CPU takes as an FIQ, where the
  * GIC lets us configure Group 0 (v3 with GICD_CTLR.DS set, as on QEMU
@@ -83,6 +84,7 @@ void gic_init_dist(void)
     dist_wait();
     printk("gic: v%d, distributor at 0x%lx; stop IPI as %s\n", version,
            gicd, stop_fiq ? "FIQ" : "IRQ");
+    its_init();
 }
 
 /* v3: the redistributor whose affinity is this core's. */
@@ -161,6 +163,7 @@ void gic_init_cpu(void)
     if (stop_fiq)
         sysreg_write(S3_0_C12_C12_6, 1);        /* ICC_IGRPEN0_EL1 */
     isb();
+    its_init_cpu();
 }
 
 /*

@@ -218,6 +218,7 @@ void arch_paging_init(struct bootinfo *bi)
     map_device(&g->cpuif);
     for (uint32_t i = 0; i < g->nredist; i++)
         map_device(&g->redist[i]);
+    map_device(&g->its);
     map_device(&m->rtc);
     for (uint32_t i = 0; i < m->nvirtio; i++)
         map_device(&(struct mach_range){ m->virtio[i].base,

@@ -1,11 +1,14 @@
 /*
  * pci.c - what PCI devices need of the aarch64 platform: the host
- * bridge's ECAM and windows from the device tree, and INTx pins routed
- * through its interrupt-map to GIC SPIs.
+ * bridge's ECAM and windows from the device tree, INTx pins routed
+ * through its interrupt-map to GIC SPIs, and MSIs through the GICv3 ITS
+ * (its.c).
  *
- * No MSI yet: QEMU's virt machine delivers MSIs through the GICv3 ITS,
- * which Spindle does not drive, so devices use their INTx pin, aimed at
- * the boot core.
+ * An MSI is an LPI: the device's requester ID becomes its ITS DeviceID
+ * through the host's msi-map (on QEMU's virt, the identity), the vector
+ * its EventID.  Without an ITS (GICv2, a GICv3 without one, or ACPI,
+ * whose IORT is not read) there is no MSI, and devices use their INTx
+ * pin, aimed at the boot core.
  */
 #include "aarch64.h"
 #include "bootinfo.h"
@@ -20,9 +23,19 @@ static struct {
 } routes[ARCH_NIRQ];
 static int nroutes;
 
-bool arch_msi_message(int irq, const struct cpu *c, uint64_t *addr,
-                      uint32_t *data)
+bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
+                      const struct cpu *c, uint64_t *addr, uint32_t *data)
 {
+    const struct mach_pci *pci = &boot_info->machine->pci;
+
+    rid &= pci->msi_mask;
+    for (uint32_t i = 0; i < pci->nmsi; i++) {
+        const struct mach_pci_msi *e = &pci->msi[i];
+
+        if (rid >= e->rid && rid - e->rid < e->len)
+            return its_map(e->devid + (rid - e->rid), vector, irq, c, addr,
+                           data);
+    }
     return false;
 }
 

@@ -88,6 +88,19 @@ static void irq(struct trapframe *tf, bool fiq)
 {
     uint32_t iar = gic_ack(fiq), id = gic_intid(iar);
 
+    if (id >= INTID_LPI) {
+        /* An MSI: edge-like, with no active state.  EOI (the priority
+           drop) first, so that a new one while the handler runs is
+           taken again after it. */
+        int n = its_lpi_irq(id);
+
+        gic_eoi(iar, fiq);
+        if (n >= 0)
+            irq_dispatch(n);
+        else
+            printk("trap: unexpected LPI %u on cpu %d\n", id, cpu_id());
+        return;
+    }
     if (id >= INTID_SPURIOUS)
         return;
     if (id == SGI_STOP)

@@ -4,8 +4,8 @@
  */
 #include "arch.h"
 
-bool arch_msi_message(int irq, const struct cpu *c, uint64_t *addr,
-                      uint32_t *data)
+bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
+                      const struct cpu *c, uint64_t *addr, uint32_t *data)
 {
     return false;
 }

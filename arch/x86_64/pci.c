@@ -24,8 +24,8 @@
 #define Q35_MEM32_BASE  0xC0000000UL
 #define Q35_MEM32_END   0xFEC00000UL
 
-bool arch_msi_message(int irq, const struct cpu *c, uint64_t *addr,
-                      uint32_t *data)
+bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
+                      const struct cpu *c, uint64_t *addr, uint32_t *data)
 {
     /* APIC ids above 255 need interrupt remapping. */
     if (irq < 0 || irq >= ARCH_NIRQ || c->arch.apic_id > 255)

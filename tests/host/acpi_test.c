@@ -989,6 +989,9 @@ TEST(aavmf_machine)
     CHECK(m.gic.nredist == 1 && m.gic.redist[0].base == 0x080A0000 &&
           m.gic.redist[0].size == 0x00F60000);
     CHECK(m.gic.cpuif.base == 0);
+    /* The ITS, but no DeviceID map without the IORT. */
+    CHECK(m.gic.its.base == 0x08080000 && m.gic.its.size == 0x20000);
+    CHECK(m.pci.nmsi == 0);
     CHECK(m.timer[MACH_TIMER_VIRT].intid == 27 && m.timer[MACH_TIMER_VIRT].flags == 4);
     CHECK(m.timer[MACH_TIMER_PHYS].intid == 30);
     CHECK(m.timer[MACH_TIMER_HYP].intid == 26 && m.timer[MACH_TIMER_HYP].flags == 2);

@@ -1262,6 +1262,11 @@ TEST(virt_gicv3)
     CHECK(mach.gic.version == 3 && mach.gic.nredist == 1);
     CHECK(range_is(mach.gic.redist[0], 0x80a0000, 0xf60000));
     CHECK(range_is(mach.gic.cpuif, 0, 0));
+    /* its@8080000, and the host's msi-map <0 &its 0 0x10000>. */
+    CHECK(range_is(mach.gic.its, 0x8080000, 0x20000));
+    CHECK(mach.pci.nmsi == 1 && mach.pci.msi[0].rid == 0 &&
+          mach.pci.msi[0].devid == 0 && mach.pci.msi[0].len == 0x10000);
+    CHECK(mach.pci.msi_mask == 0xFFFF);
     for (int i = 0; i < MACH_NTIMER; i++)
         CHECK(mach.timer[i].flags == flags);
     CHECK(strcmp(mach.bootargs, "(null)") == 0);
@@ -1277,6 +1282,7 @@ TEST(virt_gicv2)
     CHECK(mach.psci_conduit == MACH_CONDUIT_HVC);
     CHECK(mach.gic.version == 2 && mach.gic.nredist == 0);
     CHECK(range_is(mach.gic.cpuif, 0x8010000, 0x10000));
+    CHECK(mach.gic.its.base == 0 && mach.pci.nmsi == 0);
     /* GICv2 PPIs: level high, CPU mask 0b11 for two CPUs. */
     for (int i = 0; i < MACH_NTIMER; i++)
         CHECK(mach.timer[i].flags == 0x304);
@@ -1835,6 +1841,79 @@ TEST(machine_pci_bus_range)
                   mach.pci.bus_start == 0 && mach.pci.bus_end == 255);
         }
     }
+}
+
+/* A GICv3 with an ITS child (phandle 2) beside a host bridge whose MSIs
+   are described by the property p (NULL: none) of len bytes. */
+static void b_its_pci(const char *name, const uint32_t *p, int len,
+                      bool its_on)
+{
+    uint8_t buf[64];
+
+    b_machine(true, 1, 0);
+    b_begin("intc@8000000");
+    b_str("compatible", "arm,gic-v3");
+    b_cells("#address-cells", 1, 2);
+    b_cells("#size-cells", 1, 2);
+    b_prop("ranges", NULL, 0);
+    b_cells("reg", 8, 0, 0x8000000, 0, 0x10000, 0, 0x80a0000, 0, 0xf60000);
+    b_cells("phandle", 1, 1);
+    b_begin("its@8080000");
+    b_str("compatible", "arm,gic-v3-its");
+    if (!its_on)
+        b_str("status", "disabled");
+    b_cells("#msi-cells", 1, 1);
+    b_cells("reg", 4, 0, 0x8080000, 0, 0x20000);
+    b_cells("phandle", 1, 2);
+    b_end();
+    b_end();
+    b_begin("other-msi");
+    b_cells("#msi-cells", 1, 0);
+    b_cells("phandle", 1, 3);
+    b_end();
+    b_begin("pcie@10000000");
+    b_str("compatible", "pci-host-ecam-generic");
+    b_cells("reg", 4, 0x40, 0x10000000, 0, 0x10000000);
+    for (int i = 0; p && i < len / 4; i++)
+        wr32(buf, 4 * i, p[i]);
+    if (p)
+        b_prop(name, buf, len);
+    b_end();
+    b_end();
+}
+
+TEST(machine_its_msi_map)
+{
+    /* Entries toward another controller (no msi-base cell) are skipped. */
+    static const uint32_t map[] = { 0, 2, 0x100, 0x800, 0x800, 3, 0x100,
+                                    0x900, 2, 0x20, 0x10 };
+    static const uint32_t parent[] = { 2 };
+
+    b_its_pci("msi-map", map, sizeof(map), true);
+    CHECK(parse_built() == 0 && range_is(mach.gic.its, 0x8080000, 0x20000));
+    CHECK(mach.pci.nmsi == 2);
+    CHECK(mach.pci.msi[0].rid == 0 && mach.pci.msi[0].devid == 0x100 &&
+          mach.pci.msi[0].len == 0x800);
+    CHECK(mach.pci.msi[1].rid == 0x900 && mach.pci.msi[1].devid == 0x20 &&
+          mach.pci.msi[1].len == 0x10);
+
+    /* A truncated last entry ends the walk after the whole ones. */
+    b_its_pci("msi-map", map, 4 * 6, true);
+    CHECK(parse_built() == 0 && mach.pci.nmsi == 1);
+
+    /* msi-parent = the ITS: requester IDs pass through. */
+    b_its_pci("msi-parent", parent, sizeof(parent), true);
+    CHECK(parse_built() == 0 && mach.pci.nmsi == 1 &&
+          mach.pci.msi[0].rid == 0 && mach.pci.msi[0].devid == 0 &&
+          mach.pci.msi[0].len == 0x10000);
+
+    /* No MSI property, or a disabled ITS: no way to the ITS. */
+    b_its_pci("msi-parent", NULL, 0, true);
+    CHECK(parse_built() == 0 && mach.gic.its.base == 0x8080000 &&
+          mach.pci.nmsi == 0);
+    b_its_pci("msi-parent", parent, sizeof(parent), false);
+    CHECK(parse_built() == 0 && mach.gic.its.base == 0 &&
+          mach.pci.nmsi == 0);
 }
 
 TEST(machine_corrupt_zeroes)
