@@ -251,6 +251,16 @@ void netpoll_interrupt(int q)
     }
 }
 
+void netpoll_kick(void)
+{
+    unsigned long f = arch_irq_save();
+    int q = homeq();
+
+    if (q >= 0)
+        netpoll_interrupt(q);
+    arch_irq_restore(f);
+}
+
 uint64_t netpoll_deadline_slow(void)
 {
     uint64_t now = arch_cycles(), t;

@@ -39,6 +39,14 @@ struct g;
  */
 void netpoll_init(struct g *(*poll)(int q), int nqueues);
 
+/*
+ * Polls the calling core's queue as its interrupt would.  A driver runs
+ * it on every core (smp_call_all) once its poller is installed: an
+ * interrupt that came before found no poller, and with event-index
+ * suppression none comes again until the queue is drained.
+ */
+void netpoll_kick(void);
+
 /* The queue the calling core polls (core q polls queue q), -1 for none.
    Interrupts off, or the answer may be another core's. */
 int netpoll_queue(void);

@@ -272,6 +272,11 @@ void stack_nic_irq(void *arg, int q)
     netpoll_interrupt(q);
 }
 
+static void kick(void *arg)
+{
+    netpoll_kick();
+}
+
 void stack_start(void (*status)(struct netif *nif))
 {
     unsigned long f;
@@ -291,6 +296,7 @@ void stack_start(void (*status)(struct netif *nif))
     timer_start(&lwip_timer, lwip_due, 0);
     stack_unlock(f);
     netpoll_init(poll, net_dev->nqueues);
+    smp_call_all(kick, NULL);   /* frames that came before the poller */
 }
 
 static int report_cores(char *buf, size_t len);
