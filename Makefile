@@ -338,7 +338,7 @@ bench: $(B)/apps/bench.elf
 # (tools/deps.sh net).
 .PHONY: bench-net
 bench-net: $(B)/apps/httpd.elf
-	$(Q)tools/bench-net.sh $(RUN_ARCH) $(SMP) \
+	$(Q)CMDLINE="$(CMDLINE)" tools/bench-net.sh $(RUN_ARCH) $(SMP) \
 	    $(if $(filter command line,$(origin NET)),only=$(NET)) \
 	    $(if $(QUEUES),queues=$(QUEUES)) $(BENCH_NET)
 

@@ -54,7 +54,8 @@
 # after the run.
 # Logs (console, wrk output, /debug/sched before and after) are under
 # build/ARCH/bench-net-logs/.  Exits non-zero if a backend failed.
-# MEM and ACCEL pass through to tools/qemu.sh; TIMEOUT bounds a backend's
+# MEM and ACCEL pass through to tools/qemu.sh, CMDLINE is added to the
+# guest's command line (netsteal=0, say); TIMEOUT bounds a backend's
 # whole run (seconds; default from reps and secs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -121,7 +122,8 @@ if [ "${1:-}" = __run ]; then
     *) fail "unknown backend" ;;
     esac
 
-    QUIET=0 "$here/qemu.sh" "$ARCH" "$IMAGE" "$SMP" "${cmdline[@]}" \
+    # shellcheck disable=SC2086 # CMDLINE is a list of words
+    QUIET=0 "$here/qemu.sh" "$ARCH" "$IMAGE" "$SMP" "${cmdline[@]}" ${CMDLINE:-} \
         > "$log.console" 2> "$log.qemu" < /dev/null &
     qpid=$!
     up= deadline=$((SECONDS + 60))
