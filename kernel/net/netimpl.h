@@ -35,6 +35,13 @@ extern struct net_pstats net_pstats[];
 /* The calling core's; under stack_lock. */
 struct net_pstats *net_mine(void);
 
+/* Adds n to a counter written under stack_lock and read without it
+   (sp_net_stats): one writer at a time, so a load and a relaxed store. */
+static inline void net_count(uint64_t *c, uint64_t n)
+{
+    __atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
 /* Takes stack_lock (interrupts off); returns what stack_unlock needs. */
 unsigned long stack_lock_take(void);
 

@@ -29,7 +29,7 @@ static void seg_here(struct sp_sock *s)
     if (!s->home)
         s->home = me;
     else if (s->home != me)
-        net_mine()->split++;
+        net_count(&net_mine()->split, 1);
 }
 
 static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
@@ -84,7 +84,7 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     s->connected = true;
     seg_here(s);
     if (s->dialq && s->dialq != this_cpu()->id + 1)
-        net_mine()->misdial++;  /* the replies came to another queue */
+        net_count(&net_mine()->misdial, 1);  /* replies on another queue */
     net_ready(pd_ready(&s->pd, 'w'));
     sock_event(s);
     return ERR_OK;

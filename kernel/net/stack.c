@@ -78,12 +78,13 @@ unsigned long stack_lock_take(void)
         uint64_t t = arch_cycles();
 
         f = spin_lock(&stack_lock);
-        lockst.contended++;
-        lockst.wait_cycles += arch_cycles() - t;
+        net_count(&lockst.contended, 1);
+        net_count(&lockst.wait_cycles, arch_cycles() - t);
     } else {
         f = spin_lock(&stack_lock);
     }
-    lockst.held_from = ++lockst.takes % 64 ? 0 : arch_cycles();
+    net_count(&lockst.takes, 1);
+    lockst.held_from = lockst.takes % 64 ? 0 : arch_cycles();
     return f;
 }
 
@@ -91,8 +92,8 @@ unsigned long stack_lock_take(void)
 static void stack_release(unsigned long f)
 {
     if (lockst.held_from) {
-        lockst.held_samples++;
-        lockst.held_cycles += arch_cycles() - lockst.held_from;
+        net_count(&lockst.held_samples, 1);
+        net_count(&lockst.held_cycles, arch_cycles() - lockst.held_from);
     }
     spin_unlock(&stack_lock, f);
 }
@@ -109,7 +110,7 @@ void net_ready(struct g *gp)
         struct m *last = gp->lastm;
 
         if (last && last->cpu != this_cpu())
-            net_mine()->xwake++;
+            net_count(&net_mine()->xwake, 1);
         gp->schedlink = readied;
         readied = gp;
     }
@@ -196,7 +197,7 @@ static err_t linkoutput(struct netif *nif, struct pbuf *p)
         return ERR_MEM;         /* TCP retransmits; UDP is best effort */
     pbuf_copy_partial(p, buf, p->tot_len, 0);
     net_dev->ops->tx_send(net_dev, q, buf, p->tot_len);
-    net_mine()->tx++;
+    net_count(&net_mine()->tx, 1);
     return ERR_OK;
 }
 
@@ -213,9 +214,9 @@ static void deliver(void *arg, const uint8_t *frame, uint32_t len)
     struct net_pstats *ps = net_mine();
     int q = (int)(intptr_t)arg;
 
-    ps->rx++;
+    net_count(&ps->rx, 1);
     if (q != this_cpu()->id)
-        ps->away++;             /* polled by a core not the queue's */
+        net_count(&ps->away, 1);   /* polled by a core not the queue's */
 
     if (!p) {
         net_rx_nomem++;
