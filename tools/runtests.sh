@@ -362,7 +362,7 @@ for item in "${items[@]}"; do
     tapns=
     if [ -n "$netw" ] && { [ "${arch%%-*}" = hosted ] || grep -qw tap <<< "$netw"; }; then
         if [ "$(id -u)" != 0 ] || ! command -v unshare ip > /dev/null; then
-            printf '%-62s not run on %s (its network namespace needs root, unshare and ip)\n' \
+            printf '%-62s SKIP: not run on %s (its network namespace needs root, unshare and ip; counted neither way)\n' \
                 "$arch $dir" "$arch"
             continue
         fi
