@@ -49,6 +49,7 @@ struct pollq {
 static struct g *(*poller)(int q);  /* atomic: set by the driver */
 static int nqueues = 1;             /* queues of poller; set with it */
 int netpoll_nwait;                  /* Gs waiting for the network; atomic */
+uint64_t netpoll_rescues;           /* polls of a stranded queue; atomic */
 static struct pollq pq[MAXCPU];
 
 /* The queue this core polls, or -1: core q polls queue q, and a core
@@ -196,6 +197,8 @@ struct g *netpoll(void)
         return NULL;
     if (!try_polling(q))
         return NULL;
+    if (q != homeq())
+        __atomic_add_fetch(&netpoll_rescues, 1, __ATOMIC_RELAXED);
     list = poll_locked(q);
     __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
     return list;
@@ -289,6 +292,7 @@ bool netpoll_check(uint64_t now)
         now >= __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period())
         list = netpoll();
     else if ((q = stranded(now, NULL)) >= 0 && try_polling(q)) {
+        __atomic_add_fetch(&netpoll_rescues, 1, __ATOMIC_RELAXED);
         list = poll_locked(q);
         __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
     }

@@ -54,6 +54,9 @@ int netpoll_queue(void);
 /* A G starts (+1) or stops (-1) waiting for the network.  Any G. */
 void netpoll_wait_add(int delta);
 
+/* Polls of a stranded queue by a core not its own (netpoll.c); atomic. */
+extern uint64_t netpoll_rescues;
+
 /* Gs waiting for the network now (the deadlock check wants 0). */
 extern int netpoll_nwait;       /* atomic; netpoll_wait_add */
 

@@ -103,6 +103,10 @@ struct sp_net_stats {
     uint64_t misdial;           /* sp_dial connections whose packets came
                                    to another core than the dialling one
                                    (with RSS) */
+    uint64_t rescues;           /* polls of a queue whose core had not
+                                   polled it for 50 ms, by another core
+                                   (the only polls that handle frames
+                                   away from their queue's core) */
     uint64_t lock_takes;        /* the stack lock: acquisitions, */
     uint64_t lock_contended;    /* how many found it held, */
     uint64_t lock_wait_ns;      /* their total wait, */

@@ -358,6 +358,7 @@ int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
             per_core[c].xwake = xwake;
         }
     }
+    st->rescues = __atomic_load_n(&netpoll_rescues, __ATOMIC_RELAXED);
     st->lock_takes = __atomic_load_n(&lockst.takes, __ATOMIC_RELAXED);
     st->lock_contended = __atomic_load_n(&lockst.contended, __ATOMIC_RELAXED);
     st->lock_wait_ns = __atomic_load_n(&lockst.wait_cycles, __ATOMIC_RELAXED) *
@@ -387,13 +388,13 @@ static int report_cores(char *buf, size_t len)
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - n,
             "\nnet: %d queue pair%s%s: away %llu, cross-core wakeups %llu, "
-            "split segments %llu, misdialled %llu\n"
+            "split segments %llu, misdialled %llu, stranded-queue polls %llu\n"
             "net: stack lock: %llu takes, %llu found it held (waited "
             "%llu us in all), mean hold %llu ns",
             st.nqueues, st.nqueues == 1 ? "" : "s", st.rss ? " with RSS" : "",
             (unsigned long long)st.away, (unsigned long long)st.xwake,
             (unsigned long long)st.split, (unsigned long long)st.misdial,
-            (unsigned long long)st.lock_takes,
+            (unsigned long long)st.rescues, (unsigned long long)st.lock_takes,
             (unsigned long long)st.lock_contended,
             (unsigned long long)(st.lock_wait_ns / 1000),
             (unsigned long long)st.lock_hold_ns);
