@@ -91,11 +91,10 @@ static bool setup_vq(struct virtio_net *n, struct virtq *vq, uint16_t idx,
     return *reg != NULL;
 }
 
+/* Queue pair i, whose nic and index setup_irqs filled in. */
 static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
                         uint16_t rxvec)
 {
-    q->nic = n;
-    q->index = i;
     if (!setup_vq(n, &q->rx, 2 * i, rxvec, &q->rx_notify, &q->rxbufs) ||
         !setup_vq(n, &q->tx, 2 * i + 1, VIRTIO_NO_VECTOR, &q->tx_notify,
                   &q->txbufs))
@@ -136,23 +135,24 @@ static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
     uint32_t data;
     int i;
 
-    for (i = 0; i < *nq; i++)
+    for (i = 0; i < *nq; i++) {
+        n->q[i].nic = n;
+        n->q[i].index = (uint16_t)i;
         n->q[i].irq = -1;
-    n->q[0].nic = n;
-    n->q[0].index = 0;
+    }
+    if ((n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) < 0) {
+        *nq = 1;
+        return false;
+    }
     /* MSI-X on only where the platform can take it: with MSI-X on, the
        device raises no INTx. */
-    if ((n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) >= 0 &&
-        arch_msi_message(pci_rid(d), 0, n->q[0].irq, cpus[0], &addr,
-                         &data) &&
+    if (arch_msi_message(pci_rid(d), 0, n->q[0].irq, cpus[0], &addr, &data) &&
         pci_msix_enable(d) && virtio_config_vector(&n->dev, VIRTIO_NO_VECTOR)) {
         if ((uint32_t)*nq > d->msix_n)
             *nq = (int)d->msix_n;
         for (i = 0; i < *nq; i++) {
             struct vnet_queue *q = &n->q[i];
 
-            q->nic = n;
-            q->index = (uint16_t)i;
             if ((q->irq < 0 && (q->irq = irq_alloc(vnet_irq, q)) < 0) ||
                 !pci_msix_route(d, (uint32_t)i, q->irq, cpus[i]))
                 break;
@@ -164,8 +164,6 @@ static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
         }
     }
     *nq = 1;
-    if (n->q[0].irq < 0 && (n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) < 0)
-        return false;
     n->irq = n->q[0].irq;
     return d->irq_pin && arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq);
 }
