@@ -181,11 +181,23 @@ static int stranded(uint64_t now, uint64_t *next)
     return -1;
 }
 
+/* Polls queue q unless another core is at it; a poll of a queue not this
+   core's is a stranded queue's rescue, and counted. */
+static struct g *poll_queue(int q)
+{
+    struct g *list;
 
+    if (!try_polling(q))
+        return NULL;
+    if (q != homeq())
+        __atomic_add_fetch(&netpoll_rescues, 1, __ATOMIC_RELAXED);
+    list = poll_locked(q);
+    __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
+    return list;
+}
 
 struct g *netpoll(void)
 {
-    struct g *list;
     int q;
 
     /* Cheap checks first: every findrunnable comes here. */
@@ -195,13 +207,7 @@ struct g *netpoll(void)
     q = homeq();
     if (q < 0 && (q = stranded(arch_cycles(), NULL)) < 0)
         return NULL;
-    if (!try_polling(q))
-        return NULL;
-    if (q != homeq())
-        __atomic_add_fetch(&netpoll_rescues, 1, __ATOMIC_RELAXED);
-    list = poll_locked(q);
-    __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
-    return list;
+    return poll_queue(q);
 }
 
 void netpoll_ready(struct p *p, struct g *list)
@@ -290,12 +296,9 @@ bool netpoll_check(uint64_t now)
         return false;
     if (q >= 0 &&
         now >= __atomic_load_n(&pq[q].lastpoll, __ATOMIC_RELAXED) + period())
-        list = netpoll();
-    else if ((q = stranded(now, NULL)) >= 0 && try_polling(q)) {
-        __atomic_add_fetch(&netpoll_rescues, 1, __ATOMIC_RELAXED);
-        list = poll_locked(q);
-        __atomic_store_n(&pq[q].polling, 0, __ATOMIC_RELEASE);
-    }
+        list = poll_queue(q);
+    else if ((q = stranded(now, NULL)) >= 0)
+        list = poll_queue(q);
     if (!list)
         return false;
     netpoll_ready(this_cpu()->m->p, list);
