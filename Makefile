@@ -130,7 +130,7 @@ $(FONT_H): tools/psf.py | deps
 $(B)/kernel/fbcon.o: $(FONT_H)
 $(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
 NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard kernel/net/*.c))
-$(NET_OBJS): CFLAGS += $(LWIP_INC)
+$(NET_OBJS): CFLAGS += $(LWIP_INC) -DNET_STACKS=$(NET_STACKS)
 $(NET_OBJS): | $(LWIP_STAMP)
 
 .PHONY: all images run test test-prepare test-host test-images bench bench-go clean deps soak \

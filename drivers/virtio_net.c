@@ -176,9 +176,7 @@ static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
 #define CTRL_OK             0       /* the ack byte */
 #define CTRL_TIMEOUT_MS     1000
 
-#define HASH_IPV4   (1u << 0)
 #define HASH_TCPV4  (1u << 1)
-#define HASH_UDPV4  (1u << 2)
 
 static bool setup_ctrl(struct virtio_net *n)
 {
@@ -268,21 +266,22 @@ static uint16_t cfg16(struct virtio_net *n, uint32_t off)
 }
 
 /*
- * Receive-side scaling over queues 0 .. pairs - 1: IPv4 with TCP or UDP
- * ports (or addresses alone) hashed under rss_key, the table's entries
- * taking the queues in turn; anything else to queue 0.  Fills
- * n->rss_table.  False if the device cannot do it or refused.
+ * Receive-side scaling over queues 0 .. pairs - 1: IPv4 TCP hashed by
+ * addresses and ports under rss_key, the table's entries taking the
+ * queues in turn; anything else (UDP, ICMP, ARP, fragments) to queue 0,
+ * whose stack alone has UDP sockets and DHCP (kernel/net/netimpl.h).
+ * Fills n->rss_table.  False if the device cannot do it or refused.
  */
 static bool set_rss(struct virtio_net *n, int pairs)
 {
     uint8_t *b = n->ctrl.buf, *p;
-    uint32_t types = HASH_IPV4 | HASH_TCPV4 | HASH_UDPV4, entries;
+    uint32_t types = HASH_TCPV4, entries;
     uint32_t supported = (uint32_t)cfg16(n, 20) | (uint32_t)cfg16(n, 22) << 16;
     uint8_t keylen = n->dev.devcfg_len > 17 ? n->dev.devcfg[17] : 0;
     uint16_t tmax = cfg16(n, 18);
 
     if ((supported & types) != types || keylen < RSS_KEY_LEN || tmax == 0) {
-        printk("virtio-net: RSS: the device cannot hash IPv4 and its ports "
+        printk("virtio-net: RSS: the device cannot hash IPv4 TCP "
                "(hash types %#x, key %u bytes, table %u)\n",
                supported, keylen, tmax);
         return false;
@@ -330,7 +329,8 @@ static int start_pairs(struct virtio_net *n, int nq)
 
 static const struct netdev_ops vnet_ops;
 
-struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg)
+struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
+                          int max_queues)
 {
     struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_NET_DEVICE_LO,
                                  VIRTIO_NET_DEVICE_HI, NULL);
@@ -357,7 +357,8 @@ struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg)
     if (n->dev.features & F_CTRL_VQ && n->dev.features & (F_MQ | F_RSS) &&
         cfg16(n, 8) > 1)
         n->max_pairs = cfg16(n, 8);
-    nq = want = n->max_pairs < ncpu ? n->max_pairs : ncpu;
+    nq = n->max_pairs < ncpu ? n->max_pairs : ncpu;
+    nq = want = nq < max_queues ? nq : max_queues;
     if (!setup_irqs(n, d, &nq))
         printk("virtio-net: %s: no interrupt; frames wait for a poll\n",
                pci_name(d, nm));
@@ -548,17 +549,13 @@ static int ring_report(const char *name, int qi, const struct virtq *q,
         q->intr_on ? "on" : "off");
 }
 
-static void nd_tx_watchdog(struct netdev *d)
+static void nd_tx_watchdog(struct netdev *d, int qi)
 {
-    struct virtio_net *n = (struct virtio_net *)d;
+    struct vnet_queue *q = nq(d, qi);
 
-    for (int i = 0; i < n->nqueues; i++) {
-        struct vnet_queue *q = &n->q[i];
-
-        if (virtq_stalled(&q->tx)) {
-            *q->tx_notify = 2 * q->index + 1;
-            q->st.tx_rekick++;
-        }
+    if (virtq_stalled(&q->tx)) {
+        *q->tx_notify = 2 * q->index + 1;
+        q->st.tx_rekick++;
     }
 }
 

@@ -74,13 +74,15 @@ struct virtio_net {
  * Finds the first virtio-net device, sets it up with every RX buffer
  * posted, and returns it as the stack's netdev; NULL (with the reason
  * printed) if there is none usable.  A multiqueue device gets
- * min(its pairs, ncpu) pairs where the platform has MSI-X (a vector per
- * RX queue, aimed at the queue's core), with receive-side scaling where
- * the device has it; otherwise one pair.  irq_fn(arg, queue) is called
- * when frames arrive, with interrupts off and the device's interrupt
- * already quieted (see kernel/irq.h).  From the boot path or a G, once.
+ * min(its pairs, ncpu, max_queues) pairs where the platform has MSI-X
+ * (a vector per RX queue, aimed at the queue's core), with receive-side
+ * scaling where the device has it; otherwise one pair.  irq_fn(arg,
+ * queue) is called when frames arrive, with interrupts off and the
+ * device's interrupt already quieted (see kernel/irq.h).  From the boot
+ * path or a G, once.
  */
-struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg);
+struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
+                          int max_queues);
 
 /* True if the link is up (always, where the device does not say). */
 bool vnet_link_up(struct virtio_net *n);

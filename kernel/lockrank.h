@@ -31,7 +31,8 @@
     /* rank             name           nests with itself */            \
     X(LOCK_TEST,        "test",        true)  /* a test app's own */    \
     X(LOCK_LIBC,        "newlib",      true)  /* recursive ones nest */ \
-    X(LOCK_STACK,       "net stack",   false)                          \
+    X(LOCK_STACK,       "net stack",   true)  /* by index, 0 first */  \
+    X(LOCK_LISTENER,    "listener",    false) /* its accept queue */   \
     X(LOCK_BSD_FDS,     "bsd fds",     false)                          \
     X(LOCK_POLLERS,     "bsd pollers", false)                          \
     X(LOCK_CHAN,        "chan",        true)  /* select: by address */  \

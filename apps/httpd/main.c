@@ -117,9 +117,11 @@ static long debug_sched(sp_conn *c, bool keep)
     n += sp_net_report(buf + n, 16384 - n - 2);
     if (n < 16382 && sp_net_stats(&st, NULL, 0) == 0)
         n += snprintf(buf + n, 16384 - n - 2, "\nhttpd: %llu requests; "
-                      "cross-core wakeups and frames away per request %.4f",
-                      (unsigned long long)reqs,
-                      reqs ? (double)(st.xwake + st.away) / (double)reqs : 0.0);
+                      "cross-core wakeups and frames away per request %.4f; "
+                      "stack-lock takes by another stack's core per request "
+                      "%.4f", (unsigned long long)reqs,
+                      reqs ? (double)(st.xwake + st.away) / (double)reqs : 0.0,
+                      reqs ? (double)st.lock_foreign / (double)reqs : 0.0);
     if (n > 16382)
         n = 16382;
     buf[n++] = '\n';

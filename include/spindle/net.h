@@ -107,8 +107,13 @@ struct sp_net_stats {
                                    polled it for 50 ms, by another core
                                    (the only polls that handle frames
                                    away from their queue's core) */
-    uint64_t lock_takes;        /* the stack lock: acquisitions, */
+    int stacks;                 /* copies of lwIP, each under its own
+                                   lock: one per queue with RSS, else 1 */
+    uint64_t lock_takes;        /* the stacks' locks, summed: acquisitions, */
     uint64_t lock_contended;    /* how many found it held, */
+    uint64_t lock_foreign;      /* how many were by a core whose queue is
+                                   another stack's (a G that moved, stack
+                                   0's ARP and DHCP hand-offs, rescues), */
     uint64_t lock_wait_ns;      /* their total wait, */
     uint64_t lock_hold_ns;      /* and the mean hold of a sample of them */
 };

@@ -64,7 +64,7 @@
  * shutdown() of a listener fails with ENOTCONN.
  *
  * Locks.  fd_lock is a leaf: nothing is taken under it.  pollers_lock
- * (bsd_poll.c) is taken under stack_lock (poll_hook) and takes nothing
+ * (bsd_poll.c) is taken under a stack's lock (poll_hook) and takes nothing
  * itself.  The G mutexes park, so no spinlock is held when one is
  * taken; a call takes rmu or wmu before mu, never the other way round.
  *

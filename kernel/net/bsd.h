@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct sp_sock;
+struct stack;
 
 /* ---- sock.c, for bsd*.c ---------------------------------------------- */
 
@@ -43,16 +44,17 @@ int sp_sock_ready(struct sp_sock *s, int *err);
 long sp_write_nowait(struct sp_sock *c, const void *buf, size_t len);
 
 /*
- * Called by sock.c's lwIP callbacks (under stack_lock, in any context:
- * the NIC's poll function, lwIP's timer, a G inside the stack) whenever
- * s may have become readable or writable, or failed, after they have
- * recorded why.  It calls sock_event_hook, if one is installed:
- * bsd_poll.c's, which wakes the Gs parked in poll().  The hook runs
- * under stack_lock, never parks, and hands the Gs it readies to
- * net_ready.
+ * Called by sock.c's lwIP callbacks (under the lock of st, the stack
+ * whose callback it is, in any context: the NIC's poll function, lwIP's
+ * timer, a G inside the stack) whenever s may have become readable or
+ * writable, or failed, after they have recorded why under the lock that
+ * sp_sock_ready(s) takes.  It calls sock_event_hook, if one is
+ * installed: bsd_poll.c's, which wakes the Gs parked in poll().  The
+ * hook runs under st's lock, never parks, and hands the Gs it readies
+ * to net_ready(st, ...).
  */
-void sock_event(struct sp_sock *s);
-extern void (*sock_event_hook)(struct sp_sock *s);
+void sock_event(struct stack *st, struct sp_sock *s);
+extern void (*sock_event_hook)(struct stack *st, struct sp_sock *s);
 
 /* ---- bsd*.c, for newlib.c's system calls ----------------------------- */
 

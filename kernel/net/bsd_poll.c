@@ -8,7 +8,7 @@
  * polldesc of its own, which also carries the timeout as its read
  * deadline) on a global list and parks in pd_wait.  sock.c's lwIP
  * callbacks call sock_event after every change of a socket's readiness;
- * our hook (poll_hook, under stack_lock) makes every registered poller's
+ * our hook (poll_hook, under a stack's lock) makes every registered poller's
  * polldesc ready, and each woken poller looks at all its descriptors
  * again.  A poller registers, then looks, then waits, so an event either
  * comes after its look (and readies its polldesc, which pd_wait then
@@ -53,19 +53,20 @@ static struct poller *pollers;  /* under pollers_lock */
 static int npollers;            /* list length; written under the lock */
 unsigned bsd_event_gen;         /* socket events so far; atomic */
 
-/* sock.c's hook: a socket's readiness changed.  Under stack_lock. */
-static void poll_hook(struct sp_sock *s)
+/* sock.c's hook: a socket's readiness changed.  Under st's lock. */
+static void poll_hook(struct stack *st, struct sp_sock *s)
 {
     unsigned long f;
 
     __atomic_add_fetch(&bsd_event_gen, 1, __ATOMIC_RELAXED);
     /* Relaxed: a poller that matters registered before it looked at s
-       under stack_lock, which this callback holds after it. */
+       under the lock that sp_sock_ready takes, which the callback took
+       after it (bsd.h). */
     if (!__atomic_load_n(&npollers, __ATOMIC_RELAXED))
         return;
     f = spin_lock(&pollers_lock);
     for (struct poller *p = pollers; p; p = p->next)
-        net_ready(pd_ready(&p->pd, 'r'));
+        net_ready(st, pd_ready(&p->pd, 'r'));
     spin_unlock(&pollers_lock, f);
 }
 

@@ -2,7 +2,9 @@
 # the kernel's compiler and flags.  Included by the Makefile once CFLAGS, B,
 # CROSS, LIBC_DEP, Q and msg are final (after arch/hosted/hosted.mk).
 #
-#   LWIP_LIB    $(B)/lwip/liblwip.a, to link into the images
+#   LWIP_LIB    $(B)/lwip/liblwip.a, to link into the images: NET_STACKS
+#               copies of lwIP, copy i's global names prefixed lw<i>_
+#   NET_STACKS  how many copies (kernel/net/lwipinst.h)
 #   LWIP_INC    the include flags of any kernel file that uses lwIP
 #   LWIP_STAMP  order-only prerequisite of such files: the lwIP tree exists
 #
@@ -25,6 +27,14 @@ LWIP_SRCS := $(addprefix src/core/,init.c def.c inet_chksum.c ip.c mem.c \
 LWIP_OBJS := $(LWIP_SRCS:src/%.c=$(B)/lwip/%.o)
 LWIP_LIB  := $(B)/lwip/liblwip.a
 
+# One lwIP per receive queue, each with its own state under its own lock
+# (kernel/net/stack.c): lwIP keeps its state in globals, so each copy is
+# the whole library linked into one object whose global symbols are
+# renamed (tcp_write becomes lw1_tcp_write in copy 1).  References
+# outside lwIP (memcpy, sys_now) keep their names and are shared.
+NET_STACKS  := 4
+LWIP_COPIES := $(foreach i,$(shell seq 0 $(shell expr $(NET_STACKS) - 1)),$(B)/lwip/copy$(i).o)
+
 # Flags for lwIP's own files.  lwIP 2.1.3 compiles warning-free under the
 # kernel's -Wall -Wextra -Werror (GCC 12; x86_64, aarch64, hosted and its
 # sanitizer builds), so no -Wno-... is needed: only the include paths.
@@ -42,7 +52,16 @@ $(LWIP_OBJS): $(B)/lwip/%.o: $(LWIP_DIR)/src/%.c | $(LIBC_DEP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LWIP_CFLAGS) -c -o $@ $<
 
-$(LWIP_LIB): $(LWIP_OBJS)
+$(B)/lwip/lwip.o: $(LWIP_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(LD) -r -o $@ $^
+
+$(B)/lwip/copy%.o: $(B)/lwip/lwip.o
+	$(call msg,COPY,$@)
+	$(Q)$(NM) -g --defined-only $< | awk '{ print $$3, "lw$*_" $$3 }' > $@.syms
+	$(Q)$(CROSS)objcopy --redefine-syms=$@.syms $< $@
+
+$(LWIP_LIB): $(LWIP_COPIES)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@
 	$(Q)$(CROSS)ar rcs $@ $^

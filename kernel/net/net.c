@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <spindle/net.h>
-#include "lwip/dhcp.h"
-#include "lwip/ip4_addr.h"
 #include "cmdline.h"
 #include "net.h"
 #include "netimpl.h"
@@ -18,7 +16,7 @@
 struct netdev *net_dev;
 static bool use_dhcp;
 
-/* The interface's address changed (under stack_lock). */
+/* Stack 0's address changed (under its lock). */
 static void status(struct netif *nif)
 {
     char a[16], m[16], g[16];
@@ -76,7 +74,7 @@ static bool static_config(ip4_addr_t *addr, ip4_addr_t *mask, ip4_addr_t *gw)
 /* At exit: the NIC's and the stack's counters, drops included. */
 static void report_at_exit(void)
 {
-    char buf[768];
+    char buf[2048];
 
     if (sp_net_report(buf, sizeof buf) > 0)
         printk("%s\n", buf);
@@ -89,7 +87,7 @@ void net_init(void)
     unsigned long f;
 
     pci_init();
-    net_dev = vnet_probe(stack_nic_irq, NULL);
+    net_dev = vnet_probe(stack_nic_irq, NULL, NET_STACKS);
     if (!net_dev)
         net_dev = arch_netdev_probe(stack_nic_irq, NULL);
     if (!net_dev) {
@@ -103,11 +101,13 @@ void net_init(void)
     stack_start(status);
     atexit(report_at_exit);
     use_dhcp = !static_config(&addr, &mask, &gw);
-    f = stack_lock_take();
+    /* Stack 0 asks (DHCP's answers are datagrams, which come to it) and
+       hands the address to the others. */
+    f = stack_lock_take(&stacks[0]);
     if (use_dhcp)
-        dhcp_start(&net_if);
+        stacks[0].lw->dhcp_start(&stacks[0].nif);
     else
-        netif_set_addr(&net_if, &addr, &mask, &gw);
-    stack_timers_check();
-    stack_unlock(f);
+        stacks[0].lw->netif_set_addr(&stacks[0].nif, &addr, &mask, &gw);
+    stack_timers_check(&stacks[0]);
+    stack_unlock(&stacks[0], f);
 }

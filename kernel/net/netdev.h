@@ -38,10 +38,11 @@ struct netdev_ops {
        in, NULL if none is free; tx_send sends its first len bytes. */
     uint8_t *(*tx_buf)(struct netdev *d, int q);
     void (*tx_send)(struct netdev *d, int q, uint8_t *buf, uint32_t len);
-    /* Optional; under the stack lock, every lwIP timer tick: notifies the
-       device again for each TX queue whose sent frames sit unread since
-       the last call (a lost notification would stall it for good). */
-    void (*tx_watchdog)(struct netdev *d);
+    /* Optional; under the lock of the stack that sends on TX queue q,
+       every lwIP timer tick: notifies the device again if the queue's
+       sent frames sit unread since the last call (a lost notification
+       would stall it for good). */
+    void (*tx_watchdog)(struct netdev *d, int q);
     bool (*link_up)(struct netdev *d);
     /* Its counters for a person (frames, bytes, drops), as snprintf. */
     int (*report)(struct netdev *d, char *buf, size_t len);
@@ -54,8 +55,9 @@ struct netdev {
     uint8_t mac[6];
     int nqueues;                /* RX/TX pairs, 1..ncpu */
     /* Receive-side scaling, when the device steers by it: a received
-       IPv4 TCP or UDP packet goes to queue rss_table[hash % rss_entries]
-       (kernel/net/rss.h's hash under rss_key).  NULL otherwise. */
+       IPv4 TCP packet goes to queue rss_table[hash % rss_entries]
+       (kernel/net/rss.h's hash under rss_key), anything else to queue 0.
+       NULL otherwise. */
     const uint16_t *rss_table;
     uint32_t rss_entries;
 };

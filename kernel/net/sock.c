@@ -5,19 +5,21 @@
  *
  * A socket is a struct sp_sock: lwIP's pcb, what lwIP's callbacks
  * queued for the socket, and a polldesc (sched/polldesc.h) on which Gs
- * wait.  Callbacks run under stack_lock wherever lwIP runs (the poll
- * function, lwIP's timer, a G's own call into lwIP); they only queue data
- * or note an event and report readiness, and the G that waits tries its
- * operation again.  Every operation follows one pattern:
+ * wait.  It lives in one stack (netimpl.h), whose lock guards it, a
+ * listener in all of them (sockimpl.h).  Callbacks run under the stack's
+ * lock wherever lwIP runs (the poll function, lwIP's timer, a G's own
+ * call into lwIP); they only queue data or note an event and report
+ * readiness, and the G that waits tries its operation again.  Every
+ * operation follows one pattern:
  *
- *   pd_prepare; loop { lock; try; unlock; done or pd_wait }
+ *   pd_prepare; loop { sock_lock; try; unlock; done or pd_wait }
  *
  * Lifetime: sp_close may run while other Gs are blocked on the socket.
- * Each operation holds a reference (refs, under stack_lock) while it
+ * Each operation holds a reference (refs, under sock_lock) while it
  * runs; sp_close marks the socket closed, detaches it from lwIP, wakes
  * every waiter (pd_close), and whoever drops the last reference frees it.
- * Memory comes from a fixed pool under stack_lock, since the accept
- * callback makes sockets where malloc is forbidden.
+ * Memory comes from a fixed pool per stack under its lock, since the
+ * accept callback makes sockets where malloc is forbidden.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,28 +37,39 @@
 #define NSOCK       (MEMP_NUM_TCP_PCB + MEMP_NUM_TCP_PCB_LISTEN + \
                      MEMP_NUM_UDP_PCB)
 
-LWIP_MEMPOOL_DECLARE(SOCKS, NSOCK, sizeof(struct sp_sock), "sockets");
-static bool pool_ready;         /* under stack_lock */
+static struct sp_sock sock_mem[NET_STACKS][NSOCK];
+static bool pool_ready[NET_STACKS];     /* under stacks[i]'s lock */
 
 /* ---- Allocation and lifetime ---------------------------------------- */
 
-/* A zeroed socket of the given kind; NULL when the pool is empty.
-   Under stack_lock. */
-struct sp_sock *sock_new(enum kind kind)
+/* A zeroed socket of the given kind from st's pool; NULL when it is
+   empty.  Under st's lock. */
+struct sp_sock *sock_new(struct stack *st, enum kind kind)
 {
     struct sp_sock *s;
 
-    if (!pool_ready) {
-        LWIP_MEMPOOL_INIT(SOCKS);
-        pool_ready = true;
+    if (!pool_ready[st->index]) {
+        for (int i = NSOCK - 1; i >= 0; i--) {
+            sock_mem[st->index][i].next_free = st->free_socks;
+            st->free_socks = &sock_mem[st->index][i];
+        }
+        pool_ready[st->index] = true;
     }
-    s = LWIP_MEMPOOL_ALLOC(SOCKS);
+    s = st->free_socks;
     if (!s)
         return NULL;
+    st->free_socks = s->next_free;
     memset(s, 0, sizeof *s);
     pd_init(&s->pd);
     s->kind = kind;
+    s->st = st;
     return s;
+}
+
+void sock_discard(struct sp_sock *s)
+{
+    s->next_free = s->st->free_socks;
+    s->st->free_socks = s;
 }
 
 void rxq_free(struct sp_sock *s)
@@ -66,7 +79,7 @@ void rxq_free(struct sp_sock *s)
 
         s->rxq = p->next;
         p->next = NULL;
-        pbuf_free(p);
+        lw(s)->pbuf_free(p);
     }
     s->rxtail = NULL;
     s->rxoff = 0;
@@ -75,18 +88,33 @@ void rxq_free(struct sp_sock *s)
 /* Frees s once nobody uses it; a G holding no spinlock. */
 static void sock_free(struct sp_sock *s)
 {
+    struct stack *st = s->st;
     unsigned long f;
 
     pd_fini(&s->pd);
-    f = stack_lock_take();
+    f = stack_lock_take(st);
     rxq_free(s);
     if (s->kind == K_UDP)
         udp_drain(s);
-    LWIP_MEMPOOL_FREE(SOCKS, s);
-    stack_unlock(f);
+    sock_discard(s);
+    stack_unlock(st, f);
 }
 
-/* Takes a reference for an operation; under stack_lock. */
+unsigned long sock_lock(struct sp_sock *s)
+{
+    return s->kind == K_LISTEN ? spin_lock(&s->acc.lock)
+                               : stack_lock_take(s->st);
+}
+
+void sock_unlock(struct sp_sock *s, unsigned long f)
+{
+    if (s->kind == K_LISTEN)
+        spin_unlock(&s->acc.lock, f);
+    else
+        stack_unlock(s->st, f);
+}
+
+/* Takes a reference for an operation; under sock_lock. */
 void hold(struct sp_sock *s)
 {
     if (s->closed && s->refs == 0)
@@ -94,13 +122,13 @@ void hold(struct sp_sock *s)
     s->refs++;
 }
 
-/* Leaves the stack and drops the reference; frees s if it was the last
+/* Leaves sock_lock and drops the reference; frees s if it was the last
    one of a closed socket. */
 void release(struct sp_sock *s, unsigned long f)
 {
     bool last = --s->refs == 0 && s->closed;
 
-    stack_unlock(f);
+    sock_unlock(s, f);
     if (last)
         sock_free(s);
 }
@@ -175,36 +203,35 @@ struct sp_sock *fail(int *err, int e)
     return NULL;
 }
 
-struct sp_sock *sock_open(enum kind kind, const char *addr, bool remote,
-                          struct sock_addr *a, unsigned long *f, int *err)
+int sock_parse(const char *addr, bool remote, struct sock_addr *a)
+{
+    if (!parse_addr(addr, &a->ip, &a->port) ||
+        (remote && (ip_addr_isany(&a->ip) || !a->port)))
+        return -EINVAL;
+    return net_up() ? 0 : -ENETDOWN;
+}
+
+struct sp_sock *sock_open(struct stack *st, enum kind kind,
+                          unsigned long *f, int *err)
 {
     struct sp_sock *s;
 
-    if (!parse_addr(addr, &a->ip, &a->port) ||
-        (remote && (ip_addr_isany(&a->ip) || !a->port)))
-        return fail(err, -EINVAL);
-    if (!net_up())
-        return fail(err, -ENETDOWN);
-    *f = stack_lock_take();
-    s = sock_new(kind);
+    *f = stack_lock_take(st);
+    s = sock_new(st, kind);
     if (s && kind == K_UDP)
-        s->pcb.udp = udp_new();
-    else if (s)
-        s->pcb.tcp = tcp_new();
-    if (s && s->pcb.tcp)
+        s->pcb.udp = st->lw->udp_new();
+    else if (s && kind == K_TCP)
+        s->pcb.tcp = st->lw->tcp_new();
+    if (s && (kind == K_LISTEN || s->pcb.tcp))
         return s;
     if (s)
         sock_discard(s);
-    stack_unlock(*f);
+    stack_unlock(st, *f);
     return fail(err, -ENOMEM);
 }
 
-void sock_discard(struct sp_sock *s)
-{
-    LWIP_MEMPOOL_FREE(SOCKS, s);
-}
-
-/* Lets go of the pcb: no callback comes after.  Under stack_lock. */
+/* Lets go of a TCP or UDP socket's pcb: no callback comes after.
+   Under its stack's lock. */
 static void detach(struct sp_sock *s)
 {
     if (s->kind == K_UDP)
@@ -213,12 +240,56 @@ static void detach(struct sp_sock *s)
         tcp_detach(s);
 }
 
-int sp_close(struct sp_sock *s)
+/* Closes a connection nobody took from a listener's queue. */
+static void close_pending(struct sp_sock *s)
+{
+    unsigned long f = stack_lock_take(s->st);
+
+    s->closed = true;
+    s->refs = 1;
+    detach(s);
+    stack_unlock(s->st, f);
+    pd_close(&s->pd);
+    f = stack_lock_take(s->st);
+    release(s, f);
+}
+
+/* sp_close of a listener: its pcbs first, so that no accept callback
+   queues after the queue is emptied. */
+static void close_listener(struct sp_sock *l)
 {
     struct sp_sock *pending[BACKLOG];
-    unsigned long f = stack_lock_take();
+    unsigned long f = spin_lock(&l->acc.lock);
     int n = 0;
 
+    if (l->closed)
+        panic("net: sp_close of a socket closed already");
+    hold(l);
+    l->closed = true;
+    spin_unlock(&l->acc.lock, f);
+    listen_detach(l);
+    f = spin_lock(&l->acc.lock);
+    for (; l->acc.n; l->acc.n--) {
+        pending[n++] = l->acc.q[l->acc.head];
+        l->acc.head = (l->acc.head + 1) % BACKLOG;
+    }
+    spin_unlock(&l->acc.lock, f);
+    pd_close(&l->pd);           /* wakes every G blocked on l */
+    for (int i = 0; i < n; i++)
+        close_pending(pending[i]);
+    f = sock_lock(l);
+    release(l, f);
+}
+
+int sp_close(struct sp_sock *s)
+{
+    unsigned long f;
+
+    if (s->kind == K_LISTEN) {
+        close_listener(s);
+        return 0;
+    }
+    f = stack_lock_take(s->st);
     if (s->closed)
         panic("net: sp_close of a socket closed already");
     hold(s);
@@ -226,22 +297,10 @@ int sp_close(struct sp_sock *s)
     detach(s);
     if (s->kind == K_TCP)
         rxq_free(s);
-    for (; s->kind == K_LISTEN && s->acc.n; s->acc.n--) {
-        pending[n] = s->acc.q[s->acc.head];
-        s->acc.head = (s->acc.head + 1) % BACKLOG;
-        pending[n]->closed = true;
-        pending[n]->refs = 1;
-        detach(pending[n++]);
-    }
-    stack_timers_check();       /* FIN_WAIT and TIME_WAIT timers */
-    stack_unlock(f);
+    stack_timers_check(s->st);  /* FIN_WAIT and TIME_WAIT timers */
+    stack_unlock(s->st, f);
     pd_close(&s->pd);           /* wakes every G blocked on s */
-    for (int i = 0; i < n; i++) {
-        pd_close(&pending[i]->pd);
-        f = stack_lock_take();
-        release(pending[i], f);
-    }
-    f = stack_lock_take();
+    f = stack_lock_take(s->st);
     release(s, f);
     return 0;
 }
@@ -269,7 +328,9 @@ int sp_set_write_deadline(struct sp_sock *s, int64_t ns)
 
 static int end_addr(struct sp_sock *s, bool local, char *buf, size_t len)
 {
-    unsigned long f = stack_lock_take();
+    unsigned long f = stack_lock_take(s->st);
+    struct tcp_pcb *tcp = s->kind == K_LISTEN ? s->acc.slot[0].pcb
+                                              : s->pcb.tcp;
     ip_addr_t ip;
     u16_t port;
     int rc = -EPIPE;
@@ -278,13 +339,12 @@ static int end_addr(struct sp_sock *s, bool local, char *buf, size_t len)
         ip = s->pcb.udp->local_ip;
         port = s->pcb.udp->local_port;
         rc = 0;
-    } else if (s->kind != K_UDP && s->pcb.tcp &&
-               (local || s->kind == K_TCP)) {
-        ip = local ? s->pcb.tcp->local_ip : s->pcb.tcp->remote_ip;
-        port = local ? s->pcb.tcp->local_port : s->pcb.tcp->remote_port;
+    } else if (s->kind != K_UDP && tcp && (local || s->kind == K_TCP)) {
+        ip = local ? tcp->local_ip : tcp->remote_ip;
+        port = local ? tcp->local_port : tcp->remote_port;
         rc = 0;
     }
-    stack_unlock(f);
+    stack_unlock(s->st, f);
     return rc ? rc : format_addr(&ip, port, buf, len);
 }
 
@@ -307,9 +367,9 @@ int sp_net_addr(char *buf, size_t len)
 
     if (!net_up())
         return -ENETDOWN;
-    f = stack_lock_take();
-    a = *netif_ip4_addr(&net_if);
-    stack_unlock(f);
+    f = stack_lock_take(&stacks[0]);
+    a = *netif_ip4_addr(&stacks[0].nif);
+    stack_unlock(&stacks[0], f);
     if (ip4_addr_isany_val(a) || len < 16)
         return -ENETDOWN;
     ip4addr_ntoa_r(&a, buf, (int)len);
@@ -354,24 +414,24 @@ const char *sp_net_strerror(int err)
 
 /* ---- For the BSD socket calls (bsd.h) ------------------------------ */
 
-void (*sock_event_hook)(struct sp_sock *s);
+void (*sock_event_hook)(struct stack *st, struct sp_sock *s);
 
-void sock_event(struct sp_sock *s)
+void sock_event(struct stack *st, struct sp_sock *s)
 {
     /* Relaxed: the BSD calls install it before their first socket
        exists, and a callback that matters to a G in poll() comes after
-       that G looked at the socket under stack_lock, which orders the
-       store before. */
-    void (*hook)(struct sp_sock *) =
+       that G looked at the socket under the lock the callback took
+       since, which orders the store before. */
+    void (*hook)(struct stack *, struct sp_sock *) =
         __atomic_load_n(&sock_event_hook, __ATOMIC_RELAXED);
 
     if (hook)
-        hook(s);
+        hook(st, s);
 }
 
 int sp_sock_ready(struct sp_sock *s, int *err)
 {
-    unsigned long f = stack_lock_take();
+    unsigned long f = sock_lock(s);
     int m = 0;
 
     switch (s->kind) {
@@ -400,6 +460,6 @@ int sp_sock_ready(struct sp_sock *s, int *err)
     }
     if (err)
         *err = s->err;
-    stack_unlock(f);
+    sock_unlock(s, f);
     return m;
 }

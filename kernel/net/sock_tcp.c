@@ -7,8 +7,6 @@
 #include <string.h>
 #include <spindle/net.h>
 #include <spindle/time.h>
-#include "lwip/pbuf.h"
-#include "lwip/tcp.h"
 #include "bsd.h"
 #include "netdev.h"
 #include "net.h"
@@ -18,7 +16,7 @@
 #include "rss.h"
 #include "sockimpl.h"
 
-/* ---- lwIP's callbacks (under stack_lock) --------------------------- */
+/* ---- lwIP's callbacks (under the socket's stack's lock) ------------ */
 
 /* A segment of s's connection is being handled on this core: the first
    makes this core its home, any later one elsewhere is counted. */
@@ -48,8 +46,8 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
         for (s->rxtail = p; s->rxtail->next; s->rxtail = s->rxtail->next)
             ;
     }
-    net_ready(pd_ready(&s->pd, 'r'));
-    sock_event(s);
+    net_ready(s->st, pd_ready(&s->pd, 'r'));
+    sock_event(s->st, s);
     return ERR_OK;
 }
 
@@ -58,8 +56,8 @@ static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
     struct sp_sock *s = arg;
 
     seg_here(s);
-    net_ready(pd_ready(&s->pd, 'w'));
-    sock_event(s);
+    net_ready(s->st, pd_ready(&s->pd, 'w'));
+    sock_event(s->st, s);
     return ERR_OK;
 }
 
@@ -72,9 +70,9 @@ static void tcp_err_cb(void *arg, err_t err)
     /* A reset that answers our SYN: nobody listens there. */
     s->err = err == ERR_RST && !s->connected ? -ECONNREFUSED
                                              : lwip_errno(err);
-    net_ready(pd_ready(&s->pd, 'r'));
-    net_ready(pd_ready(&s->pd, 'w'));
-    sock_event(s);
+    net_ready(s->st, pd_ready(&s->pd, 'r'));
+    net_ready(s->st, pd_ready(&s->pd, 'w'));
+    sock_event(s->st, s);
 }
 
 static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -85,8 +83,8 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     seg_here(s);
     if (s->dialq && s->dialq != this_cpu()->id + 1)
         net_count(&net_mine()->misdial, 1);  /* replies on another queue */
-    net_ready(pd_ready(&s->pd, 'w'));
-    sock_event(s);
+    net_ready(s->st, pd_ready(&s->pd, 'w'));
+    sock_event(s->st, s);
     return ERR_OK;
 }
 
@@ -100,67 +98,113 @@ static err_t tcp_poll_cb(void *arg, struct tcp_pcb *pcb)
     struct sp_sock *s = arg;
 
     if (__atomic_load_n(&s->pd.wg, __ATOMIC_RELAXED) > PD_READY)
-        net_ready(pd_ready(&s->pd, 'w'));
+        net_ready(s->st, pd_ready(&s->pd, 'w'));
     return ERR_OK;
 }
 
 static void tcp_attach(struct sp_sock *s, struct tcp_pcb *pcb)
 {
+    const struct lwip_api *l = lw(s);
+
     s->pcb.tcp = pcb;
-    tcp_arg(pcb, s);
-    tcp_recv(pcb, tcp_recv_cb);
-    tcp_sent(pcb, tcp_sent_cb);
-    tcp_err(pcb, tcp_err_cb);
-    tcp_poll(pcb, tcp_poll_cb, 2);
+    l->tcp_arg(pcb, s);
+    l->tcp_recv(pcb, tcp_recv_cb);
+    l->tcp_sent(pcb, tcp_sent_cb);
+    l->tcp_err(pcb, tcp_err_cb);
+    l->tcp_poll(pcb, tcp_poll_cb, 2);
     tcp_nagle_disable(pcb);     /* as Go: small writes go out at once */
 }
 
+/* Under the slot's stack's lock; takes the listener's.  s is complete
+   before it is queued: another core may take it at once. */
 static err_t accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
 {
-    struct sp_sock *l = arg, *s;
+    struct lslot *slot = arg;
+    struct sp_sock *l = slot->l, *s;
+    unsigned long f;
 
     if (err != ERR_OK || !pcb)
         return ERR_VAL;
-    if (l->acc.n == BACKLOG || !(s = sock_new(K_TCP)))
+    if (!(s = sock_new(slot->st, K_TCP)))
         return ERR_MEM;         /* lwIP resets the connection */
+    f = spin_lock(&l->acc.lock);
+    if (l->acc.n == BACKLOG || l->closed) {
+        spin_unlock(&l->acc.lock, f);
+        sock_discard(s);
+        return ERR_MEM;
+    }
     s->connected = true;
     seg_here(s);
     tcp_attach(s, pcb);
     l->acc.q[(l->acc.head + l->acc.n++) % BACKLOG] = s;
-    net_ready(pd_ready(&l->pd, 'r'));
-    sock_event(l);
+    spin_unlock(&l->acc.lock, f);
+    net_ready(slot->st, pd_ready(&l->pd, 'r'));
+    sock_event(slot->st, l);
     return ERR_OK;
 }
 
 /* ---- Setting up ----------------------------------------------------- */
 
+/* Listens on ip:*port in st: binds (port 0: lwIP picks one, put in
+   *port) and hooks the listening pcb to slot.  0 or -errno. */
+static int listen_in(struct stack *st, struct lslot *slot,
+                     const ip_addr_t *ip, u16_t *port)
+{
+    const struct lwip_api *l = st->lw;
+    unsigned long f = stack_lock_take(st);
+    struct tcp_pcb *pcb = l->tcp_new(), *lpcb = NULL;
+    err_t e = ERR_MEM;
+
+    if (pcb) {
+        ip_set_option(pcb, SOF_REUSEADDR);
+        e = l->tcp_bind(pcb, ip, *port);
+        /* With SOF_REUSEADDR the bind succeeds on a port another socket
+           listens on; tcp_listen is where that is refused (ERR_USE). */
+        lpcb = e == ERR_OK ? l->tcp_listen_with_backlog_and_err(pcb, BACKLOG,
+                                                                &e)
+                           : NULL;
+        if (!lpcb)
+            l->tcp_abort(pcb);
+    }
+    if (lpcb) {                 /* tcp_listen freed pcb */
+        *port = lpcb->local_port;
+        slot->pcb = lpcb;
+        l->tcp_arg(lpcb, slot);
+        l->tcp_accept(lpcb, accept_cb);
+    }
+    stack_unlock(st, f);
+    return lpcb ? 0 : lwip_errno(e);
+}
+
+/*
+ * A listener has a listening pcb in every stack, on one port: a SYN
+ * goes to whichever stack its queue feeds, and that stack's accept
+ * callback queues the connection on the listener.
+ */
 sp_listener *sp_listen(const char *addr, int *err)
 {
-    struct tcp_pcb *pcb, *lpcb;
     struct sock_addr a;
     struct sp_sock *s;
     unsigned long f;
-    err_t e;
+    int rc = sock_parse(addr, false, &a);
 
-    if (!(s = sock_open(K_LISTEN, addr, false, &a, &f, err)))
+    if (rc < 0)
+        return fail(err, rc);
+    if (!(s = sock_open(&stacks[0], K_LISTEN, &f, err)))
         return NULL;
-    pcb = s->pcb.tcp;
-    ip_set_option(pcb, SOF_REUSEADDR);
-    e = tcp_bind(pcb, &a.ip, a.port);
-    /* With SOF_REUSEADDR the bind succeeds on a port another socket
-       listens on; tcp_listen is where that is refused (ERR_USE). */
-    lpcb = e == ERR_OK ? tcp_listen_with_backlog_and_err(pcb, BACKLOG, &e)
-                       : NULL;
-    if (!lpcb) {
-        tcp_abort(pcb);
-        sock_discard(s);
-        stack_unlock(f);
-        return fail(err, lwip_errno(e));
+    s->acc.lock = (struct spinlock)SPINLOCK_INIT(LOCK_LISTENER);
+    stack_unlock(&stacks[0], f);
+    for (int i = 0; i < net_nstacks && rc == 0; i++) {
+        s->acc.slot[i] = (struct lslot){ .l = s, .st = &stacks[i] };
+        rc = listen_in(&stacks[i], &s->acc.slot[i], &a.ip, &a.port);
     }
-    s->pcb.tcp = lpcb;          /* tcp_listen freed pcb */
-    tcp_arg(lpcb, s);
-    tcp_accept(lpcb, accept_cb);
-    stack_unlock(f);
+    if (rc < 0) {
+        listen_detach(s);
+        f = stack_lock_take(&stacks[0]);
+        sock_discard(s);
+        stack_unlock(&stacks[0], f);
+        return fail(err, rc);
+    }
     if (err)
         *err = 0;
     return s;
@@ -175,7 +219,7 @@ sp_conn *sp_accept(sp_listener *l, int *err)
 
     if (rc != PD_OK)
         return fail(err, pd_errno(rc));
-    f = stack_lock_take();
+    f = sock_lock(l);
     hold(l);
     while (!s) {
         if (l->acc.n) {
@@ -184,16 +228,18 @@ sp_conn *sp_accept(sp_listener *l, int *err)
             l->acc.n--;
             break;
         }
-        if (l->closed || !l->pcb.tcp) {
+        if (l->closed) {
             rc = PD_ECLOSED;
             break;
         }
-        stack_unlock(f);
+        sock_unlock(l, f);
         rc = pd_wait(&l->pd, 'r');
-        f = stack_lock_take();
+        f = sock_lock(l);
         if (rc != PD_OK)
             break;
     }
+    /* Set by the accept callback before it queued s: read after taking s
+       from the queue, under the lock it was queued under. */
     home = s && net_dev->nqueues > 1 ? s->home - 1 : -1;
     release(l, f);
     if (!s)
@@ -209,14 +255,15 @@ sp_conn *sp_accept(sp_listener *l, int *err)
 }
 
 /*
- * With RSS, binds pcb to the first free ephemeral port, from a random
- * one on, whose replies from a hash to this core's queue, and returns
- * that queue; else, or if none of a few tries is free, leaves the choice
- * to tcp_connect and returns -1.  Under stack_lock.
+ * With RSS, binds s's pcb to the first free ephemeral port, from a
+ * random one on, whose replies from a hash to this core's queue (whose
+ * stack s is in), and returns that queue; else, or if none of a few
+ * tries is free, leaves the choice to tcp_connect and returns -1.  Under
+ * s's stack's lock.
  */
-static int bind_to_my_queue(struct tcp_pcb *pcb, const struct sock_addr *a)
+static int bind_to_my_queue(struct sp_sock *s, const struct sock_addr *a)
 {
-    const ip4_addr_t *me = netif_ip4_addr(&net_if);
+    const ip4_addr_t *me = netif_ip4_addr(&s->st->nif);
     uint16_t lo = 0xC000, hi = 0xFFFF;    /* IANA's dynamic ports, as lwIP's */
     uint16_t start = (uint16_t)(lo + lwip_rand() % (hi - lo + 1u));
     uint32_t laddr, raddr;
@@ -237,31 +284,49 @@ static int bind_to_my_queue(struct tcp_pcb *pcb, const struct sock_addr *a)
 
         if (!p)
             return -1;
-        if (tcp_bind(pcb, IP4_ADDR_ANY, p) == ERR_OK)
+        if (lw(s)->tcp_bind(s->pcb.tcp, NULL, p) == ERR_OK)  /* any */
             return q;
         start = p == hi ? lo : (uint16_t)(p + 1);     /* in use: the next */
     }
     return -1;
 }
 
+/* True if a is this machine (127.x.x.x, or st's address): lwIP loops
+   it back inside st, and the NIC's hash has no say. */
+static bool to_self(struct stack *st, const struct sock_addr *a)
+{
+    return ip_addr_isloopback(&a->ip) ||
+           ip4_addr_cmp(ip_2_ip4(&a->ip), netif_ip4_addr(&st->nif));
+}
+
+/*
+ * A dial runs in the stack of the caller's queue.  With a stack per
+ * queue its local port must make the replies hash to that queue: another
+ * stack would answer them with a reset.
+ */
 sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
 {
+    struct stack *st = stack_mine();
     struct sock_addr a;
     struct sp_sock *s;
-    struct tcp_pcb *pcb;
     unsigned long f;
-    int rc = 0;
+    int rc = sock_parse(addr, true, &a);
     err_t e;
 
-    if (!(s = sock_open(K_TCP, addr, true, &a, &f, err)))
+    if (rc < 0)
+        return fail(err, rc);
+    if (!(s = sock_open(st, K_TCP, &f, err)))
         return NULL;
-    pcb = s->pcb.tcp;
-    tcp_attach(s, pcb);
-    s->dialq = bind_to_my_queue(pcb, &a) + 1;
-    e = tcp_connect(pcb, &a.ip, a.port, tcp_connected_cb);
+    tcp_attach(s, s->pcb.tcp);
+    s->dialq = bind_to_my_queue(s, &a) + 1;
+    if (!s->dialq && net_nstacks > 1 && !to_self(st, &a))
+        e = ERR_USE;            /* no free port that comes back here */
+    else
+        e = st->lw->tcp_connect(s->pcb.tcp, &a.ip, a.port,
+                                tcp_connected_cb);
     hold(s);
-    stack_timers_check();       /* the SYN's retransmission timer */
-    stack_unlock(f);
+    stack_timers_check(st);     /* the SYN's retransmission timer */
+    stack_unlock(st, f);
     if (e != ERR_OK) {
         rc = lwip_errno(e);
         goto out;
@@ -269,13 +334,13 @@ sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
     if (timeout_ns)
         pd_set_deadline(&s->pd, (int64_t)(sp_nanotime() + timeout_ns), 'w');
     for (;;) {
-        f = stack_lock_take();
+        f = stack_lock_take(st);
         if (s->connected || s->err) {
             rc = s->connected ? 0 : s->err;
-            stack_unlock(f);
+            stack_unlock(st, f);
             break;
         }
-        stack_unlock(f);
+        stack_unlock(st, f);
         if ((rc = pd_wait(&s->pd, 'w')) != PD_OK) {
             rc = pd_errno(rc);
             break;
@@ -284,7 +349,7 @@ sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
     if (timeout_ns)
         pd_set_deadline(&s->pd, 0, 'w');
 out:
-    f = stack_lock_take();
+    f = stack_lock_take(st);
     release(s, f);
     if (rc == 0) {
         if (err)
@@ -317,7 +382,7 @@ static size_t rx_take(struct sp_sock *s, uint8_t *buf, size_t len)
             if (!s->rxq)
                 s->rxtail = NULL;
             p->next = NULL;
-            pbuf_free(p);
+            lw(s)->pbuf_free(p);
             s->rxoff = 0;
         }
     }
@@ -330,7 +395,7 @@ static void rx_consumed(struct sp_sock *s, size_t n)
     while (n && s->pcb.tcp) {
         u16_t k = n > CHUNK ? CHUNK : (u16_t)n;
 
-        tcp_recved(s->pcb.tcp, k);
+        lw(s)->tcp_recved(s->pcb.tcp, k);
         n -= k;
     }
 }
@@ -345,7 +410,7 @@ long sp_read(sp_conn *c, void *buf, size_t len)
         return pd_errno(rc);
     if (len == 0)
         return 0;
-    f = stack_lock_take();
+    f = sock_lock(c);
     hold(c);
     for (;;) {
         if (c->rxq) {
@@ -357,9 +422,9 @@ long sp_read(sp_conn *c, void *buf, size_t len)
             n = c->eof ? 0 : c->err ? c->err : -EPIPE;
             break;
         }
-        stack_unlock(f);
+        sock_unlock(c, f);
         rc = pd_wait(&c->pd, 'r');
-        f = stack_lock_take();
+        f = sock_lock(c);
         if (rc != PD_OK) {
             n = pd_errno(rc);
             break;
@@ -391,7 +456,7 @@ static long queue(sp_conn *c, const uint8_t *b, size_t len, size_t *sent)
             k = limit;
         if (!k)
             return -EAGAIN;
-        e = tcp_write(pcb, b + *sent, (u16_t)k, TCP_WRITE_FLAG_COPY);
+        e = lw(c)->tcp_write(pcb, b + *sent, (u16_t)k, TCP_WRITE_FLAG_COPY);
         if (e == ERR_MEM && k > TCP_MSS) {
             limit = k / 2;      /* a smaller piece may fit the queue */
             continue;
@@ -413,22 +478,22 @@ long sp_write(sp_conn *c, const void *buf, size_t len)
 
     if (rc != PD_OK)
         return pd_errno((int)rc);
-    f = stack_lock_take();
+    f = sock_lock(c);
     hold(c);
     while ((rc = queue(c, buf, len, &sent)) == -EAGAIN) {
         /* Full: send what is queued and wait for acknowledgements. */
-        tcp_output(c->pcb.tcp);
-        stack_unlock(f);
+        lw(c)->tcp_output(c->pcb.tcp);
+        sock_unlock(c, f);
         rc = pd_wait(&c->pd, 'w');
-        f = stack_lock_take();
+        f = sock_lock(c);
         if (rc != PD_OK) {
             rc = pd_errno((int)rc);
             break;
         }
     }
     if (c->pcb.tcp)
-        tcp_output(c->pcb.tcp);
-    stack_timers_check();       /* the retransmission timer */
+        lw(c)->tcp_output(c->pcb.tcp);
+    stack_timers_check(c->st);       /* the retransmission timer */
     release(c, f);
     /* As write(2): what was queued before an error stopped it; the next
        call meets the error again (it is sticky, or the deadline passed). */
@@ -437,12 +502,12 @@ long sp_write(sp_conn *c, const void *buf, size_t len)
 
 int sp_close_write(sp_conn *c)
 {
-    unsigned long f = stack_lock_take();
+    unsigned long f = sock_lock(c);
     err_t e;
     int rc;
 
     hold(c);
-    e = c->pcb.tcp ? tcp_shutdown(c->pcb.tcp, 0, 1) : ERR_CONN;
+    e = c->pcb.tcp ? lw(c)->tcp_shutdown(c->pcb.tcp, 0, 1) : ERR_CONN;
     rc = e == ERR_OK ? 0 : c->err ? c->err : -EPIPE;
     release(c, f);
     return rc;
@@ -450,34 +515,54 @@ int sp_close_write(sp_conn *c)
 
 void tcp_detach(struct sp_sock *s)
 {
-    if (!s->pcb.tcp)
+    const struct lwip_api *l = lw(s);
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (!pcb)
         return;
-    tcp_arg(s->pcb.tcp, NULL);
-    if (s->kind == K_TCP) {
-        tcp_recv(s->pcb.tcp, NULL);
-        tcp_sent(s->pcb.tcp, NULL);
-        tcp_err(s->pcb.tcp, NULL);
-        tcp_poll(s->pcb.tcp, NULL, 0);
-    } else {
-        tcp_accept(s->pcb.tcp, NULL);
-    }
-    if (tcp_close(s->pcb.tcp) != ERR_OK)
-        tcp_abort(s->pcb.tcp);
+    l->tcp_arg(pcb, NULL);
+    l->tcp_recv(pcb, NULL);
+    l->tcp_sent(pcb, NULL);
+    l->tcp_err(pcb, NULL);
+    l->tcp_poll(pcb, NULL, 0);
+    if (l->tcp_close(pcb) != ERR_OK)
+        l->tcp_abort(pcb);
     s->pcb.tcp = NULL;
+}
+
+void listen_detach(struct sp_sock *l)
+{
+    for (int i = 0; i < net_nstacks; i++) {
+        struct lslot *slot = &l->acc.slot[i];
+        struct stack *st = slot->st;
+        unsigned long f;
+
+        if (!st)                /* sp_listen stopped short of it */
+            break;
+        f = stack_lock_take(st);
+        if (slot->pcb) {
+            st->lw->tcp_arg(slot->pcb, NULL);
+            st->lw->tcp_accept(slot->pcb, NULL);
+            if (st->lw->tcp_close(slot->pcb) != ERR_OK)
+                st->lw->tcp_abort(slot->pcb);
+            slot->pcb = NULL;
+        }
+        stack_unlock(st, f);
+    }
 }
 
 /* For bsd_data.c (bsd.h): sp_write that never waits. */
 long sp_write_nowait(sp_conn *c, const void *buf, size_t len)
 {
-    unsigned long f = stack_lock_take();
+    unsigned long f = sock_lock(c);
     size_t sent = 0;
     long rc;
 
     hold(c);
     rc = queue(c, buf, len, &sent);
     if (sent && c->pcb.tcp)
-        tcp_output(c->pcb.tcp);
-    stack_timers_check();       /* the retransmission timer */
+        lw(c)->tcp_output(c->pcb.tcp);
+    stack_timers_check(c->st);       /* the retransmission timer */
     release(c, f);
     return sent ? (long)sent : rc;  /* an error stays for the next call */
 }

@@ -1,12 +1,11 @@
 /*
  * sock_udp.c - UDP sockets: datagrams queued by lwIP's callback, read one
- * at a time with their sender, and sent to any address.
+ * at a time with their sender, and sent to any address.  They live in
+ * stack 0, which the NIC gives every datagram (it hashes TCP only).
  */
 #include <errno.h>
 #include <string.h>
 #include <spindle/net.h>
-#include "lwip/pbuf.h"
-#include "lwip/udp.h"
 #include "bsd.h"
 #include "netimpl.h"
 #include "sockimpl.h"
@@ -19,36 +18,40 @@ static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 
     if (s->dg.n == UDP_QUEUE) {
         s->udp_drops++;
-        pbuf_free(p);
+        lw(s)->pbuf_free(p);
         return;
     }
     d = &s->dg.q[(s->dg.head + s->dg.n++) % UDP_QUEUE];
     d->p = p;
     ip_addr_copy(d->from, *addr);
     d->port = port;
-    net_ready(pd_ready(&s->pd, 'r'));
-    sock_event(s);
+    net_ready(s->st, pd_ready(&s->pd, 'r'));
+    sock_event(s->st, s);
 }
 
 sp_udp *sp_listen_udp(const char *addr, int *err)
 {
+    struct stack *st = &stacks[0];
     struct sock_addr a;
     struct sp_sock *s;
     struct udp_pcb *pcb;
     unsigned long f;
+    int rc = sock_parse(addr, false, &a);
     err_t e;
 
-    if (!(s = sock_open(K_UDP, addr, false, &a, &f, err)))
+    if (rc < 0)
+        return fail(err, rc);
+    if (!(s = sock_open(st, K_UDP, &f, err)))
         return NULL;
     pcb = s->pcb.udp;
-    if ((e = udp_bind(pcb, &a.ip, a.port)) != ERR_OK) {
-        udp_remove(pcb);
+    if ((e = st->lw->udp_bind(pcb, &a.ip, a.port)) != ERR_OK) {
+        st->lw->udp_remove(pcb);
         sock_discard(s);
-        stack_unlock(f);
+        stack_unlock(st, f);
         return fail(err, lwip_errno(e));
     }
-    udp_recv(pcb, udp_recv_cb, s);
-    stack_unlock(f);
+    st->lw->udp_recv(pcb, udp_recv_cb, s);
+    stack_unlock(st, f);
     if (err)
         *err = 0;
     return s;
@@ -66,7 +69,7 @@ long sp_recvfrom(sp_udp *u, void *buf, size_t len, char *from,
 
     if (rc != PD_OK)
         return pd_errno(rc);
-    f = stack_lock_take();
+    f = sock_lock(u);
     hold(u);
     for (;;) {
         if (u->dg.n) {
@@ -79,19 +82,19 @@ long sp_recvfrom(sp_udp *u, void *buf, size_t len, char *from,
             n = -EPIPE;
             break;
         }
-        stack_unlock(f);
+        sock_unlock(u, f);
         rc = pd_wait(&u->pd, 'r');
-        f = stack_lock_take();
+        f = sock_lock(u);
         if (rc != PD_OK) {
             n = pd_errno(rc);
             break;
         }
     }
     if (d.p) {
-        n = pbuf_copy_partial(d.p, buf,
+        n = lw(u)->pbuf_copy_partial(d.p, buf,
                               (u16_t)(len < d.p->tot_len ? len : d.p->tot_len),
                               0);
-        pbuf_free(d.p);
+        lw(u)->pbuf_free(d.p);
     }
     release(u, f);
     if (d.p && from)
@@ -111,28 +114,28 @@ long sp_sendto(sp_udp *u, const void *buf, size_t len, const char *to)
         return -EINVAL;
     if (len > 65507)
         return -EMSGSIZE;
-    f = stack_lock_take();
+    f = sock_lock(u);
     if (u->closed || !u->pcb.udp) {
-        stack_unlock(f);
+        sock_unlock(u, f);
         return -EPIPE;
     }
-    p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+    p = lw(u)->pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
     if (!p) {
-        stack_unlock(f);
+        sock_unlock(u, f);
         return -ENOMEM;
     }
-    pbuf_take(p, buf, (u16_t)len);
-    e = udp_sendto(u->pcb.udp, p, &ip, port);
-    pbuf_free(p);
-    stack_unlock(f);
+    lw(u)->pbuf_take(p, buf, (u16_t)len);
+    e = lw(u)->udp_sendto(u->pcb.udp, p, &ip, port);
+    lw(u)->pbuf_free(p);
+    sock_unlock(u, f);
     return e == ERR_OK ? (long)len : lwip_errno(e);
 }
 
 void udp_drain(struct sp_sock *s)
 {
     if (s->pcb.udp)
-        udp_remove(s->pcb.udp);
+        lw(s)->udp_remove(s->pcb.udp);
     s->pcb.udp = NULL;
     for (; s->dg.n; s->dg.n--, s->dg.head = (s->dg.head + 1) % UDP_QUEUE)
-        pbuf_free(s->dg.q[s->dg.head].p);
+        lw(s)->pbuf_free(s->dg.q[s->dg.head].p);
 }

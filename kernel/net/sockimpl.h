@@ -8,11 +8,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "lwip/ip_addr.h"
-#include "lwip/memp.h"
-#include "lwip/tcp.h"
-#include "lwip/udp.h"
+#include "netimpl.h"
 #include "polldesc.h"
+#include "spinlock.h"
 
 #define BACKLOG     64          /* connections accepted, not yet taken */
 #define UDP_QUEUE   64          /* datagrams queued per socket */
@@ -26,14 +24,34 @@ struct dgram {
     u16_t port;
 };
 
+struct sp_sock;
+
+/* A listener's pcb in one stack, the argument of that pcb's callbacks. */
+struct lslot {
+    struct sp_sock *l;
+    struct stack *st;
+    struct tcp_pcb *pcb;        /* NULL once closed; under st's lock */
+};
+
+/*
+ * A socket lives in one stack (its pcb is that lwIP's, its memory that
+ * stack's pool), and its fields are under that stack's lock: TCP
+ * connections in the stack of their queue, UDP sockets in stack 0's.  A
+ * listener has a pcb in every stack and its fields are under its own
+ * lock (acc.lock), since every stack's accept callback queues onto it;
+ * sock_lock takes the right one.
+ */
 struct sp_sock {
     struct polldesc pd;
     enum kind kind;
-    /* Under stack_lock: */
+    struct stack *st;           /* fixed */
+    struct sp_sock *next_free;  /* on st->free_socks; st's lock */
+    /* Under sock_lock: */
     union {
         struct tcp_pcb *tcp;
         struct udp_pcb *udp;
-    } pcb;                      /* NULL once lwIP is done with it */
+    } pcb;                      /* NULL once lwIP is done with it (a
+                                   listener's are in acc.slot) */
     int err;                    /* sticky: the connection's fate, -errno */
     int refs;                   /* operations in progress (and sp_close) */
     bool closed;                /* sp_close was called */
@@ -50,6 +68,8 @@ struct sp_sock {
         struct {                /* K_LISTEN: accepted, not yet taken */
             struct sp_sock *q[BACKLOG];
             int head, n;
+            struct spinlock lock;   /* the listener's sock_lock */
+            struct lslot slot[NET_STACKS];  /* its pcb in stack i */
         } acc;
         struct {                /* K_UDP: received, not yet read */
             struct dgram q[UDP_QUEUE];
@@ -67,33 +87,46 @@ struct sock_addr {
     u16_t port;
 };
 
+/* Parses addr into *a (a remote one needs an address and a port): 0, or
+   -EINVAL, or -ENETDOWN when there is no NIC. */
+int sock_parse(const char *addr, bool remote, struct sock_addr *a);
+
 /*
- * The start of every call that makes a socket: parses addr into *a (a
- * remote one needs an address and a port), then takes stack_lock and a
- * socket of this kind with a fresh pcb (a TCP one for K_LISTEN too).
- * NULL with *err set (-EINVAL, -ENETDOWN, or -ENOMEM when a pool is
- * empty) and the lock not held; on success the caller holds stack_lock
- * with flags *f.
+ * The start of every call that makes a socket: takes st's lock and a
+ * socket of this kind from st's pool, with a fresh pcb of st's lwIP (none
+ * for K_LISTEN).  NULL with *err = -ENOMEM (a pool is empty) and the lock
+ * not held; on success the caller holds st's lock with flags *f.
  */
-struct sp_sock *sock_open(enum kind kind, const char *addr, bool remote,
-                          struct sock_addr *a, unsigned long *f, int *err);
+struct sp_sock *sock_open(struct stack *st, enum kind kind,
+                          unsigned long *f, int *err);
 
 /* Gives back a socket sock_open made that never reached its user; under
-   stack_lock. */
+   s->st's lock. */
 void sock_discard(struct sp_sock *s);
 
-/* A socket for a connection lwIP accepted; NULL when the pool is empty.
-   Under stack_lock. */
-struct sp_sock *sock_new(enum kind kind);
+/* A socket of st for a connection its lwIP accepted; NULL when the pool
+   is empty.  Under st's lock. */
+struct sp_sock *sock_new(struct stack *st, enum kind kind);
 
-/* Takes a reference for an operation; under stack_lock. */
+/* s's lwIP. */
+static inline const struct lwip_api *lw(const struct sp_sock *s)
+{
+    return s->st->lw;
+}
+
+/* Takes the lock of s's fields: its stack's, a listener's own. */
+unsigned long sock_lock(struct sp_sock *s);
+void sock_unlock(struct sp_sock *s, unsigned long f);
+
+/* Takes a reference for an operation; under sock_lock. */
 void hold(struct sp_sock *s);
 
-/* Leaves the stack and drops the reference; frees s if it was the last
+/* Leaves sock_lock and drops the reference; frees s if it was the last
    one of a closed socket. */
 void release(struct sp_sock *s, unsigned long f);
 
-/* Frees the queued receive data of a TCP socket; under stack_lock. */
+/* Frees the queued receive data of a TCP socket; under its stack's
+   lock. */
 void rxq_free(struct sp_sock *s);
 
 /* A polldesc result, or an lwIP error, as -errno. */
@@ -110,16 +143,21 @@ int format_addr(const ip_addr_t *ip, u16_t port, char *buf, size_t len);
 /* True if the machine has a NIC (the calls fail with -ENETDOWN if not). */
 bool net_up(void);
 
-/* Tells bsd_poll.c's poll() that s changed; under stack_lock (bsd.h). */
-void sock_event(struct sp_sock *s);
+/* Tells bsd_poll.c's poll() that s changed; under the lock of the stack
+   whose callback noticed (bsd.h), which readies the pollers. */
+void sock_event(struct stack *st, struct sp_sock *s);
 
 /* ---- Per protocol (sock_tcp.c, sock_udp.c) -------------------------- */
 
-/* Unhooks a TCP or listening socket's pcb from its callbacks and closes
-   it: no callback comes after.  Under stack_lock. */
+/* Unhooks a TCP socket's pcb from its callbacks and closes it: no
+   callback comes after.  Under its stack's lock. */
 void tcp_detach(struct sp_sock *s);
 
-/* Frees what a UDP socket still holds; under stack_lock. */
+/* The same for a listener's pcbs, each under its stack's lock; takes
+   them.  No accept callback comes after. */
+void listen_detach(struct sp_sock *l);
+
+/* Frees what a UDP socket still holds; under its stack's lock. */
 void udp_drain(struct sp_sock *s);
 
 #endif

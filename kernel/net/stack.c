@@ -1,37 +1,32 @@
 /*
- * stack.c - lwIP inside Spindle: the stack lock, lwIP's clock and timers,
- * the NIC as lwIP's network interface, and the poll function the
- * scheduler calls.
+ * stack.c - lwIP inside Spindle: the stacks (one copy of lwIP per NIC
+ * queue, netimpl.h), their locks, lwIP's clock and timers, the NIC as
+ * each stack's network interface, and the poll function the scheduler
+ * calls.
  *
- * lwIP runs with NO_SYS (no thread of its own) and is entered only under
- * stack_lock, a spinlock, from three places: a G using a socket, the poll
- * function (a core in the scheduler, or a timer or NIC interrupt on any
- * G's stack), and lwIP's timer (a Spindle timer function).  Every one of
- * them has interrupts off, so nothing in lwIP may block or park; lwIP's
- * callbacks only move data and hand back Gs to wake (net_ready).  Why not
- * lwIP's threaded mode (a tcpip thread and mailboxes): every socket call
- * would then be two G switches and two queue hand-offs, and every packet
- * a hop from the poller to that thread; here a packet goes from the
- * driver through TCP to the socket's buffer in one call, on the core that
- * polled, and the only switch is to the G it readies.
+ * lwIP runs with NO_SYS (no thread of its own) and a stack is entered
+ * only under its lock, a spinlock, from three places: a G using one of
+ * its sockets, the poll function (a core in the scheduler, or a timer or
+ * NIC interrupt on any G's stack), and the stack's lwIP timer (a Spindle
+ * timer function).  Every one of them has interrupts off, so nothing in
+ * lwIP may block or park; lwIP's callbacks only move data and hand back
+ * Gs to wake (net_ready).  Why not lwIP's threaded mode (a tcpip thread
+ * and mailboxes): every socket call would then be two G switches and two
+ * queue hand-offs, and every packet a hop from the poller to that
+ * thread; here a packet goes from the driver through TCP to the socket's
+ * buffer in one call, on the core that polled, and the only switch is to
+ * the G it readies.
  *
- * Gs that callbacks ready are collected on `readied` (under stack_lock)
- * and released by whoever leaves the stack: stack_unlock readies them
- * from a G or a timer (goready), the poll function returns them to the
- * scheduler.  Whoever leaves the stack first delivers the packets lwIP
- * queued for the machine itself (its own address, 127.0.0.1).
+ * Gs that callbacks ready are collected on the stack's `readied` and
+ * released by whoever leaves it: stack_unlock readies them from a G or a
+ * timer (goready), the poll function returns them to the scheduler.
+ * Whoever leaves a stack first delivers the packets lwIP queued for the
+ * machine itself (its own address, 127.0.0.1).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <spindle/net.h>
-#include "lwip/etharp.h"
-#include "lwip/stats.h"
-#include "lwip/init.h"
-#include "lwip/netif.h"
-#include "lwip/pbuf.h"
-#include "lwip/timeouts.h"
-#include "netif/ethernet.h"
 #include "arch.h"
 #include "net.h"
 #include "netimpl.h"
@@ -43,22 +38,12 @@
 
 #define RX_BUDGET 64            /* frames per pass before re-checking */
 #define ETH_MIN_FRAME 60        /* without the FCS */
+#define ETHTYPE_ARP_BE 0x0608   /* 0x0806 as read from the wire */
+#define ARP_REPLY_BE 0x0200     /* opcode 2 as read from the wire */
 
-struct spinlock stack_lock = SPINLOCK_INIT(LOCK_STACK);
-struct netif net_if;
-uint64_t net_rx_nomem;          /* frames dropped: no pbuf; stack_lock */
+struct stack stacks[NET_STACKS];
+int net_nstacks = 1;
 struct net_pstats net_pstats[MAXCPU];
-
-static struct g *readied;       /* Gs to wake on leaving; stack_lock */
-static struct timer lwip_timer;
-
-/* How stack_lock is used, under it: every take counted, a take that found
-   it held timed (the wait), and every 64th take's hold timed. */
-static struct {
-    uint64_t takes, contended, wait_cycles;
-    uint64_t held_samples, held_cycles;
-    uint64_t held_from;         /* arch_cycles() of a sampled take, or 0 */
-} lockst;
 
 u32_t sys_now(void)
 {
@@ -70,32 +55,37 @@ uint32_t lwip_rand(void)
     return fastrand();
 }
 
-unsigned long stack_lock_take(void)
+unsigned long stack_lock_take(struct stack *st)
 {
+    struct lockstats *ls = &st->ls;
     unsigned long f;
 
-    if (spin_is_locked(&stack_lock)) {
+    if (spin_is_locked(&st->lock)) {
         uint64_t t = arch_cycles();
 
-        f = spin_lock(&stack_lock);
-        net_count(&lockst.contended, 1);
-        net_count(&lockst.wait_cycles, arch_cycles() - t);
+        f = spin_lock(&st->lock);
+        net_count(&ls->contended, 1);
+        net_count(&ls->wait_cycles, arch_cycles() - t);
     } else {
-        f = spin_lock(&stack_lock);
+        f = spin_lock(&st->lock);
     }
-    net_count(&lockst.takes, 1);
-    lockst.held_from = lockst.takes % 64 ? 0 : arch_cycles();
+    net_count(&ls->takes, 1);
+    if (st != stack_mine())
+        net_count(&ls->foreign, 1);
+    ls->held_from = ls->takes % 64 ? 0 : arch_cycles();
     return f;
 }
 
-/* stack_lock's release, for every way out of the stack. */
-static void stack_release(unsigned long f)
+/* The release of st's lock, for every way out of the stack. */
+static void stack_release(struct stack *st, unsigned long f)
 {
-    if (lockst.held_from) {
-        net_count(&lockst.held_samples, 1);
-        net_count(&lockst.held_cycles, arch_cycles() - lockst.held_from);
+    struct lockstats *ls = &st->ls;
+
+    if (ls->held_from) {
+        net_count(&ls->held_samples, 1);
+        net_count(&ls->held_cycles, arch_cycles() - ls->held_from);
     }
-    spin_unlock(&stack_lock, f);
+    spin_unlock(&st->lock, f);
 }
 
 struct net_pstats *net_mine(void)
@@ -103,7 +93,14 @@ struct net_pstats *net_mine(void)
     return &net_pstats[this_cpu()->id];
 }
 
-void net_ready(struct g *gp)
+struct stack *stack_mine(void)
+{
+    int q = netpoll_queue();
+
+    return stack_of_queue(q >= 0 ? q : this_cpu()->id % net_dev->nqueues);
+}
+
+void net_ready(struct stack *st, struct g *gp)
 {
     if (gp) {
         /* Parked, so its last M is settled: it ran before it waited. */
@@ -111,17 +108,17 @@ void net_ready(struct g *gp)
 
         if (last && last->cpu != this_cpu())
             net_count(&net_mine()->xwake, 1);
-        gp->schedlink = readied;
-        readied = gp;
+        gp->schedlink = st->readied;
+        st->readied = gp;
     }
 }
 
-/* Takes the Gs collected so far; under stack_lock. */
-static struct g *take_readied(void)
+/* Takes the Gs collected so far; under st's lock. */
+static struct g *take_readied(struct stack *st)
 {
-    struct g *list = readied;
+    struct g *list = st->readied;
 
-    readied = NULL;
+    st->readied = NULL;
     return list;
 }
 
@@ -135,59 +132,71 @@ static void ready_all(struct g *list)
     }
 }
 
-void stack_unlock(unsigned long f)
+void stack_unlock(struct stack *st, unsigned long f)
 {
     struct g *list;
 
-    netif_poll_all();           /* what was sent to ourselves */
-    list = take_readied();
+    st->lw->netif_poll_all();   /* what was sent to ourselves */
+    list = take_readied(st);
 
-    stack_release(f);
+    stack_release(st, f);
     ready_all(list);
 }
 
 /* ---- lwIP's timers on a Spindle timer ------------------------------ */
 
-static uint64_t lwip_due;       /* when lwip_timer fires; stack_lock */
-
-/* Arms lwip_timer ms from now; under stack_lock. */
-static void lwip_arm(uint32_t ms)
+/* Arms st's timer ms from now; under st's lock. */
+static void lwip_arm(struct stack *st, uint32_t ms)
 {
     if (ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
         ms = 1000;              /* nothing pending: look again later */
-    lwip_due = arch_cycles() + (uint64_t)(ms ? ms : 1) *
-                               (arch_cycles_hz() / 1000);
-    timer_reset(&lwip_timer, lwip_due, 0);
+    st->due = arch_cycles() + (uint64_t)(ms ? ms : 1) *
+                              (arch_cycles_hz() / 1000);
+    timer_reset(&st->timer, st->due, 0);
 }
+
+/* The TX queues st sends on: its own with a stack per queue, every one
+   with a single stack. */
+#define for_each_txq(st, q) \
+    for (int q = (st)->index; q < net_dev->nqueues; q += net_nstacks)
 
 static void lwip_tick(void *arg)
 {
-    unsigned long f = stack_lock_take();
+    struct stack *st = arg;
+    unsigned long f = stack_lock_take(st);
 
-    if (net_dev && net_dev->ops->tx_watchdog)
-        net_dev->ops->tx_watchdog(net_dev);
-    sys_check_timeouts();
-    lwip_arm(sys_timeouts_sleeptime());
-    stack_unlock(f);
+    if (net_dev->ops->tx_watchdog)
+        for_each_txq(st, q)
+            net_dev->ops->tx_watchdog(net_dev, q);
+    st->lw->sys_check_timeouts();
+    lwip_arm(st, st->lw->sys_timeouts_sleeptime());
+    stack_unlock(st, f);
 }
 
-void stack_timers_check(void)
+void stack_timers_check(struct stack *st)
 {
-    uint32_t ms = sys_timeouts_sleeptime();
+    uint32_t ms = st->lw->sys_timeouts_sleeptime();
 
     if (ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE &&
-        arch_cycles() + (uint64_t)ms * (arch_cycles_hz() / 1000) < lwip_due)
-        lwip_arm(ms);
+        arch_cycles() + (uint64_t)ms * (arch_cycles_hz() / 1000) < st->due)
+        lwip_arm(st, ms);
 }
 
 /* ---- The NIC as lwIP's netif ---------------------------------------- */
 
-/* A frame goes out on the sending core's own queue (core c on queue c;
-   a core beyond the NIC's queues shares one): no core shares a TX queue
-   with another where the NIC has one per core. */
+static struct stack *stack_of_netif(struct netif *nif)
+{
+    return (struct stack *)((char *)nif - offsetof(struct stack, nif));
+}
+
+/* A stack per queue sends on its own queue, so its lock is the TX
+   queue's; a single stack sends on the sending core's queue (core c on
+   queue c), so that no core shares a TX queue with another where the NIC
+   has one per core. */
 static err_t linkoutput(struct netif *nif, struct pbuf *p)
 {
-    int q = this_cpu()->id % net_dev->nqueues;
+    struct stack *st = stack_of_netif(nif);
+    int q = net_nstacks > 1 ? st->index : this_cpu()->id % net_dev->nqueues;
     uint8_t *buf;
 
     if (p->tot_len > NETDEV_FRAME_MAX)
@@ -195,42 +204,73 @@ static err_t linkoutput(struct netif *nif, struct pbuf *p)
     buf = net_dev->ops->tx_buf(net_dev, q);
     if (!buf)
         return ERR_MEM;         /* TCP retransmits; UDP is best effort */
-    pbuf_copy_partial(p, buf, p->tot_len, 0);
+    st->lw->pbuf_copy_partial(p, buf, p->tot_len, 0);
     net_dev->ops->tx_send(net_dev, q, buf, p->tot_len);
     net_count(&net_mine()->tx, 1);
     return ERR_OK;
 }
 
 /*
- * A received frame into lwIP.  Frames shorter than Ethernet's minimum are
- * padded with zeros to it, as on the wire: lwIP reads a few header fields
- * (ARP's, IP's total length) before it checks the length, and zeros there
- * make it drop the frame instead of reading a previous frame's bytes.
+ * A frame into st's lwIP; under st's lock.  Frames shorter than
+ * Ethernet's minimum are padded with zeros to it, as on the wire: lwIP
+ * reads a few header fields (ARP's, IP's total length) before it checks
+ * the length, and zeros there make it drop the frame instead of reading
+ * a previous frame's bytes.
  */
-static void deliver(void *arg, const uint8_t *frame, uint32_t len)
+static void input(struct stack *st, const uint8_t *frame, uint32_t len)
 {
     u16_t n = len < ETH_MIN_FRAME ? ETH_MIN_FRAME : (u16_t)len;
-    struct pbuf *p = pbuf_alloc(PBUF_RAW, n, PBUF_POOL);
-    struct net_pstats *ps = net_mine();
-    int q = (int)(intptr_t)arg;
-
-    net_count(&ps->rx, 1);
-    if (q != this_cpu()->id)
-        net_count(&ps->away, 1);   /* polled by a core not the queue's */
+    struct pbuf *p = st->lw->pbuf_alloc(PBUF_RAW, n, PBUF_POOL);
 
     if (!p) {
-        net_rx_nomem++;
+        net_count(&st->rx_nomem, 1);
         return;
     }
-    pbuf_take(p, frame, (u16_t)len);
+    st->lw->pbuf_take(p, frame, (u16_t)len);
     if (len < n)                /* one pbuf: a pool buffer holds a frame */
         memset((uint8_t *)p->payload + len, 0, n - len);
-    if (net_if.input(p, &net_if) != ERR_OK)
-        pbuf_free(p);
+    if (st->nif.input(p, &st->nif) != ERR_OK)
+        st->lw->pbuf_free(p);
+}
+
+/* True for an ARP reply: what every stack learns from (each has its own
+   table and asks on its own queue, but answers come unhashed, to 0). */
+static bool arp_reply(const uint8_t *frame, uint32_t len)
+{
+    uint16_t type, op;
+
+    if (len < 22)
+        return false;
+    memcpy(&type, frame + 12, 2);
+    memcpy(&op, frame + 20, 2);
+    return type == ETHTYPE_ARP_BE && op == ARP_REPLY_BE;
+}
+
+/* A frame received on a queue, into that queue's stack (arg), whose lock
+   the caller holds; stack 0 passes ARP replies on to the others. */
+static void deliver(void *arg, const uint8_t *frame, uint32_t len)
+{
+    struct stack *st = arg;
+    struct net_pstats *ps = net_mine();
+
+    net_count(&ps->rx, 1);
+    if (stack_mine() != st)
+        net_count(&ps->away, 1);   /* polled by a core not the queue's */
+    input(st, frame, len);
+    if (st->index == 0 && net_nstacks > 1 && arp_reply(frame, len)) {
+        for (int i = 1; i < net_nstacks; i++) {
+            unsigned long f = stack_lock_take(&stacks[i]);
+
+            input(&stacks[i], frame, len);
+            stack_unlock(&stacks[i], f);
+        }
+    }
 }
 
 static err_t nif_init(struct netif *nif)
 {
+    struct stack *st = stack_of_netif(nif);
+
     nif->name[0] = 'e';
     nif->name[1] = 'n';
     nif->mtu = 1500;
@@ -238,19 +278,18 @@ static err_t nif_init(struct netif *nif)
     memcpy(nif->hwaddr, net_dev->mac, ETH_HWADDR_LEN);
     nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
                  NETIF_FLAG_ETHERNET;
-    nif->output = etharp_output;
+    nif->output = st->lw->etharp_output;
     nif->linkoutput = linkoutput;
     return ERR_OK;
 }
 
-/* Drains queue q into lwIP; under stack_lock. */
-static void drain(int q)
+/* Drains queue q into st, its stack; under st's lock. */
+static void drain(struct stack *st, int q)
 {
     const struct netdev_ops *ops = net_dev->ops;
-    void *arg = (void *)(intptr_t)q;
 
     do {
-        while (ops->rx(net_dev, q, RX_BUDGET, deliver, arg) == RX_BUDGET)
+        while (ops->rx(net_dev, q, RX_BUDGET, deliver, st) == RX_BUDGET)
             ;
     } while (ops->rx_arm(net_dev, q));
 }
@@ -258,13 +297,14 @@ static void drain(int q)
 /* The scheduler's poll function (netpoll.h): interrupts off. */
 static struct g *poll(int q)
 {
-    unsigned long f = stack_lock_take();
+    struct stack *st = stack_of_queue(q);
+    unsigned long f = stack_lock_take(st);
     struct g *list;
 
-    drain(q);
-    netif_poll_all();
-    list = take_readied();
-    stack_release(f);
+    drain(st, q);
+    st->lw->netif_poll_all();
+    list = take_readied(st);
+    stack_release(st, f);
     return list;
 }
 
@@ -278,24 +318,60 @@ static void kick(void *arg)
     netpoll_kick();
 }
 
-void stack_start(void (*status)(struct netif *nif))
+static void (*status_fn)(struct netif *nif);
+
+/* Stack 0's address changed (DHCP, or ip= on the command line): every
+   other stack takes it.  Under stack 0's lock. */
+static void status(struct netif *nif)
+{
+    for (int i = 1; i < net_nstacks; i++) {
+        struct stack *st = &stacks[i];
+        unsigned long f = stack_lock_take(st);
+
+        st->lw->netif_set_addr(&st->nif, netif_ip4_addr(nif),
+                               netif_ip4_netmask(nif), netif_ip4_gw(nif));
+        stack_unlock(st, f);
+    }
+    status_fn(nif);
+}
+
+/* Stack i's lwIP, its interface up and its timer started. */
+static void start_one(int i)
+{
+    struct stack *st = &stacks[i];
+    unsigned long f;
+
+    st->index = i;
+    st->lw = &lwip_copies[i];
+    st->lock = (struct spinlock)SPINLOCK_INIT(LOCK_STACK);
+    st->lw->lwip_init();
+    timer_init(&st->timer, lwip_tick, st);
+    f = stack_lock_take(st);
+    st->lw->netif_add(&st->nif, NULL, NULL, NULL, NULL, nif_init,
+                      st->lw->ethernet_input);
+    st->lw->netif_set_default(&st->nif);
+    st->lw->netif_set_up(&st->nif);
+    if (net_dev->ops->link_up(net_dev))
+        st->lw->netif_set_link_up(&st->nif);
+    st->due = arch_cycles();
+    timer_start(&st->timer, st->due, 0);
+    stack_unlock(st, f);
+}
+
+void stack_start(void (*status_cb)(struct netif *nif))
 {
     unsigned long f;
 
-    lwip_init();
-    f = stack_lock_take();
-    netif_add(&net_if, NULL, NULL, NULL, NULL, nif_init, ethernet_input);
-    netif_set_status_callback(&net_if, status);
-    netif_set_default(&net_if);
-    netif_set_up(&net_if);
-    if (net_dev->ops->link_up(net_dev))
-        netif_set_link_up(&net_if);
-    stack_unlock(f);
-    timer_init(&lwip_timer, lwip_tick, NULL);
-    f = stack_lock_take();
-    lwip_due = arch_cycles();
-    timer_start(&lwip_timer, lwip_due, 0);
-    stack_unlock(f);
+    status_fn = status_cb;
+    net_nstacks = net_dev->rss_table ? net_dev->nqueues : 1;
+    if (net_nstacks > NET_STACKS)
+        panic("net: %d queues with RSS, more than the %d stacks built",
+              net_nstacks, NET_STACKS);
+    for (int i = 0; i < net_nstacks; i++)
+        start_one(i);
+    f = stack_lock_take(&stacks[0]);
+    stacks[0].lw->netif_set_status_callback(&stacks[0].nif, status);
+    stack_unlock(&stacks[0], f);
     netpoll_init(poll, net_dev->nqueues);
     smp_call_all(kick, NULL);   /* frames that came before the poller */
 }
@@ -304,32 +380,54 @@ static int report_cores(char *buf, size_t len);
 
 int sp_net_report(char *buf, size_t len)
 {
-    unsigned long f;
+    unsigned long f[NET_STACKS];
+    uint64_t nomem = 0;
+    struct stats_ t = { 0 };
     int n;
 
     if (!net_dev)
         return snprintf(buf, len, "net: no NIC");
-    f = stack_lock_take();
+    for (int i = 0; i < net_nstacks; i++)     /* in index order */
+        f[i] = stack_lock_take(&stacks[i]);
     n = net_dev->ops->report(net_dev, buf, len);
+    for (int i = 0; i < net_nstacks; i++) {
+        const struct stats_ *s = stacks[i].lw->stats;
+
+        nomem += stacks[i].rx_nomem;
+        t.link.drop += s->link.drop;
+        t.ip.drop += s->ip.drop;
+        t.ip.chkerr += s->ip.chkerr;
+        t.ip.lenerr += s->ip.lenerr;
+        t.tcp.drop += s->tcp.drop;
+        t.tcp.chkerr += s->tcp.chkerr;
+        t.udp.drop += s->udp.drop;
+    }
+    for (int i = net_nstacks - 1; i >= 0; i--)
+        stack_unlock(&stacks[i], f[i]);
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - n,
             "\nnet: stack dropped: no-buffer %llu link %u ip %u "
             "(checksum %u, length %u) tcp %u (checksum %u) udp %u",
-            (unsigned long long)net_rx_nomem,
-            (unsigned)lwip_stats.link.drop, (unsigned)lwip_stats.ip.drop,
-            (unsigned)lwip_stats.ip.chkerr, (unsigned)lwip_stats.ip.lenerr,
-            (unsigned)lwip_stats.tcp.drop, (unsigned)lwip_stats.tcp.chkerr,
-            (unsigned)lwip_stats.udp.drop);
-    stack_unlock(f);
+            (unsigned long long)nomem,
+            (unsigned)t.link.drop, (unsigned)t.ip.drop,
+            (unsigned)t.ip.chkerr, (unsigned)t.ip.lenerr,
+            (unsigned)t.tcp.drop, (unsigned)t.tcp.chkerr,
+            (unsigned)t.udp.drop);
     if (n >= 0 && (size_t)n < len)
         n += report_cores(buf + n, len - n);
     return n;
 }
 
+static uint64_t ld(const uint64_t *c)
+{
+    return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
 int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
                  int ncores)
 {
-    uint64_t ns_per_kcycle = 1000000000000ULL / arch_cycles_hz(), held;
+    uint64_t ns_per_kcycle = 1000000000000ULL / arch_cycles_hz();
+    uint64_t wait = 0, held = 0, held_cycles = 0;
 
     memset(st, 0, sizeof *st);
     if (per_core)
@@ -359,21 +457,28 @@ int sp_net_stats(struct sp_net_stats *st, struct sp_net_stats *per_core,
         }
     }
     st->rescues = __atomic_load_n(&netpoll_rescues, __ATOMIC_RELAXED);
-    st->lock_takes = __atomic_load_n(&lockst.takes, __ATOMIC_RELAXED);
-    st->lock_contended = __atomic_load_n(&lockst.contended, __ATOMIC_RELAXED);
-    st->lock_wait_ns = __atomic_load_n(&lockst.wait_cycles, __ATOMIC_RELAXED) *
-                       ns_per_kcycle / 1000;
-    held = __atomic_load_n(&lockst.held_samples, __ATOMIC_RELAXED);
+    st->stacks = net_nstacks;
+    for (int i = 0; i < net_nstacks; i++) {
+        const struct lockstats *ls = &stacks[i].ls;
+
+        st->lock_takes += ld(&ls->takes);
+        st->lock_contended += ld(&ls->contended);
+        st->lock_foreign += ld(&ls->foreign);
+        wait += ld(&ls->wait_cycles);
+        held += ld(&ls->held_samples);
+        held_cycles += ld(&ls->held_cycles);
+    }
+    st->lock_wait_ns = wait * ns_per_kcycle / 1000;
     if (held)
-        st->lock_hold_ns = __atomic_load_n(&lockst.held_cycles,
-                                           __ATOMIC_RELAXED) *
-                           ns_per_kcycle / 1000 / held;
+        st->lock_hold_ns = held_cycles * ns_per_kcycle / 1000 / held;
     return 0;
 }
 
-/* sp_net_report's last lines: where the work ran, and the stack lock. */
+/* sp_net_report's last lines: where the work ran, and the stacks'
+   locks. */
 static int report_cores(char *buf, size_t len)
 {
+    uint64_t ns_per_kcycle = 1000000000000ULL / arch_cycles_hz();
     struct sp_net_stats st, pc[MAXCPU];
     int n;
 
@@ -389,14 +494,28 @@ static int report_cores(char *buf, size_t len)
         n += snprintf(buf + n, len - n,
             "\nnet: %d queue pair%s%s: away %llu, cross-core wakeups %llu, "
             "split segments %llu, misdialled %llu, stranded-queue polls %llu\n"
-            "net: stack lock: %llu takes, %llu found it held (waited "
-            "%llu us in all), mean hold %llu ns",
+            "net: stack lock (%d stack%s): %llu takes, %llu found it held "
+            "(waited %llu us in all), %llu by a core of another stack, "
+            "mean hold %llu ns",
             st.nqueues, st.nqueues == 1 ? "" : "s", st.rss ? " with RSS" : "",
             (unsigned long long)st.away, (unsigned long long)st.xwake,
             (unsigned long long)st.split, (unsigned long long)st.misdial,
-            (unsigned long long)st.rescues, (unsigned long long)st.lock_takes,
+            (unsigned long long)st.rescues, st.stacks,
+            st.stacks == 1 ? "" : "s", (unsigned long long)st.lock_takes,
             (unsigned long long)st.lock_contended,
             (unsigned long long)(st.lock_wait_ns / 1000),
+            (unsigned long long)st.lock_foreign,
             (unsigned long long)st.lock_hold_ns);
+    for (int i = 0; i < net_nstacks && net_nstacks > 1 && n >= 0 &&
+                    (size_t)n < len; i++) {
+        const struct lockstats *ls = &stacks[i].ls;
+
+        n += snprintf(buf + n, len - n, "%s s%d %llu/%llu/%llu us",
+                      i ? "" : "; takes/held/waited by stack:", i,
+                      (unsigned long long)ld(&ls->takes),
+                      (unsigned long long)ld(&ls->contended),
+                      (unsigned long long)(ld(&ls->wait_cycles) *
+                                           ns_per_kcycle / 1000000));
+    }
     return n;
 }

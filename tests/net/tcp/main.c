@@ -52,7 +52,8 @@
  *                          stranded 50 ms and polled by another core), no dial answered on
  *                          another core's queue, cores without a queue
  *                          handled nothing, and the NIC has queues= pairs
- *                          (1 without it) with RSS when more than one
+ *                          (1 without it) with RSS when more than one,
+ *                          and a stack (a copy of lwIP) per queue
  *   shutdown               sp_close of the listeners wakes their Gs (-EPIPE);
  *                          the peer is told to quit
  *
@@ -892,18 +893,23 @@ TEST(one_core_per_connection)
     CHECKF(rc == 0, "sp_net_stats: %s", sp_net_strerror(rc));
     printf("# %d queue%s (RSS %s): rx %llu tx %llu frames, away %llu, "
            "split %llu, misdialled %llu, cross-core wakeups %llu, "
-           "stranded-queue polls %llu; stack lock %llu takes, %llu "
-           "contended, mean hold %llu ns\n",
+           "stranded-queue polls %llu; %d stack%s, locks %llu takes, %llu "
+           "contended, %llu foreign, mean hold %llu ns\n",
            st.nqueues, st.nqueues > 1 ? "s" : "", st.rss ? "on" : "off",
            (unsigned long long)st.rx, (unsigned long long)st.tx,
            (unsigned long long)st.away, (unsigned long long)st.split,
            (unsigned long long)st.misdial, (unsigned long long)st.xwake,
-           (unsigned long long)st.rescues, (unsigned long long)st.lock_takes,
+           (unsigned long long)st.rescues, st.stacks, st.stacks > 1 ? "s" : "",
+           (unsigned long long)st.lock_takes,
            (unsigned long long)st.lock_contended,
+           (unsigned long long)st.lock_foreign,
            (unsigned long long)st.lock_hold_ns);
     CHECKF(st.nqueues == want_queues, "%d queue pairs, expected %d",
            st.nqueues, want_queues);
     CHECKF(want_queues == 1 || st.rss, "%d queues without RSS", st.nqueues);
+    /* With RSS each queue has its own copy of lwIP under its own lock. */
+    CHECKF(st.stacks == (st.rss ? st.nqueues : 1), "%d stacks for %d "
+           "queues (RSS %s)", st.stacks, st.nqueues, st.rss ? "on" : "off");
     /* Only a poll of a queue stranded for 50 ms (its vCPU descheduled
        by the host: seen under TSan) may handle frames on another core. */
     CHECKF(st.away == 0 || st.rescues > 0, "%llu frames handled on a core "
