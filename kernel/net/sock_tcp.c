@@ -319,7 +319,8 @@ sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
         return NULL;
     tcp_attach(s, s->pcb.tcp);
     s->dialq = bind_to_my_queue(s, &a) + 1;
-    if (!s->dialq && net_nstacks > 1 && !to_self(st, &a))
+    if (!s->dialq && net_nstacks > 1 && !to_self(st, &a) &&
+        !ip4_addr_isany(netif_ip4_addr(&st->nif)))
         e = ERR_USE;            /* no free port that comes back here */
     else
         e = st->lw->tcp_connect(s->pcb.tcp, &a.ip, a.port,

@@ -258,11 +258,13 @@ static void deliver(void *arg, const uint8_t *frame, uint32_t len)
         net_count(&ps->away, 1);   /* polled by a core not the queue's */
     input(st, frame, len);
     if (st->index == 0 && net_nstacks > 1 && arp_reply(frame, len)) {
+        /* ARP readies no G and sends only to the NIC: nothing for
+           stack_unlock to do, and this may be an interrupt. */
         for (int i = 1; i < net_nstacks; i++) {
             unsigned long f = stack_lock_take(&stacks[i]);
 
             input(&stacks[i], frame, len);
-            stack_unlock(&stacks[i], f);
+            stack_release(&stacks[i], f);
         }
     }
 }
@@ -330,7 +332,7 @@ static void status(struct netif *nif)
 
         st->lw->netif_set_addr(&st->nif, netif_ip4_addr(nif),
                                netif_ip4_netmask(nif), netif_ip4_gw(nif));
-        stack_unlock(st, f);
+        stack_release(st, f);   /* as deliver's ARP: no G, no loopback */
     }
     status_fn(nif);
 }
