@@ -4,17 +4,19 @@
  *
  * Contract with the kernel:
  *   - NO_SYS: no threads inside lwIP, raw (callback) API only.  The kernel
- *     enters lwIP only while holding the stack lock, one spinlock around
- *     every call (input, timers, the raw API), so lwIP needs no locking of
- *     its own.
+ *     links a copy of lwIP per NIC queue (kernel/net/lwipinst.h) and
+ *     enters a copy only while holding its stack's lock, one spinlock
+ *     around every call (input, timers, the raw API), so lwIP needs no
+ *     locking of its own.
  *   - The kernel provides u32_t sys_now(void) (milliseconds, wrapping) and
- *     calls sys_check_timeouts() under the stack lock.
+ *     calls each copy's sys_check_timeouts() under its stack's lock.
  *   - Memory is lwIP's own: a static heap and static pools, no malloc, since
  *     lwIP runs where interrupts are off and malloc is forbidden.
  *
  * Sized for a server with 64 concurrent TCP connections (1,000 over its
- * life) moving 64 MiB each.  Static memory, all .bss: 5.7 MiB (the 4 MiB
- * heap, 1.5 MiB of receive pool, 0.2 MiB of pcbs and segments).
+ * life) moving 64 MiB each.  Static memory, all .bss: 5.7 MiB per copy
+ * (the 4 MiB heap, 1.5 MiB of receive pool, 0.2 MiB of pcbs and
+ * segments).
  */
 #ifndef SPINDLE_LWIPOPTS_H
 #define SPINDLE_LWIPOPTS_H
@@ -25,7 +27,7 @@
 #define LWIP_NETCONN                0
 #define LWIP_CALLBACK_API           1
 #define LWIP_EVENT_API              0
-/* The stack lock serializes every entry into lwIP: no SYS_ARCH_PROTECT. */
+/* The stack's lock serializes every entry into a copy: no SYS_ARCH_PROTECT. */
 #define SYS_LIGHTWEIGHT_PROT        0
 #define LWIP_TIMERS                 1
 

@@ -6,8 +6,9 @@
  * kinds of NIC in one image.
  *
  * A device has nqueues RX/TX queue pairs (1 unless it is multiqueue).
- * Every operation but link_up is called under the stack lock, so a
- * device's queue needs no lock of its own.  The device's interrupt for
+ * Every operation on queue q but link_up is called under the lock of
+ * the stack that receives or sends on q (kernel/net/netimpl.h), so a
+ * device's queue needs no lock of its own; report, under every stack's.  The device's interrupt for
  * queue q calls the irq_fn its probe was given as irq_fn(arg, q), on
  * core q where the platform can aim it (queue q belongs to core q, and
  * a device offers at most ncpu queues), else on the boot core.

@@ -364,7 +364,7 @@ out:
 /* ---- Reading and writing ------------------------------------------- */
 
 /* Copies up to len queued bytes out and frees what was read; returns
-   the count.  Under stack_lock. */
+   the count.  Under s's stack's lock. */
 static size_t rx_take(struct sp_sock *s, uint8_t *buf, size_t len)
 {
     size_t n = 0;
@@ -438,7 +438,7 @@ long sp_read(sp_conn *c, void *buf, size_t len)
 /*
  * Queues what lwIP takes now of b[*sent .. len) on c, advancing *sent.
  * Returns 0 once all of it is queued, -EAGAIN when the send buffer or
- * lwIP's heap is full, or the connection's error.  Under stack_lock.
+ * lwIP's heap is full, or the connection's error.  Under c's stack's lock.
  */
 static long queue(sp_conn *c, const uint8_t *b, size_t len, size_t *sent)
 {
