@@ -14,7 +14,9 @@
 # a warning follows when other QEMUs were running (run on a quiet host).
 # Exits non-zero if a boot fails, times out (TIMEOUT seconds per boot,
 # default 900) or prints "# ERROR"; then it shows that boot's console tail.
-# MEM and ACCEL pass through to tools/qemu.sh; CMDLINE is put on the
+# MEM (MiB, default 9216 here: `park` parks 1,000,000 Gs at about 4 KiB
+# each where the machine has the memory) and ACCEL pass through to
+# tools/qemu.sh; CMDLINE is put on the
 # kernel command line of both boots (CMDLINE="trace=wrap": the
 # workloads with the execution tracer on).
 set -u
@@ -33,6 +35,7 @@ fi
 
 logs=build/$arch/bench-logs
 mkdir -p "$logs"
+export MEM=${MEM:-9216}
 
 # boot SMP LOG ARGS...: boots the app; the console goes to LOG, QEMU's
 # accelerator line to LOG.qemu.  Fails (with the console tail shown) on a

@@ -70,6 +70,9 @@ var workloads = []workload{
 	{"preempt", benchPreempt,
 		[]string{"preempt_late_p99", "preempt_late_max"},
 		[]string{"us", "us"}},
+	{"park", benchPark,
+		[]string{"park_bytes_per_g", "park_ns_per_g"},
+		[]string{"B", "ns"}},
 }
 
 // ---- helpers the workloads share ----------------------------------------

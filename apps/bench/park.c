@@ -1,0 +1,99 @@
+/*
+ * park.c - what a parked G costs: N Gs each blocked in a receive on one
+ * channel, the memory they hold from the page allocator while they wait,
+ * and the time to spawn them and get every one to its receive.
+ *
+ * N is 1,000,000 where memory allows, else one G per two free pages (a
+ * G holds a little over one); the figure is per G either way.
+ * tools/bench.sh gives the machine 9 GiB for it.
+ *
+ * The memory is the first repetition's, the one that makes the G slots:
+ * a dead G keeps its slot and its mapped pages for the next G (gfree.c),
+ * so later repetitions reuse them and report the first one's figure.
+ * It counts every page the allocator handed out while the Gs were
+ * parked, page tables included, less one page per G slot that existed
+ * before (those the parked Gs reuse).
+ */
+#include <stdio.h>
+#include <spindle/chan.h>
+#include <spindle/sched.h>
+#include <spindle/time.h>
+#include "bench.h"
+#include "mem.h"
+#include "sched.h"
+
+#define PARK_MAX    1000000L
+#define PAGE        4096L
+
+struct park {
+    sp_chan *ch;                /* unbuffered; closed to let them go */
+    struct countdown parked;    /* hit just before the receive */
+    struct countdown done;      /* hit after it returned, closed */
+    long bad;                   /* receives that got a value; atomic */
+};
+
+static void parker(void *arg)
+{
+    struct park *pk = arg;
+    int v;
+
+    countdown_hit(&pk->parked);
+    if (sp_chan_recv(pk->ch, &v))
+        __atomic_add_fetch(&pk->bad, 1, __ATOMIC_RELAXED);
+    countdown_hit(&pk->done);
+}
+
+static long pages_in_use(void)
+{
+    return (long)(mem_total_count() - mem_free_count());
+}
+
+static long park_n;             /* Gs per repetition, set by the first */
+static double first_bytes;      /* bytes per G, the first repetition's */
+
+/* out[0]: bytes per parked G; out[1]: ns per G to spawn and park it. */
+bool bench_park(double out[NFIG])
+{
+    long n = park_n ? park_n : (long)mem_free_count() / 2, before, held;
+    struct park pk = { .bad = 0 };
+    uint64_t t0;
+    double ns;
+
+    if (n > PARK_MAX)
+        n = PARK_MAX;
+    park_n = n;
+    if (n < 1000) {
+        printf("# ERROR park: %ld free pages, too few to measure\n",
+               (long)mem_free_count());
+        return false;
+    }
+    pk.ch = sp_chan_make(sizeof(int), 0);
+    countdown_init(&pk.parked, n);
+    countdown_init(&pk.done, n);
+    before = pages_in_use() - sched_all_gs();
+    t0 = sp_nanotime();
+    for (long i = 0; i < n; i++)
+        sp_go(parker, &pk);
+    countdown_wait(&pk.parked);
+    ns = since(t0);
+    /* The last ones hit the countdown before they reach the receive:
+       let them get there before the count. */
+    for (int i = 0; i < 100; i++)
+        sp_yield();
+    held = pages_in_use() - before;
+    sp_chan_close(pk.ch);
+    countdown_wait(&pk.done);
+    sp_chan_free(pk.ch);
+    printf("# park: %ld Gs, %ld pages in use for them while parked\n", n,
+           held);
+    if (__atomic_load_n(&pk.bad, __ATOMIC_RELAXED)) {
+        printf("# ERROR park: %ld receives on the closed channel got a "
+               "value\n", pk.bad);
+        return false;
+    }
+    if (first_bytes == 0)
+        first_bytes = (double)held * PAGE / (double)n;
+    out[0] = first_bytes;
+    out[1] = ns / (double)n;
+    return true;
+}
