@@ -71,13 +71,21 @@ static bool static_config(ip4_addr_t *addr, ip4_addr_t *mask, ip4_addr_t *gw)
     return true;
 }
 
-/* At exit: the NIC's and the stack's counters, drops included. */
+/* At exit: the NIC's and the stacks' counters, drops included; a line
+   at a time, as printk takes a line of at most 511 bytes. */
 static void report_at_exit(void)
 {
-    char buf[2048];
+    static char buf[4096];      /* once, at exit */
+    const char *line = buf;
 
-    if (sp_net_report(buf, sizeof buf) > 0)
-        printk("%s\n", buf);
+    if (sp_net_report(buf, sizeof buf) <= 0)
+        return;
+    while (*line) {
+        int n = (int)strcspn(line, "\n");
+
+        printk("%.*s\n", n, line);
+        line += n + (line[n] == '\n');
+    }
 }
 
 void net_init(void)
