@@ -98,6 +98,9 @@ KSRCS := $(wildcard kernel/*.c kernel/net/*.c sched/*.c drivers/*.c) \
          $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
          $(wildcard boot/$(ARCH)/*.c boot/$(ARCH)/*.S) \
          $(if $(filter hosted,$(ARCH)),,$(wildcard boot/*.c))
+# The machine description from ACPI is aarch64's (x86_64 reads its
+# tables in arch/x86_64).
+KSRCS := $(filter-out $(if $(filter aarch64,$(ARCH)),,kernel/acpi_machine.c),$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 # The EFI entries share their handoff header with the loader.
 $(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi

@@ -67,6 +67,16 @@ case $1 in hosted*) exec "$(dirname "$0")/hosted.sh" "$@" ;; esac
 arch=$1 image=$2 smp=$3
 shift 3
 mem=${MEM:-1024}
+# QEMU's own failure to read the kernel would exit 1, which reads as
+# Spindle's status 0 below: say it here.
+kernel_files=("$image")
+[ "$arch" = aarch64 ] && kernel_files+=("${image%.elf}.Image")
+for f in "${kernel_files[@]}"; do
+    if [ ! -f "$f" ]; then
+        echo "qemu.sh: no kernel image $f (make ARCH=${arch%%-*} builds it)" >&2
+        exit 2
+    fi
+done
 
 accel=${ACCEL:-}
 if [ -z "$accel" ]; then
