@@ -57,13 +57,15 @@ struct stack {
 };
 
 extern struct stack stacks[NET_STACKS];
-extern int net_nstacks;         /* stacks in use, 1..NET_STACKS; fixed
-                                   once stack_start returns */
+extern int net_nstacks;         /* stacks in use: 1, or one per queue
+                                   (<= NET_STACKS); fixed once
+                                   stack_start returns */
 
-/* The stack that receives what arrives on NIC queue q. */
+/* The stack that receives what arrives on NIC queue q (0 <= q <
+   nqueues): stack q with a stack per queue, else the one. */
 static inline struct stack *stack_of_queue(int q)
 {
-    return &stacks[q % net_nstacks];
+    return &stacks[net_nstacks > 1 ? q : 0];
 }
 
 /* The stack of the calling core's queue (a core without a queue: one it
