@@ -246,15 +246,22 @@ static bool arp_reply(const uint8_t *frame, uint32_t len)
     return type == ETHTYPE_ARP_BE && op == ARP_REPLY_BE;
 }
 
-/* A frame received on a queue, into that queue's stack (arg), whose lock
-   the caller holds; stack 0 passes ARP replies on to the others. */
+/* What drain hands deliver: the queue drained, and its stack. */
+struct rxq {
+    struct stack *st;
+    int q;
+};
+
+/* A frame received on queue rq->q, into its stack, whose lock the caller
+   holds; stack 0 passes ARP replies on to the others. */
 static void deliver(void *arg, const uint8_t *frame, uint32_t len)
 {
-    struct stack *st = arg;
+    const struct rxq *rq = arg;
+    struct stack *st = rq->st;
     struct net_pstats *ps = net_mine();
 
     net_count(&ps->rx, 1);
-    if (stack_mine() != st)
+    if (rq->q != netpoll_queue())
         net_count(&ps->away, 1);   /* polled by a core not the queue's */
     input(st, frame, len);
     if (st->index == 0 && net_nstacks > 1 && arp_reply(frame, len)) {
@@ -289,9 +296,10 @@ static err_t nif_init(struct netif *nif)
 static void drain(struct stack *st, int q)
 {
     const struct netdev_ops *ops = net_dev->ops;
+    struct rxq rq = { st, q };
 
     do {
-        while (ops->rx(net_dev, q, RX_BUDGET, deliver, st) == RX_BUDGET)
+        while (ops->rx(net_dev, q, RX_BUDGET, deliver, &rq) == RX_BUDGET)
             ;
     } while (ops->rx_arm(net_dev, q));
 }
