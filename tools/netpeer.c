@@ -288,6 +288,13 @@ static bool ctl_connect(void)
         tries++;
         ctl = dial(3, until);
         if (ctl >= 0) {
+            /* The greeting's wait starts once connected: a connect that
+               waited out ARP until the guest came up may have used the
+               attempt's time, and the guest, which accepted it, must
+               not find it closed. */
+            until = now_ms() + HELLO_WAIT_MS;
+            if (until > end)
+                until = end;
             ctl_len = 0;
             rc = ctl_line(line, sizeof line, until);
             if (rc == 1 && !strncmp(line, "hello", 5)) {
