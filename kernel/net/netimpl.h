@@ -68,8 +68,11 @@ static inline struct stack *stack_of_queue(int q)
     return &stacks[net_nstacks > 1 ? q : 0];
 }
 
-/* The stack of the calling core's queue (a core without a queue: one it
-   shares). */
+/* The calling core's NIC queue: its own, or (a core without one) the
+   one it shares, core c % nqueues.  With a NIC. */
+int net_my_queue(void);
+
+/* The stack of the calling core's queue. */
 struct stack *stack_mine(void);
 
 /* Where the stack's work ran: one per core, written by that core with

@@ -240,20 +240,6 @@ static void detach(struct sp_sock *s)
         tcp_detach(s);
 }
 
-/* Closes a connection nobody took from a listener's queue. */
-static void close_pending(struct sp_sock *s)
-{
-    unsigned long f = stack_lock_take(s->st);
-
-    s->closed = true;
-    s->refs = 1;
-    detach(s);
-    stack_unlock(s->st, f);
-    pd_close(&s->pd);
-    f = stack_lock_take(s->st);
-    release(s, f);
-}
-
 /* sp_close of a listener: its pcbs first, so that no accept callback
    queues after the queue is emptied. */
 static void close_listener(struct sp_sock *l)
@@ -276,7 +262,7 @@ static void close_listener(struct sp_sock *l)
     spin_unlock(&l->acc.lock, f);
     pd_close(&l->pd);           /* wakes every G blocked on l */
     for (int i = 0; i < n; i++)
-        close_pending(pending[i]);
+        sp_close(pending[i]);   /* connections nobody took */
     f = sock_lock(l);
     release(l, f);
 }

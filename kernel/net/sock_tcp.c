@@ -12,7 +12,6 @@
 #include "net.h"
 #include "sched.h"
 #include "netimpl.h"
-#include "netpoll.h"
 #include "rss.h"
 #include "sockimpl.h"
 
@@ -267,10 +266,8 @@ static int bind_to_my_queue(struct sp_sock *s, const struct sock_addr *a)
     uint16_t lo = 0xC000, hi = 0xFFFF;    /* IANA's dynamic ports, as lwIP's */
     uint16_t start = (uint16_t)(lo + lwip_rand() % (hi - lo + 1u));
     uint32_t laddr, raddr;
-    int q = netpoll_queue();
+    int q = net_my_queue();
 
-    if (q < 0)                  /* a core without a queue: one it shares */
-        q = this_cpu()->id % net_dev->nqueues;
     if (!net_dev->rss_table || !IP_IS_V4(&a->ip) || ip4_addr_isany(me))
         return -1;
     laddr = lwip_ntohl(ip4_addr_get_u32(me));

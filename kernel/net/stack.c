@@ -93,11 +93,16 @@ struct net_pstats *net_mine(void)
     return &net_pstats[this_cpu()->id];
 }
 
-struct stack *stack_mine(void)
+int net_my_queue(void)
 {
     int q = netpoll_queue();
 
-    return stack_of_queue(q >= 0 ? q : this_cpu()->id % net_dev->nqueues);
+    return q >= 0 ? q : this_cpu()->id % net_dev->nqueues;
+}
+
+struct stack *stack_mine(void)
+{
+    return stack_of_queue(net_my_queue());
 }
 
 void net_ready(struct stack *st, struct g *gp)
@@ -190,13 +195,12 @@ static struct stack *stack_of_netif(struct netif *nif)
 }
 
 /* A stack per queue sends on its own queue, so its lock is the TX
-   queue's; a single stack sends on the sending core's queue (core c on
-   queue c), so that no core shares a TX queue with another where the NIC
-   has one per core. */
+   queue's; a single stack sends on the sending core's queue, so that no
+   core shares a TX queue with another where the NIC has one per core. */
 static err_t linkoutput(struct netif *nif, struct pbuf *p)
 {
     struct stack *st = stack_of_netif(nif);
-    int q = net_nstacks > 1 ? st->index : this_cpu()->id % net_dev->nqueues;
+    int q = net_nstacks > 1 ? st->index : net_my_queue();
     uint8_t *buf;
 
     if (p->tot_len > NETDEV_FRAME_MAX)
@@ -246,13 +250,14 @@ static bool arp_reply(const uint8_t *frame, uint32_t len)
     return type == ETHTYPE_ARP_BE && op == ARP_REPLY_BE;
 }
 
-/* What drain hands deliver: the queue drained, and its stack. */
+/* What drain hands deliver: the drained queue's stack, and whether the
+   polling core is another than the queue's (a stranded queue's rescue). */
 struct rxq {
     struct stack *st;
-    int q;
+    bool away;
 };
 
-/* A frame received on queue rq->q, into its stack, whose lock the caller
+/* A frame received on a queue, into its stack, whose lock the caller
    holds; stack 0 passes ARP replies on to the others. */
 static void deliver(void *arg, const uint8_t *frame, uint32_t len)
 {
@@ -261,8 +266,8 @@ static void deliver(void *arg, const uint8_t *frame, uint32_t len)
     struct net_pstats *ps = net_mine();
 
     net_count(&ps->rx, 1);
-    if (rq->q != netpoll_queue())
-        net_count(&ps->away, 1);   /* polled by a core not the queue's */
+    if (rq->away)
+        net_count(&ps->away, 1);
     input(st, frame, len);
     if (st->index == 0 && net_nstacks > 1 && arp_reply(frame, len)) {
         /* ARP readies no G and sends only to the NIC: nothing for
@@ -296,7 +301,7 @@ static err_t nif_init(struct netif *nif)
 static void drain(struct stack *st, int q)
 {
     const struct netdev_ops *ops = net_dev->ops;
-    struct rxq rq = { st, q };
+    struct rxq rq = { st, q != netpoll_queue() };
 
     do {
         while (ops->rx(net_dev, q, RX_BUDGET, deliver, &rq) == RX_BUDGET)
