@@ -5,7 +5,7 @@
 #   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests,
 #                                        every arch unless ARCH= names one
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
-#   make bench-go [SMP=n] [BENCH=...]    the same beside Go's, one table
+#   make bench-go [SMP=n] [BENCH=...] [GO=go]   the same beside Go's, one table
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
 #   make trace [APP=hello] [SMP=n]       boots the app with the execution
 #                                        tracer on: build/<arch>/<app>.trace.json
@@ -350,7 +350,10 @@ bench-net: $(B)/apps/httpd.elf
 # one table of both.  BENCH_GO_ARCH is the Spindle build compared, built
 # by a sub-make since its rules exist only when ARCH names it.  Go is
 # needed for this alone (deps-go), and builds with its cache under build/.
+# GO= picks another Go toolchain (e.g. /usr/lib/go-1.23/bin/go); the
+# binary is built again when it changes (build/go/toolchain).
 BENCH_GO_ARCH ?= hosted
+GO            ?= go
 GO_BENCH      := build/go/bench
 GO_ENV        := GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path \
                  GOPROXY=off GOFLAGS= CGO_ENABLED=0
@@ -358,10 +361,16 @@ GO_ENV        := GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path
 deps-go:
 	$(Q)tools/deps.sh go
 
-$(GO_BENCH): $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod | deps-go
+FORCE:
+
+build/go/toolchain: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(GO)' > $@.new && { cmp -s $@.new $@ && rm $@.new || mv $@.new $@; }
+
+$(GO_BENCH): $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod build/go/toolchain | deps-go
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)cd apps/bench/go && $(GO_ENV) go build -trimpath -o $(CURDIR)/$@ .
+	$(Q)cd apps/bench/go && $(GO_ENV) $(GO) build -trimpath -o $(CURDIR)/$@ .
 
 bench-go: $(GO_BENCH)
 	$(Q)$(MAKE) --no-print-directory ARCH=$(BENCH_GO_ARCH) \

@@ -6,6 +6,11 @@
 # takes CPU from the other, and prints one table of both
 # (tools/bench-table.sh).  Both raw outputs stay in build/bench-go/.
 #
+# With the execution tracer on for Spindle (trace= in $CMDLINE, which
+# tools/bench.sh gives the kernel), Go's runs with its own tracer on too
+# (trace=build/bench-go/go.trace), so that the two tracers' costs are
+# measured side by side.
+#
 # It builds nothing: `make bench-go` builds the Spindle image and the Go
 # binary first.  Exits non-zero when either side failed; the table then
 # shows "-" for what that side did not measure.
@@ -34,10 +39,15 @@ sp_rc=$?
 # above); say so where the table shows it.
 [ $sp_rc = 0 ] || echo "# ERROR tools/bench.sh failed (exit status $sp_rc)" \
     >> "$out/spindle.txt"
-echo "bench-go: Go (GOMAXPROCS=$smp): $gobench $*" >&2
+goargs=("$@")
+case " ${CMDLINE:-} " in
+*" trace=1 "* | *" trace=on "* | *" trace=wrap "*)
+    goargs+=("trace=$out/go.trace") ;;
+esac
+echo "bench-go: Go (GOMAXPROCS=$smp): $gobench ${goargs[*]}" >&2
 # As bench.sh does for Spindle: other QEMUs take CPU from Go's threads.
 others=$(pgrep -c -f '^qemu-system-' || true)
-GOMAXPROCS=$smp "$gobench" "$@" > "$out/go.txt"
+GOMAXPROCS=$smp "$gobench" "${goargs[@]}" > "$out/go.txt"
 go_rc=$?
 others_end=$(pgrep -c -f '^qemu-system-' || true)
 if [ "$others" != 0 ] || [ "$others_end" != 0 ]; then

@@ -26,6 +26,9 @@
 //	              program measures it itself at GOMAXPROCS=1 (what
 //	              tools/bench.sh needs a second boot for on Spindle)
 //	gomaxprocs=N  the cores to use; otherwise $GOMAXPROCS, otherwise all
+//	trace=PATH    every workload with Go's execution tracer on
+//	              (runtime/trace), writing to PATH: Go's side of Spindle's
+//	              trace= figures
 package main
 
 import (
@@ -33,6 +36,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/trace"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,6 +199,7 @@ type options struct {
 	reps       int
 	only       []string // nil: every workload
 	gomaxprocs int      // 0: leave the runtime's choice
+	trace      string   // "": Go's tracer off
 }
 
 func (o *options) runs(key string) bool {
@@ -244,8 +249,14 @@ func parseArgs(args []string) (options, bool) {
 				return o, false
 			}
 			o.gomaxprocs = n
+		case "trace":
+			if val == "" {
+				fmt.Printf("# ERROR trace= wants a file to write the trace to\n")
+				return o, false
+			}
+			o.trace = val
 		default:
-			fmt.Printf("# ERROR unknown argument '%s' (reps=N only=a,b fib1=MS gomaxprocs=N)\n", a)
+			fmt.Printf("# ERROR unknown argument '%s' (reps=N only=a,b fib1=MS gomaxprocs=N trace=PATH)\n", a)
 			return o, false
 		}
 	}
@@ -282,11 +293,38 @@ func main() {
 	if o.runs("fib") && fib1Ms == 0 {
 		fib1Ms = measureFib1(o.reps)
 	}
+	os.Exit(runAll(&o))
+}
+
+// runAll runs the chosen workloads, under Go's tracer if o.trace names a
+// file, and returns the exit status: 0, 1 if a workload went wrong, 2 if
+// the trace could not be started or written.
+func runAll(o *options) int {
+	var tf *os.File
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Printf("# ERROR trace=%s: %v\n", o.trace, err)
+			return 2
+		}
+		fmt.Printf("# Go's execution tracer on, writing %s\n", o.trace)
+		tf = f
+	}
 	status := 0
 	for i := range workloads {
 		if o.runs(workloads[i].key) && !runWorkload(&workloads[i], o.reps) {
 			status = 1
 		}
 	}
-	os.Exit(status)
+	if tf != nil {
+		trace.Stop()
+		if err := tf.Close(); err != nil {
+			fmt.Printf("# ERROR trace=%s: %v\n", o.trace, err)
+			return 2
+		}
+	}
+	return status
 }
