@@ -5,7 +5,10 @@
 #   make test [T=<test app>] [SMP=n]     host unit tests + in-image tests,
 #                                        every arch unless ARCH= names one
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
-#   make bench-go [SMP=n] [BENCH=...] [GO=go]   the same beside Go's, one table
+#   make bench-go [SMP=n] [BENCH=...] [GO=go] [BENCH_GO_ARCH=hosted]
+#                                        the same beside Go's, one table (Go
+#                                        natively, or in a Linux guest under
+#                                        QEMU for BENCH_GO_ARCH=x86_64|aarch64)
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload (soak test)
 #   make trace [APP=hello] [SMP=n]       boots the app with the execution
 #                                        tracer on: build/<arch>/<app>.trace.json
@@ -372,7 +375,25 @@ $(GO_BENCH): $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod build/go/toolch
 	$(Q)mkdir -p $(@D)
 	$(Q)cd apps/bench/go && $(GO_ENV) $(GO) build -trimpath -o $(CURDIR)/$@ .
 
-bench-go: $(GO_BENCH)
+# Under QEMU (BENCH_GO_ARCH=x86_64 or aarch64) Go runs as the init of a
+# Debian Linux guest: the kernel from tools/linuxguest.sh, the binary for
+# the guest's arch in an initramfs (tools/mkcpio.py).
+build/go/bench-linux-%: $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod build/go/toolchain | deps-go
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cd apps/bench/go && $(GO_ENV) GOOS=linux GOARCH=$* $(GO) build -trimpath -o $(CURDIR)/$@ .
+
+build/go/initrd-x86_64.cpio: build/go/bench-linux-amd64 tools/mkcpio.py
+build/go/initrd-aarch64.cpio: build/go/bench-linux-arm64 tools/mkcpio.py
+build/go/initrd-%.cpio:
+	$(call msg,CPIO,$@)
+	$(Q)python3 tools/mkcpio.py $@ $<
+
+build/linux-%/vmlinuz: tools/linuxguest.sh tools/once.sh
+	$(Q)tools/linuxguest.sh $(@D) $*
+
+bench-go: $(if $(filter hosted%,$(BENCH_GO_ARCH)),$(GO_BENCH),\
+            build/linux-$(BENCH_GO_ARCH)/vmlinuz build/go/initrd-$(BENCH_GO_ARCH).cpio)
 	$(Q)$(MAKE) --no-print-directory ARCH=$(BENCH_GO_ARCH) \
 	    build/$(BENCH_GO_ARCH)/apps/bench.elf
 	$(Q)tools/bench-go.sh $(BENCH_GO_ARCH) $(SMP) $(BENCH)

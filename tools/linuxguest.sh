@@ -1,0 +1,68 @@
+#!/bin/bash
+# tools/linuxguest.sh OUTDIR ARCH - a Debian Linux kernel for ARCH (x86_64 or
+# aarch64) at OUTDIR/vmlinuz, for `make bench-go-tcg`, which boots Go's
+# benchmark as the init of a Linux guest under the same QEMU flags as
+# Spindle's images.  The kernel is bookworm's current linux-image-*-amd64 (or
+# -arm64), fetched with `apt-get download` and unpacked with dpkg-deb: nothing
+# is installed.  arm64 packages are offered only while arm64 is a foreign
+# architecture of dpkg's: as root, the script adds it for the download and
+# removes it again, as tools/gnuefi.sh does.
+#
+# Does nothing when OUTDIR/.stamp matches this script.
+set -eu
+out=${1:?usage: linuxguest.sh OUTDIR ARCH}
+arch=${2:?usage: linuxguest.sh OUTDIR ARCH}
+case $arch in
+x86_64) darch=amd64 ;;
+aarch64) darch=arm64 ;;
+*) echo "linuxguest.sh: ARCH=$arch is not x86_64 or aarch64" >&2; exit 2 ;;
+esac
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/once.sh"
+stamp=$(cat "${BASH_SOURCE[0]}" "$here/once.sh" | sha256sum | cut -c1-16)-$arch
+once "$out" "$stamp"
+
+log=$out/fetch.log
+added=
+restore() {
+    [ -z "$added" ] && return 0
+    dpkg --remove-architecture arm64
+    apt-get update >>"$log" 2>&1 || true
+}
+: >"$log"
+if [ "$darch" != "$(dpkg --print-architecture)" ] &&
+    ! dpkg --print-foreign-architectures | grep -qx "$darch"; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "linuxguest.sh: fetching an $darch kernel needs root (dpkg --add-architecture)" >&2
+        exit 1
+    fi
+    dpkg --add-architecture "$darch"
+    added=1
+    trap restore EXIT
+    apt-get update >>"$log" 2>&1 || true
+fi
+# The metapackage names the current ABI's image package.
+pkg=$(apt-cache depends "linux-image-$darch:$darch" 2>>"$log" |
+      sed -n "s/^ *Depends: \(linux-image-[0-9][^ :]*-$darch\).*/\1/p" | head -n 1)
+if [ -z "$pkg" ]; then
+    echo "linuxguest.sh: apt knows no linux-image-$darch (log: $log); try 'apt-get update'" >&2
+    exit 1
+fi
+echo "linuxguest.sh: fetching $pkg from Debian" >&2
+rm -f "$out"/linux-image-*.deb
+if ! (cd "$out" && apt-get download "$pkg:$darch") >>"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    echo "linuxguest.sh: could not download $pkg (log: $log)" >&2
+    exit 1
+fi
+restore
+added=
+trap - EXIT
+deb=$(ls "$out"/linux-image-*.deb)
+rm -rf "${out:?}/boot"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out" --wildcards './boot/vmlinuz-*'
+mv "$out"/boot/vmlinuz-* "$out/vmlinuz"
+rm -rf "${out:?}/boot" "$deb"
+echo "$pkg" >"$out/version"
+echo "$stamp" >"$out/.stamp"
