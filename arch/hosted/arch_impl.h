@@ -60,6 +60,8 @@ struct arch_cpu {
     void *altstack;             /* SIGSEGV stack (sigaltstack) */
     size_t altstack_size;
     void *tsan_fiber;           /* the thread's own fiber (TSan builds) */
+    int *errno_loc;             /* the thread's errno (__errno_location),
+                                   set by set_cpu; for arch_switch */
 };
 
 extern __thread struct cpu *hosted_this_cpu;

@@ -5,7 +5,7 @@
  * errno is thread-local in glibc, so it belongs to whichever G last ran
  * on the thread.  A switch saves the leaving context's errno on its own
  * stack and puts it back when the context resumes, on whatever thread
- * that is; a preempted G's errno survives the same way, as the signal
+ * that is (each thread's errno address is kept in its arch_cpu); a preempted G's errno survives the same way, as the signal
  * handler switches through here too.
  *
  * ASan and TSan follow the thread's stack and its happens-before state;
@@ -165,15 +165,17 @@ static inline void after_switch(struct hosted_ctx *me)
 
 /* ---- The interface ----------------------------------------------------- */
 
+/* errno through the running thread's arch_cpu (hosted_arch, a fresh
+   %fs-relative load each time): one load, not a call of hosted_errno. */
 void arch_switch(void **save_sp, void *new_sp)
 {
     struct hosted_ctx me = { 0 };
-    int err = errno;
+    int err = *hosted_arch()->errno_loc;
 
     before_switch(&me, ((struct switch_frame *)new_sp)->ctx);
     hosted_swap(save_sp, new_sp, &me);
     after_switch(&me);
-    errno = err;
+    *hosted_arch()->errno_loc = err;
 }
 
 /* First C code of a new context, from hosted_context_start. */

@@ -39,6 +39,7 @@ static void set_cpu(struct cpu *c)
     c->self = c;
     hosted_this_cpu = c;
     hosted_this_arch = &c->arch;
+    c->arch.errno_loc = __errno_location();
 }
 
 void arch_early_init(struct bootinfo *b)
