@@ -29,6 +29,13 @@
  * kernels; how many timers were more than 10 ms late is printed.  On one
  * core nothing else can run them: there they must only all fire, none
  * early.
+ *
+ * Every timer must still be pending when the hog takes its core: one
+ * that came due before (the host stalled the hog's vCPU while it started
+ * them) may have fired on that core's own interrupt and left an
+ * after-func's G in its run queue, which a busy core rightly does not
+ * steal.  Such a run does not test what it is for; it is said and run
+ * again, up to HOG_TRIES times, and judged as any other the last time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +62,7 @@
 #define HOG_TIME (SLOW ? SP_S(1) : SP_MS(400))
 #define ON_TIME (SLOW ? SP_MS(700) : SP_MS(100))
 #define PROMPT SP_MS(10)
+#define HOG_TRIES 3
 
 struct steal {
     sp_timer *t[NSTEAL];
@@ -63,6 +71,7 @@ struct steal {
     long nran;
     bool irqoff;                /* hog with a spinlock, not preemptoff */
     bool hogging;               /* the hog holds its core (busy Gs spin) */
+    uint64_t hog_start;         /* sp_nanotime() once it holds it */
     long nbusy;                 /* busy Gs that saw the hog start */
     int cpu;                    /* the hogged core */
     bool moved;                 /* the hog left its core: a bug */
@@ -108,6 +117,7 @@ static void hog(void *arg)
        timer interrupt: only other cores can run them. */
     if (st.irqoff)
         f = spin_lock(&hog_lock);
+    st.hog_start = sp_nanotime();
     __atomic_store_n(&st.hogging, true, __ATOMIC_RELEASE);
     end = sp_nanotime() + HOG_TIME;
     while (sp_nanotime() < end)
@@ -138,11 +148,14 @@ static void busy(void *arg)
     sp_waitgroup_done(&st.wg);
 }
 
-static void hogged_core(bool irqoff, bool others_busy)
+/* One run.  *again (false on entry) is set, after saying why, if a
+   timer came due before the hog held its core and this is not the
+   `last` try; a failed check returns with it false. */
+static void hog_run(bool irqoff, bool others_busy, bool last, bool *again)
 {
     int nbusy = others_busy ? sp_ncpu() - 1 : 0;
     uint64_t worst = 0, first_late_by = 0, when;
-    int late = 0, early = 0, first_late = -1, over10 = 0;
+    int late = 0, early = 0, first_late = -1, over10 = 0, before = 0;
     bool strict = sp_ncpu() > 1;
 
     memset(&st, 0, sizeof st);
@@ -184,8 +197,16 @@ static void hogged_core(bool irqoff, bool others_busy)
         if (at - st.due[i] > worst)
             worst = at - st.due[i];
     }
-    for (int i = 0; i < NSTEAL; i++)
+    for (int i = 0; i < NSTEAL; i++) {
+        before += st.due[i] <= st.hog_start;
         sp_timer_free(st.t[i]);
+    }
+    if (before && strict && !last) {
+        printf("# %d of %d timers came due before the hog held its core: "
+               "again\n", before, NSTEAL);
+        *again = true;
+        return;
+    }
     printf("# %s hog%s on core %d of %d: worst lateness %llu us; %d of %d "
            "timers more than %llu ms late, %d more than %llu ms\n",
            irqoff ? "interrupts-off" : "preemptoff",
@@ -202,6 +223,16 @@ static void hogged_core(bool irqoff, bool others_busy)
                is_chan(first_late) ? "channel timer" : "after-func",
                first_late, (unsigned long long)first_late_by / 1000,
                (unsigned long long)worst / 1000);
+}
+
+static void hogged_core(bool irqoff, bool others_busy)
+{
+    bool again = true;
+
+    for (int try = 1; again; try++) {
+        again = false;
+        hog_run(irqoff, others_busy, try == HOG_TRIES, &again);
+    }
 }
 
 TEST(preemptoff_hog)
