@@ -37,6 +37,9 @@ struct trapframe;
  *   struct cpu *arch_this_cpu(void)        this core's per-CPU block; valid
  *                                          after arch_cpu_init on the core.
  *   void arch_cpu_relax(void)              spin-wait hint (pause / yield).
+ *   ARCH_RELAX_PER_PAUSE                   how many arch_cpu_relax calls wait
+ *                                          as long as one x86 pause, for
+ *                                          spins counted in pauses.
  *   uint64_t arch_cycles(void)             a free-running counter that is
  *                                          monotonic on one core (TSC /
  *                                          CNTVCT); rate from arch_cycles_hz.
@@ -54,6 +57,15 @@ struct trapframe;
  *                                          always goes to label.
  */
 #include "arch_impl.h"
+
+/* One x86 `pause`'s worth of spin-waiting on any arch: the unit of the
+   spins that, as Go's procyield, count their waits rather than time
+   them (sync.c's mutex, chan.c's buffered send and receive). */
+static inline void cpu_pause(void)
+{
+    for (int i = 0; i < ARCH_RELAX_PER_PAUSE; i++)
+        arch_cpu_relax();
+}
 
 /*
  * Turns every arch_branch_site into its jump, for good (sched/tracer.h's

@@ -321,7 +321,8 @@ static bool ring_wait(sp_chan *c, struct waitq *q, int bit,
  * How many times a blocking send (receive) on a buffered channel tries
  * the ring again before it queues, when there is another core whose G
  * may be about to free (fill) a cell: a producer and a consumer on two
- * cores then meet only on the ring.
+ * cores then meet only on the ring.  Between two tries it waits one x86
+ * pause's worth (cpu_pause), on every arch.
  */
 #ifndef CHAN_SPIN
 #define CHAN_SPIN 64
@@ -358,7 +359,7 @@ RING_INLINE enum ring bop(sp_chan *c, void *elem, bool send, bool block)
 
     for (int i = 0; r == RING_WAIT && block && ncpu > 1 && i < CHAN_SPIN;
          i++) {
-        arch_cpu_relax();
+        cpu_pause();
         r = ring_op(c, elem, send, false, &wake);
     }
     while (r == RING_WAIT && block) {

@@ -233,7 +233,7 @@ void sp_sema_release(sp_sema *s)
 
 #define STARVATION_NS   1000000ULL  /* 1 ms, as Go */
 #define SPIN_ROUNDS     4           /* Go's active_spin */
-#define SPIN_RELAXES    30          /* Go's active_spin_cnt */
+#define SPIN_PAUSES     30          /* Go's active_spin_cnt */
 
 static int32_t mutex_waiters(int32_t state)
 {
@@ -248,10 +248,12 @@ static bool mutex_can_spin(int32_t old, int round)
            round < SPIN_ROUNDS && ncpu > 1;
 }
 
+/* Go's procyield(active_spin_cnt): 30 pauses on x86, and as long on
+   other arches (cpu_pause), not 30 of their cheaper hints. */
 static void mutex_spin(void)
 {
-    for (int i = 0; i < SPIN_RELAXES; i++)
-        arch_cpu_relax();
+    for (int i = 0; i < SPIN_PAUSES; i++)
+        cpu_pause();
 }
 
 /* The state a locker tries to install over old. */

@@ -58,6 +58,13 @@ static inline struct cpu *arch_this_cpu(void)
     return c;
 }
 
+/* How many arch_cpu_relax calls wait about as long as one x86 `pause`
+   (arch.h).  `yield` is only a hint: cores (and QEMU) run it as a no-op
+   in a cycle or so, where a `pause` waits some 140 cycles on recent x86
+   cores (and leaves QEMU's loop); spins counted in pauses (sync.c,
+   chan.c) take about a hundred of them for one. */
+#define ARCH_RELAX_PER_PAUSE 100
+
 static inline void arch_cpu_relax(void)
 {
     __asm__ volatile("yield" : : : "memory");

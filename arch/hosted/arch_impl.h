@@ -124,6 +124,10 @@ static inline bool arch_irqs_enabled(void)
     return !__atomic_load_n(&hosted_arch()->irq_off, __ATOMIC_RELAXED);
 }
 
+/* How many arch_cpu_relax calls wait about as long as one x86 `pause`
+   (arch.h): the pause itself. */
+#define ARCH_RELAX_PER_PAUSE 1
+
 static inline void arch_cpu_relax(void)
 {
     __asm__ volatile("pause" : : : "memory");

@@ -101,6 +101,10 @@ static inline struct cpu *arch_this_cpu(void)
     return c;
 }
 
+/* How many arch_cpu_relax calls wait about as long as one x86 `pause`
+   (arch.h): the pause itself. */
+#define ARCH_RELAX_PER_PAUSE 1
+
 static inline void arch_cpu_relax(void)
 {
     __asm__ volatile("pause" : : : "memory");
