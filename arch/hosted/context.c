@@ -5,8 +5,9 @@
  * errno is thread-local in glibc, so it belongs to whichever G last ran
  * on the thread.  A switch saves the leaving context's errno on its own
  * stack and puts it back when the context resumes, on whatever thread
- * that is (each thread's errno address is kept in its arch_cpu); a preempted G's errno survives the same way, as the signal
- * handler switches through here too.
+ * that is (each thread keeps its errno's address in its arch_cpu); a
+ * preempted G's errno survives the same way, as the signal handler
+ * switches through here too.
  *
  * ASan and TSan follow the thread's stack and its happens-before state;
  * a hand-written switch has to tell them (their fiber interfaces).  Each
