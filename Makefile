@@ -367,21 +367,27 @@ deps-go:
 FORCE:
 
 build/go/toolchain: FORCE
+	$(Q)command -v '$(GO)' >/dev/null || { echo "GO=$(GO): no such Go" \
+	    "toolchain (bookworm-backports' golang-1.23-go installs /usr/lib/go-1.23/bin/go)" >&2; exit 1; }
 	$(Q)mkdir -p $(@D)
 	$(Q)echo '$(GO)' > $@.new && { cmp -s $@.new $@ && rm $@.new || mv $@.new $@; }
 
-$(GO_BENCH): $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod build/go/toolchain | deps-go
+# $(call go_build,ENV): apps/bench/go into $@, with ENV (GOOS=, GOARCH=).
+GO_SRC := $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod build/go/toolchain
+define go_build
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)cd apps/bench/go && $(GO_ENV) $(GO) build -trimpath -o $(CURDIR)/$@ .
+	$(Q)cd apps/bench/go && $(GO_ENV) $(1) $(GO) build -trimpath -o $(CURDIR)/$@ .
+endef
+
+$(GO_BENCH): $(GO_SRC) | deps-go
+	$(call go_build,)
 
 # Under QEMU (BENCH_GO_ARCH=x86_64 or aarch64) Go runs as the init of a
 # Debian Linux guest: the kernel from tools/linuxguest.sh, the binary for
 # the guest's arch in an initramfs (tools/mkcpio.py).
-build/go/bench-linux-%: $(wildcard apps/bench/go/*.go) apps/bench/go/go.mod build/go/toolchain | deps-go
-	$(call msg,GO,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)cd apps/bench/go && $(GO_ENV) GOOS=linux GOARCH=$* $(GO) build -trimpath -o $(CURDIR)/$@ .
+build/go/bench-linux-%: $(GO_SRC) | deps-go
+	$(call go_build,GOOS=linux GOARCH=$*)
 
 build/go/initrd-x86_64.cpio: build/go/bench-linux-amd64 tools/mkcpio.py
 build/go/initrd-aarch64.cpio: build/go/bench-linux-arm64 tools/mkcpio.py

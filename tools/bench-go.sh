@@ -102,11 +102,12 @@ hosted*)
     GOMAXPROCS=$smp build/go/bench "${goargs[@]}" > "$out/go.txt"
     go_rc=$? ;;
 *)
-    echo "bench-go: Go in a Linux guest ($arch, smp $smp, $(cat "build/linux-$arch/version" 2>/dev/null)): ${goargs[*]}" >&2
+    kernel=$(cat "build/linux-$arch/version" 2>/dev/null)
+    echo "bench-go: Go in a Linux guest ($arch, smp $smp, $kernel): ${goargs[*]}" >&2
     go_guest "${goargs[@]}" > "$out/go.txt"
     go_rc=$?
-    echo "# go: as the init of a Linux guest ($(cat "build/linux-$arch/version" 2>/dev/null))," \
-         "QEMU $arch, accelerator ${ACCEL:-tcg}, $MEM MiB" >> "$out/go.txt" ;;
+    echo "# go: as the init of a Linux guest ($kernel), QEMU $arch," \
+         "accelerator ${ACCEL:-tcg}, $MEM MiB" >> "$out/go.txt" ;;
 esac
 others_end=$(pgrep -c -f '^qemu-system-' || true)
 if [ "$others" != 0 ] || [ "$others_end" != 0 ]; then

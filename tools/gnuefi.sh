@@ -6,7 +6,7 @@
 # binary package itself, fetched with `apt-get download gnu-efi:arm64` and unpacked with
 # `dpkg -x` (nothing is installed).  apt only offers arm64 packages while arm64 is a
 # foreign architecture of dpkg's: as root, the script adds it for the download and removes
-# it again (apt's lists are refreshed both times), leaving dpkg as it found it.
+# it again (with_arch, tools/once.sh), leaving dpkg as it found it.
 #
 # Does nothing when OUTDIR/.stamp matches this script; make runs it when the stamp is
 # older than the script.
@@ -28,31 +28,17 @@ if [ ! -s "$deb" ]; then
     fi
     echo "gnuefi.sh: fetching gnu-efi:arm64 $version from Debian" >&2
     log=$out/gnuefi.log
-    added=
-    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-        dpkg --add-architecture arm64
-        added=1
-    fi
-    restore() {
-        [ -z "$added" ] && return 0
-        dpkg --remove-architecture arm64
-        apt-get update >>"$log" 2>&1 || true
+    : >"$log"
+    download() {
+        (cd "$out" && apt-get download "gnu-efi:arm64=$version") >>"$log" 2>&1
     }
-    trap restore EXIT
-    ok=
-    if apt-get update >"$log" 2>&1 &&
-        (cd "$out" && apt-get download "gnu-efi:arm64=$version") >>"$log" 2>&1; then
-        ok=1
-    fi
-    restore
-    trap - EXIT
-    if [ -z "$ok" ] || [ ! -s "$deb" ]; then
+    if ! with_arch arm64 "$log" download || [ ! -s "$deb" ]; then
         tail -n 20 "$log" >&2
         echo "gnuefi.sh: could not download gnu-efi:arm64 $version (log: $log)" >&2
         exit 1
     fi
 fi
-rm -rf "$out/usr"
+rm -rf "${out:?}/usr"
 dpkg -x "$deb" "$out"
 for f in usr/lib/crt0-efi-aarch64.o usr/lib/elf_aarch64_efi.lds usr/lib/libefi.a \
          usr/lib/libgnuefi.a usr/include/efi/efi.h usr/include/efi/aarch64/efibind.h; do

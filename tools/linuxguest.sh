@@ -1,12 +1,12 @@
 #!/bin/bash
-# tools/linuxguest.sh OUTDIR ARCH - a Debian Linux kernel for ARCH (x86_64 or
-# aarch64) at OUTDIR/vmlinuz, for `make bench-go-tcg`, which boots Go's
-# benchmark as the init of a Linux guest under the same QEMU flags as
-# Spindle's images.  The kernel is bookworm's current linux-image-*-amd64 (or
-# -arm64), fetched with `apt-get download` and unpacked with dpkg-deb: nothing
-# is installed.  arm64 packages are offered only while arm64 is a foreign
-# architecture of dpkg's: as root, the script adds it for the download and
-# removes it again, as tools/gnuefi.sh does.
+# tools/linuxguest.sh OUTDIR ARCH - a Debian Linux kernel for ARCH (x86_64
+# or aarch64) at OUTDIR/vmlinuz, for `make bench-go BENCH_GO_ARCH=ARCH`,
+# which boots Go's benchmark as the init of a Linux guest under the same
+# QEMU flags as Spindle's images.  The kernel is bookworm's current
+# linux-image-*-amd64 (or -arm64), fetched with `apt-get download` and
+# unpacked with dpkg-deb: nothing is installed.  arm64 packages are offered
+# only while arm64 is a foreign architecture of dpkg's: as root, the script
+# adds it for the download and removes it again (with_arch, tools/once.sh).
 #
 # Does nothing when OUTDIR/.stamp matches this script.
 set -eu
@@ -24,41 +24,35 @@ stamp=$(cat "${BASH_SOURCE[0]}" "$here/once.sh" | sha256sum | cut -c1-16)-$arch
 once "$out" "$stamp"
 
 log=$out/fetch.log
-added=
-restore() {
-    [ -z "$added" ] && return 0
-    dpkg --remove-architecture arm64
-    apt-get update >>"$log" 2>&1 || true
-}
 : >"$log"
-if [ "$darch" != "$(dpkg --print-architecture)" ] &&
-    ! dpkg --print-foreign-architectures | grep -qx "$darch"; then
-    if [ "$(id -u)" != 0 ]; then
-        echo "linuxguest.sh: fetching an $darch kernel needs root (dpkg --add-architecture)" >&2
-        exit 1
+
+# The metapackage names the current ABI's image package; a machine whose
+# apt lists were never fetched learns it after an update.
+image_pkg() {
+    apt-cache depends "linux-image-$darch:$darch" 2>>"$log" |
+        sed -n "s/^ *Depends: \(linux-image-[0-9][^ :]*-$darch\).*/\1/p" | head -n 1
+}
+
+fetch() {
+    pkg=$(image_pkg)
+    if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+        apt-get update >>"$log" 2>&1 || true
+        pkg=$(image_pkg)
     fi
-    dpkg --add-architecture "$darch"
-    added=1
-    trap restore EXIT
-    apt-get update >>"$log" 2>&1 || true
-fi
-# The metapackage names the current ABI's image package.
-pkg=$(apt-cache depends "linux-image-$darch:$darch" 2>>"$log" |
-      sed -n "s/^ *Depends: \(linux-image-[0-9][^ :]*-$darch\).*/\1/p" | head -n 1)
-if [ -z "$pkg" ]; then
-    echo "linuxguest.sh: apt knows no linux-image-$darch (log: $log); try 'apt-get update'" >&2
-    exit 1
-fi
-echo "linuxguest.sh: fetching $pkg from Debian" >&2
-rm -f "$out"/linux-image-*.deb
-if ! (cd "$out" && apt-get download "$pkg:$darch") >>"$log" 2>&1; then
-    tail -n 20 "$log" >&2
-    echo "linuxguest.sh: could not download $pkg (log: $log)" >&2
-    exit 1
-fi
-restore
-added=
-trap - EXIT
+    if [ -z "$pkg" ]; then
+        echo "linuxguest.sh: apt knows no linux-image-$darch (log: $log); try 'apt-get update'" >&2
+        return 1
+    fi
+    echo "linuxguest.sh: fetching $pkg from Debian" >&2
+    rm -f "$out"/linux-image-*.deb
+    if ! (cd "$out" && apt-get download "$pkg:$darch") >>"$log" 2>&1; then
+        tail -n 20 "$log" >&2
+        echo "linuxguest.sh: could not download $pkg (log: $log)" >&2
+        return 1
+    fi
+}
+
+with_arch "$darch" "$log" fetch || exit 1
 deb=$(ls "$out"/linux-image-*.deb)
 rm -rf "${out:?}/boot"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out" --wildcards './boot/vmlinuz-*'

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """mkcpio.py OUT INIT - an initramfs (cpio, "newc" format, uncompressed) for
-the Linux guest of `make bench-go-tcg`: /dev, the /dev/console device node
-(character 5:1, so that the kernel gives init a console for its standard
-streams) and INIT as /init.  Written here rather than with cpio(1), which
+the Linux guest of `make bench-go BENCH_GO_ARCH=x86_64|aarch64`: /dev, the
+/dev/console device node (character 5:1, so that the kernel gives init a
+console for its standard streams) and INIT as /init.  Written here rather than with cpio(1), which
 would need root to make the device node."""
 import os
 import sys

@@ -296,8 +296,9 @@ func main() {
 	}
 	status := runAll(&o)
 	if os.Getpid() == 1 {
-		// The init of `make bench-go-tcg`'s Linux guest: init may not
-		// exit, so it says its status and powers the machine off.
+		// The init of the Linux guest of `make bench-go BENCH_GO_ARCH=...`:
+		// init may not exit, so it says its status and powers the machine
+		// off.
 		fmt.Printf("# exit status %d\n", status)
 		syscall.Sync()
 		syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
