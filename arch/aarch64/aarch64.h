@@ -6,6 +6,8 @@
 #ifndef ARCH_AARCH64_H
 #define ARCH_AARCH64_H
 
+#include "corelocal.h"
+
 /* Constants shared with assembly, which has no UL suffix. */
 #ifdef __ASSEMBLER__
 #define UL(x)           x
@@ -20,11 +22,18 @@
 #define ATTR_NORMAL     1
 
 /* TCR_EL1 (D13.2.131): 48-bit VAs from TTBR0 (T0SZ 16, 4 KiB granule,
-   walks inner-shareable write-back), TTBR1 walks off (EPD1); IPS is
-   filled in from ID_AA64MMFR0_EL1.PARange at boot. */
+   walks inner-shareable write-back), and the top 32 MiB from TTBR1
+   (T1SZ 39, the same granule and walks), which hold only the core-local
+   page; IPS is filled in from ID_AA64MMFR0_EL1.PARange at boot. */
 #define TCR_VALUE       ((16 << 0) | (1 << 8) | (1 << 10) | (3 << 12) | \
-                         (1 << 23))
+                         (39 << 16) | (1 << 24) | (1 << 26) | (3 << 28) | \
+                         (UL(2) << 30))
 #define TCR_IPS_SHIFT   32
+
+/* The core-local page's descriptor (corelocal.h): normal memory, no
+   execute. */
+#define LOCAL_PAGE      (PTE_VALID | PTE_TABLE | PTE_ATTR(ATTR_NORMAL) | \
+                         PTE_ISH | PTE_AF | PTE_UXN | PTE_PXN)
 
 /* SCTLR_EL1: RES1 bits of ARMv8.0, and M (MMU), C, SA (SP alignment
    check), I.  A (alignment faults) stays off: normal memory allows
@@ -86,6 +95,7 @@
 #define AP_STACK_TOP    0
 #define AP_CPU          8
 #define AP_TTBR         16
+#define AP_TTBR1        24
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>
@@ -185,6 +195,7 @@ int64_t psci_call(uint64_t fn, uint64_t a1, uint64_t a2, uint64_t a3);
 uint64_t mpidr_affinity(void);
 uint32_t mpidr_to_hwid(uint64_t mpidr);
 uint64_t mmu_kernel_ttbr(void);
+uint64_t mmu_local_ttbr(void);
 void ap_entry(struct cpu *c);
 
 /* SGIs: the scheduler IPI and the panic's stop. */

@@ -4,48 +4,91 @@
  *
  * TPIDR_EL1 holds this core's struct cpu pointer (set once by
  * arch_cpu_init; the kernel has no EL0, so nothing else uses it).
- * Interrupts are IRQs masked by PSTATE.I (DAIF bit 7 as MRS reads it);
- * FIQs stay unmasked, because the GIC delivers the panic's stop SGI as
- * an FIQ where it can (gic.c): the one thing that interrupts a core that
- * has IRQs off, as the NMI does on x86_64.
+ *
+ * Interrupts (IRQs) are masked in software, as on x86_64: turning them
+ * off or on is a byte store to the core-local page (corelocal.h), and
+ * PSTATE.I stays clear while G and scheduler code runs.  Why: under
+ * QEMU's TCG, `msr daifclr` leaves the translated code to look for
+ * pending interrupts, which costs many times a store, and the channel
+ * and scheduler paths turn interrupts on several times per switch.  An
+ * IRQ that arrives while they are off is not acknowledged: trap.c
+ * returns at once with PSTATE.I set in the interrupted state and notes
+ * that in irq_slow, and whoever turns them on again clears PSTATE.I
+ * (arch_irq_slow), so the interrupt, still pending in the GIC, is taken
+ * then.  PSTATE.I is set only inside exception handlers, after such a
+ * held interrupt, in arch_halt, and in a scheduler entered from a
+ * preempting handler until it next turns interrupts on; irq_slow says
+ * so every time outside a handler.  FIQs stay unmasked, because the GIC
+ * delivers the panic's stop SGI as an FIQ where it can (gic.c): the one
+ * thing that interrupts a core that has IRQs off, as the NMI does on
+ * x86_64.  Only the core itself writes its two bytes.
  */
 #ifndef ARCH_AARCH64_IMPL_H
 #define ARCH_AARCH64_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "corelocal.h"
 
 #define DAIF_I (1UL << 7)
 
 /* What this arch calls a core's hardware id, for console messages. */
 #define ARCH_HWID_NAME "MPIDR"
 
+/* Turns interrupts on when irq_slow says more than a store is needed
+   (trap.c). */
+void arch_irq_slow(void);
+
+/*
+ * An interrupt between the load and the store may move the G to another
+ * core only if they were on, and then the store masks the new core (the
+ * address is the same, the page is that core's), as the caller asked.
+ * Once they are off, nothing moves it.  The result is DAIF-shaped: I set
+ * when they were off.
+ */
 static inline unsigned long arch_irq_save(void)
 {
-    unsigned long daif;
+    uint32_t was_off;
 
-    __asm__ volatile("mrs %0, daif\n\tmsr daifset, #2" : "=r"(daif) : :
-                     "memory");
-    return daif;
+    __asm__ volatile("ldrb %w0, [%1, #%3]\n\tstrb %w2, [%1, #%3]"
+                     : "=&r"(was_off)
+                     : "r"(LOCAL_VA), "r"(1), "i"(LOCAL_IRQ_OFF)
+                     : "memory");
+    return was_off ? DAIF_I : 0;
 }
 
-static inline void arch_irq_restore(unsigned long daif)
-{
-    if (!(daif & DAIF_I))
-        __asm__ volatile("msr daifclr, #2" : : : "memory");
-}
-
+/*
+ * After the store an interrupt may run and move the G; the load then
+ * reads the new core's irq_slow, which is empty: a core's IRQ_HARD_OFF
+ * is cleared before any G runs there with interrupts on (trap.c's exit
+ * from an interrupt, arch_irq_slow).
+ */
 static inline void arch_irq_enable(void)
 {
-    __asm__ volatile("msr daifclr, #2" : : : "memory");
+    uint32_t slow;
+
+    __asm__ volatile("strb wzr, [%1, #%2]\n\tldrb %w0, [%1, #%3]"
+                     : "=&r"(slow)
+                     : "r"(LOCAL_VA), "i"(LOCAL_IRQ_OFF),
+                       "i"(LOCAL_IRQ_SLOW)
+                     : "memory");
+    if (__builtin_expect(slow, 0))
+        arch_irq_slow();
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+    if (!(flags & DAIF_I))
+        arch_irq_enable();
 }
 
 static inline bool arch_irqs_enabled(void)
 {
-    unsigned long daif;
+    uint32_t off;
 
-    __asm__ volatile("mrs %0, daif" : "=r"(daif));
-    return !(daif & DAIF_I);
+    __asm__ volatile("ldrb %w0, [%1, #%2]" : "=r"(off)
+                     : "r"(LOCAL_VA), "i"(LOCAL_IRQ_OFF));
+    return !off;
 }
 
 static inline struct cpu *arch_this_cpu(void)

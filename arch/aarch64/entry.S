@@ -106,6 +106,22 @@ primary_entry:
     add x23, x23, #1
     cmp x23, #512
     b.lo 4b
+
+    /* The core-local page (aarch64.h): boot_local through
+       boot_local_l2[15] -> boot_local_l3[511], starting with interrupts
+       masked and PSTATE.I set (arch_impl.h). */
+    adrp x0, boot_local_l2
+    adrp x1, boot_local_l3
+    orr x2, x1, #(PTE_VALID | PTE_TABLE)
+    str x2, [x0, #(LOCAL_L2_INDEX * 8)]
+    adrp x0, boot_local
+    ldr x2, =LOCAL_PAGE
+    orr x2, x0, x2
+    str x2, [x1, #(LOCAL_L3_INDEX * 8)]
+    mov w2, #1
+    strb w2, [x0, #LOCAL_IRQ_OFF]
+    mov w2, #IRQ_HARD_OFF
+    strb w2, [x0, #LOCAL_IRQ_SLOW]
     dsb sy
 
     bl mmu_on
@@ -127,6 +143,7 @@ secondary_entry:
     bl to_el1
     bl cpu_early
     ldr x0, [x19, #AP_TTBR]
+    ldr x1, [x19, #AP_TTBR1]
     bl mmu_on_with
     ldr x0, [x19, #AP_STACK_TOP]
     mov sp, x0
@@ -180,13 +197,15 @@ cpu_early:
     ret
 
 /*
- * mmu_on / mmu_on_with(x0 = TTBR0): memory attributes, translation
- * control with the CPU's physical address size, the tables, TLB
- * invalidated, then MMU and caches on.  Clobbers x0-x2.
+ * mmu_on / mmu_on_with(x0 = TTBR0, x1 = TTBR1): memory attributes,
+ * translation control with the CPU's physical address size, the tables,
+ * TLB invalidated, then MMU and caches on.  Clobbers x0-x2.
  */
 mmu_on:
     adrp x0, boot_l0
+    adrp x1, boot_local_l2
 mmu_on_with:
+    msr ttbr1_el1, x1
     ldr x1, =MAIR_VALUE
     msr mair_el1, x1
     mrs x1, id_aa64mmfr0_el1
@@ -212,6 +231,9 @@ mmu_on_with:
     .balign 4096
 boot_l0:    .skip 4096
 boot_l1:    .skip 4096
+boot_local_l2:  .skip 4096
+boot_local_l3:  .skip 4096
+boot_local:     .skip 4096
     .globl boot_stack_bottom, boot_stack_top
 boot_stack_bottom:
     .skip 16384

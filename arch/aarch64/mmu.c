@@ -249,3 +249,27 @@ uint64_t mmu_kernel_ttbr(void)
 {
     return (uint64_t)kernel_l0;
 }
+
+/*
+ * A new core's TTBR1: its two tables and its core-local page
+ * (corelocal.h), which starts as entry.S starts the boot core's, with
+ * interrupts masked and PSTATE.I set.  The core reads the tables only
+ * with its MMU on, coherently with this core's caches.  Returns 0 when
+ * memory is short.
+ */
+uint64_t mmu_local_ttbr(void)
+{
+    uint64_t *l2 = new_table(), *l3 = new_table();
+    uint64_t pa = mem_alloc_pages(1);   /* zeroed */
+    uint8_t *local;
+
+    if (!l2 || !l3 || !pa)
+        return 0;
+    local = phys_to_virt(pa);
+    local[LOCAL_IRQ_OFF] = 1;
+    local[LOCAL_IRQ_SLOW] = IRQ_HARD_OFF;
+    l3[LOCAL_L3_INDEX] = pa | LOCAL_PAGE;
+    l2[LOCAL_L2_INDEX] = (uint64_t)l3 | PTE_VALID | PTE_TABLE;
+    table_sync();
+    return (uint64_t)l2;
+}

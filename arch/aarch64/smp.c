@@ -2,11 +2,12 @@
  * smp.c - finding the cores (device tree /cpus) and starting them with
  * PSCI CPU_ON (ARM DEN 0022 §5.6).
  *
- * Each core gets a start block (stack, struct cpu, the kernel's TTBR0)
- * whose address is CPU_ON's context id; it arrives in secondary_entry
- * (entry.S) with the MMU off, turns it on with the kernel's tables and
- * calls ap_entry.  All cores are started at once; kernel/smp.c waits for
- * them and abandons those that do not check in (smp_ap_wait).
+ * Each core gets a start block (stack, struct cpu, the kernel's TTBR0
+ * and its own TTBR1, for its core-local page) whose address is CPU_ON's
+ * context id; it arrives in secondary_entry (entry.S) with the MMU off,
+ * turns it on with those tables and calls ap_entry.  All cores are
+ * started at once; kernel/smp.c waits for them and abandons those that
+ * do not check in (smp_ap_wait).
  */
 #include <string.h>
 #include "arch.h"
@@ -25,11 +26,13 @@
 struct ap_start {
     uint64_t stack_top;
     struct cpu *cpu;
-    uint64_t ttbr;
+    uint64_t ttbr;              /* the kernel's tables */
+    uint64_t ttbr1;             /* the core's own: its core-local page */
 };
 _Static_assert(offsetof(struct ap_start, stack_top) == AP_STACK_TOP, "");
 _Static_assert(offsetof(struct ap_start, cpu) == AP_CPU, "");
 _Static_assert(offsetof(struct ap_start, ttbr) == AP_TTBR, "");
+_Static_assert(offsetof(struct ap_start, ttbr1) == AP_TTBR1, "");
 
 void secondary_entry(void);
 
@@ -90,12 +93,13 @@ void arch_start_cpus(struct cpu **cpus, int n)
 {
     for (int i = 1; i < n; i++) {
         char *lo = vm_stack_alloc(AP_STACK_SIZE);
+        uint64_t ttbr1 = mmu_local_ttbr();
         int64_t rc;
 
-        if (!lo)
-            panic("arch_start_cpus: no memory for core stacks");
+        if (!lo || !ttbr1)
+            panic("arch_start_cpus: no memory for core stacks and tables");
         starts[i] = (struct ap_start){ (uint64_t)lo + AP_STACK_SIZE,
-                                       cpus[i], mmu_kernel_ttbr() };
+                                       cpus[i], mmu_kernel_ttbr(), ttbr1 };
         /* The core starts with its MMU and caches off: its start block
            (which may straddle two cache lines) must be in memory, not
            only in this core's cache.  Its code is: the boot loader

@@ -145,6 +145,49 @@ static void sync(struct trapframe *tf)
     panic_trap(tf, ec_name(ec));
 }
 
+static inline volatile uint8_t *core_local(void)
+{
+    return (volatile uint8_t *)LOCAL_VA;
+}
+
+/* PSTATE.I is set (IRQ_HARD_OFF), so nothing moves the G between the
+   store and the unmask; the IRQs this core held, still pending in the
+   GIC, are taken right after it. */
+void arch_irq_slow(void)
+{
+    core_local()[LOCAL_IRQ_SLOW] = 0;
+    __asm__ volatile("msr daifclr, #2" : : : "memory");
+}
+
+/*
+ * An IRQ.  If this core's code had interrupts masked (arch_impl.h), it
+ * is left pending and the interrupted code goes on with PSTATE.I set,
+ * until it unmasks them.  Otherwise the handler runs masked, as any code
+ * with interrupts off.  It may preempt the G and switch to the scheduler
+ * with PSTATE.I still set, hence IRQ_HARD_OFF while it runs; when the G
+ * is resumed, maybe on another core, the exit below unmasks that core,
+ * and the ERET clears PSTATE.I.
+ */
+static void irq_entry(struct trapframe *tf)
+{
+    volatile uint8_t *local = core_local();
+
+    if (local[LOCAL_IRQ_OFF]) {
+        tf->spsr |= DAIF_I;
+        local[LOCAL_IRQ_SLOW] = IRQ_HARD_OFF;
+        return;
+    }
+    local[LOCAL_IRQ_OFF] = 1;
+    local[LOCAL_IRQ_SLOW] = IRQ_HARD_OFF;
+    /* The stop SGI (an FIQ) may interrupt any other handler. */
+    __asm__ volatile("msr daifclr, #1" : : : "memory");
+    irq(tf, false);
+    /* The same address, now the page of the core the G resumed on. */
+    __asm__ volatile("msr daifset, #2" : : : "memory");
+    local[LOCAL_IRQ_SLOW] = 0;
+    local[LOCAL_IRQ_OFF] = 0;
+}
+
 void aarch64_trap(struct trapframe *tf, int kind)
 {
     /* Faults always run on the emergency stack (vectors.S); for an
@@ -153,15 +196,18 @@ void aarch64_trap(struct trapframe *tf, int kind)
         bad_stack(tf);
         return;
     }
-    /* The stop SGI (an FIQ) may interrupt any other handler; an FIQ
-       handler itself keeps FIQs masked, or its own FIQ, not acknowledged
-       yet, would be taken again at once. */
+    if (kind == KIND_IRQ) {
+        irq_entry(tf);
+        return;
+    }
+    /* As for an IRQ, the stop SGI may interrupt a fault's handler; an
+       FIQ handler itself keeps FIQs masked, or its own FIQ, not
+       acknowledged yet, would be taken again at once. */
     if (kind != KIND_FIQ)
         __asm__ volatile("msr daifclr, #1" : : : "memory");
     switch (kind) {
-    case KIND_IRQ:
     case KIND_FIQ:
-        irq(tf, kind == KIND_FIQ);
+        irq(tf, true);
         return;
     case KIND_SYNC:
         sync(tf);
@@ -218,10 +264,18 @@ void arch_stop_self(void)
  * WFI wakes on a pending interrupt even while IRQs are masked (ARM ARM
  * D1.16.2), so the interrupt that arrives between the caller's last
  * check and the WFI still ends it; it is taken when IRQs are unmasked
- * right after.
+ * right after.  The caller has them masked in software; PSTATE.I is set
+ * for the WFI, so that such an interrupt stays pending rather than being
+ * held (trap.c would return to the WFI).  Returns with them masked in
+ * software again and PSTATE.I clear.
  */
 void arch_halt(void)
 {
-    __asm__ volatile("dsb sy\n\twfi\n\tmsr daifclr, #2\n\tisb\n\t"
-                     "msr daifset, #2" : : : "memory");
+    volatile uint8_t *local = core_local();
+
+    __asm__ volatile("msr daifset, #2\n\tdsb sy\n\twfi" : : : "memory");
+    local[LOCAL_IRQ_SLOW] = 0;
+    local[LOCAL_IRQ_OFF] = 0;
+    __asm__ volatile("msr daifclr, #2\n\tisb" : : : "memory");
+    local[LOCAL_IRQ_OFF] = 1;
 }
