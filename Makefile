@@ -55,10 +55,13 @@ IMAGE_BIN    = true
 else ifeq ($(ARCH),aarch64)
 CROSS       := aarch64-linux-gnu-
 # FP/SIMD stays usable (apps and newlib compute in double and NEON; the
-# trap frame and arch_switch save that state).  Atomics are calls to
-# libgcc's __aarch64_* helpers, LSE when the CPU has it and LL/SC
-# otherwise, chosen at boot (arch/aarch64/cpu.c).
-ARCH_CFLAGS := -march=armv8-a -moutline-atomics
+# trap frame and arch_switch save that state).  Atomics are inline
+# load/store-exclusive loops, which every ARMv8 core has (newlib's too:
+# tools/newlib.sh); libgcc's helpers that pick the ARMv8.1 LSE
+# instructions at run time (-moutline-atomics, gcc's default) cost a call
+# and a return per atomic, a quarter of a contended mutex under TCG
+# (docs/benchmarks.md).
+ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
 # QEMU's -kernel passes the DTB in x0 only to a Linux Image (a raw binary
 # with the arm64 Image header), not to an ELF: qemu.sh boots <image>.Image.
 IMAGE_BIN    = $(CROSS)objcopy -O binary $(1) $(basename $(1)).Image

@@ -58,9 +58,9 @@
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
 # Linux Image beside it (<name>.Image; only that gets the DTB in x0).
 # GIC=2 picks a GICv2 (GIC-400, as on a Raspberry Pi 4) instead of the
-# default GICv3.  CPU=max picks QEMU's most capable core (ARMv8.1+ LSE
-# atomics, which the Cortex-A72 lacks).  The exit status comes back
-# through semihosting.
+# default GICv3.  CPU=max picks QEMU's most capable core (ARMv8.5 and
+# more, which the kernel must boot on as well).  The exit status comes
+# back through semihosting.
 set -eu
 # ARCH=hosted (and its sanitizer builds) runs as a process: tools/hosted.sh.
 case $1 in hosted*) exec "$(dirname "$0")/hosted.sh" "$@" ;; esac

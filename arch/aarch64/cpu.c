@@ -54,33 +54,10 @@ void cpu_boot_early(void)
     vectors_install();
 }
 
-/*
- * Atomics: the compiler calls libgcc's __aarch64_* helpers
- * (-moutline-atomics), which use the ARMv8.1 LSE instructions (CAS,
- * LDADD, SWP) when this flag is set and LL/SC loops otherwise.  libgcc's
- * own definition sets it from getauxval(), which a kernel does not have;
- * defining it here keeps that object out, and the boot core sets it from
- * the CPU's ID register before any other core starts.  LSE and LL/SC
- * accesses to the same location are atomic against each other, so the
- * switch at boot is safe.
- */
-bool __aarch64_have_lse_atomics;
-
-static void atomics_init(void)
-{
-    /* ID_AA64ISAR0_EL1.Atomic, bits 23:20: 2 = LSE present. */
-    uint64_t atomic = sysreg_read(id_aa64isar0_el1) >> 20 & 0xF;
-
-    __aarch64_have_lse_atomics = atomic >= 2;
-    printk("cpu: %s atomics\n", __aarch64_have_lse_atomics ?
-           "LSE (ARMv8.1)" : "LL/SC (no LSE)");
-}
-
 /* The console is up (boot.c); the rest of the boot core's early state. */
 void arch_early_init(struct bootinfo *bi)
 {
     (void)bi;
-    atomics_init();
     gtimer_init();
 }
 
