@@ -162,12 +162,21 @@ $(NEWLIB)/lib/libc.a: tools/newlib.sh | deps
 build/newlib/%/lib/libc.a: tools/newlib.sh
 	$(Q)tools/newlib.sh $* build/newlib/$*
 
-$(B)/%.o: %.c | $(LIBC_DEP)
+# Every object depends on the flags it is compiled with, kept in
+# $(B)/.cflags, which is rewritten (as the Makefile is read) only when
+# they change: a change of ARCH_CFLAGS or CFLAGS rebuilds the objects
+# instead of linking stale ones beside new ones.  The flags' text, not
+# their value: the compiler may not be installed yet.
+CFLAGS_STAMP := $(ARCH_CFLAGS) $(value CFLAGS)
+$(shell mkdir -p $(B) && { printf '%s\n' '$(CFLAGS_STAMP)' | cmp -s - $(B)/.cflags || \
+    printf '%s\n' '$(CFLAGS_STAMP)' > $(B)/.cflags; })
+
+$(B)/%.o: %.c $(B)/.cflags | $(LIBC_DEP)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/%.o: %.S | $(LIBC_DEP)
+$(B)/%.o: %.S $(B)/.cflags | $(LIBC_DEP)
 	$(call msg,AS,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -D__ASSEMBLER__ -c -o $@ $<

@@ -105,14 +105,15 @@ uint32_t fastrandn(uint32_t n)
 
 /* ---- Finding work ----------------------------------------------------- */
 
-/* Puts gp on p's local queue; on overflow half the queue goes global. */
-void runqput(struct p *p, struct g *gp, bool next)
+/* Puts gp at the tail of p's ring; on overflow half the ring goes
+   global. */
+void runqput_ring(struct p *p, struct g *gp)
 {
     struct g *batch[RUNQ_SIZE / 2 + 1];
     uint32_t n;
     unsigned long f;
 
-    if (runq_push(&p->runq, gp, next, batch, &n))
+    if (runq_push(&p->runq, gp, false, batch, &n))
         return;
     f = spin_lock(&sched.lock);
     globrunqputbatch(batch, n);
@@ -571,16 +572,14 @@ void goready(struct g *gp)
         wakep();
     } else {
         struct p *p = thism()->p;
-        /* Only this P makes runnext non-NULL: NULL now stays NULL until
-           the CAS below, which then displaces nothing. */
-        bool displaces = __atomic_load_n(&p->runq.runnext,
-                                         __ATOMIC_RELAXED) != NULL;
+        struct g *displaced = runq_swap_next(&p->runq, gp);
 
-        runqput(p, gp, true);
-        if (displaces)
+        if (displaced) {
+            runqput_ring(p, displaced);
             wakep();
-        else
+        } else {
             wakep_after_rmw();
+        }
     }
     arch_irq_restore(f);
 }

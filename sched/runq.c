@@ -100,22 +100,9 @@ bool runq_push(struct runq *q, struct g *gp, bool next, struct g **overflow,
               uint32_t *noverflow)
 {
     *noverflow = 0;
-    if (next) {
-        /* Relaxed: only this P ever stores a G here, so the value is
-         * ours or a thief's NULL, and the CAS below settles which. */
-        struct g *old = __atomic_load_n(&q->runnext, __ATOMIC_RELAXED);
-
-        /* Seq-cst, stronger than R3 asks (release publishes gp to a
-         * thief's CAS): goready's wakep relies on it as the full fence
-         * between publishing gp and reading nmspinning. */
-        while (!__atomic_compare_exchange_n(&q->runnext, &old, gp, false,
-                                            __ATOMIC_SEQ_CST,
-                                            __ATOMIC_RELAXED))
-            ;   /* a thief took old; old is now NULL and the CAS succeeds */
-        if (old == NULL)
-            return true;
-        gp = old;   /* the displaced G goes to the tail */
-    }
+    /* The displaced G, if any, goes to the tail. */
+    if (next && !(gp = runq_swap_next(q, gp)))
+        return true;
     for (;;) {
         /* load-acquire (R2): pairs with the CAS-release of head by the
          * consumer that emptied the slot we are about to reuse. */

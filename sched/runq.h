@@ -63,6 +63,26 @@ struct runq {
 void runq_init(struct runq *q);
 
 /*
+ * Owner: puts gp in runnext and returns the G it displaced, or NULL
+ * (runq_push then puts a displaced G at the tail).  Inline: it is on the
+ * path of every goready.
+ */
+static inline struct g *runq_swap_next(struct runq *q, struct g *gp)
+{
+    /* Relaxed: only this P ever stores a G here, so the value is ours or
+     * a thief's NULL, and the CAS below settles which. */
+    struct g *old = __atomic_load_n(&q->runnext, __ATOMIC_RELAXED);
+
+    /* Seq-cst, stronger than R3 asks (release publishes gp to a thief's
+     * CAS): goready's wakep relies on it as the full fence between
+     * publishing gp and reading nmspinning. */
+    while (!__atomic_compare_exchange_n(&q->runnext, &old, gp, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        ;   /* a thief took old; old is now NULL and the CAS succeeds */
+    return old;
+}
+
+/*
  * Owner: queues gp.  With next, gp goes to runnext and the G it displaces
  * (if any) goes to the tail in its place.  Returns true if everything went
  * into q.  If the ring was full, returns false and hands back in overflow

@@ -53,9 +53,18 @@ void globrunqputbatch(struct g *const *gs, uint32_t n);
 uint32_t globrunqget(struct p *p, uint32_t max, struct g **out);
 void injectglist(struct g *list);
 
-/* proc.c: puts gp on p's ring (runnext if next), half the ring going
-   global on overflow. */
-void runqput(struct p *p, struct g *gp, bool next);
+/* proc.c: puts gp at the tail of p's ring, half the ring going global
+   on overflow. */
+void runqput_ring(struct p *p, struct g *gp);
+
+/* Puts gp on p's local queue (in runnext with next, the G it displaces
+   at the tail).  Inline up to the ring: on the path of every goready. */
+static inline void runqput(struct p *p, struct g *gp, bool next)
+{
+    if (next && !(gp = runq_swap_next(&p->runq, gp)))
+        return;
+    runqput_ring(p, gp);
+}
 
 /* idle.c: idle Ps, spinning Ms and waking cores (its steps 1 to 5).
    wakep and wakep_after_rmw (below, inline) are step 3's check, and
