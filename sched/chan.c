@@ -1,6 +1,6 @@
 /*
  * chan.c - channels (Go's runtime/chan.go); the ring of a buffered channel
- * is in chanring.c, select in select.c.
+ * is in chanring.h, select in select.c.
  *
  * A channel is one malloc'd block: the header below and, for a buffered
  * channel, a ring of cap cells.  A G that cannot complete an operation
@@ -18,7 +18,7 @@
  *           goready the sudog's stack frame may be gone: nothing touches
  *           it again.
  *
- * Buffered channels are not Go's: their ring (chanring.c) is a lock-free
+ * Buffered channels are not Go's: their ring (chanring.h) is a lock-free
  * bounded queue, so senders and receivers on different cores meet only on
  * the ring's cells, never on a lock.  A sender claims a position by a CAS
  * on enq, then publishes its value in the position's cell; a receiver
@@ -63,6 +63,7 @@
 #include <string.h>
 #include "arch.h"
 #include "chanimpl.h"
+#include "chanring.h"
 #include "panic.h"
 #include "sched.h"
 #include "schedimpl.h"
@@ -173,6 +174,19 @@ struct g *chan_notify(sp_chan *c, struct waitq *q)
     sg->success = true;
     sg->g->param = sg;
     return sg->g;
+}
+
+struct g *chan_notify_locking(sp_chan *c, struct waitq *q, bool locked)
+{
+    unsigned long flags;
+    struct g *wake;
+
+    if (locked)
+        return chan_notify(c, q);
+    flags = spin_lock(&c->lock);
+    wake = chan_notify(c, q);
+    spin_unlock(&c->lock, flags);
+    return wake;
 }
 
 /*
@@ -354,29 +368,31 @@ RING_INLINE enum ring bop(sp_chan *c, void *elem, bool send, bool block)
 {
     struct waitq *q = send ? &c->sendq : &c->recvq;
     struct g *wake;
-    enum ring r = ring_op(c, elem, send, false, &wake);
+    enum ring r;
     bool again = false;
+    int spins = 0;
 
-    for (int i = 0; r == RING_WAIT && block && ncpu > 1 && i < CHAN_SPIN;
-         i++) {
-        cpu_pause();
-        r = ring_op(c, elem, send, false, &wake);
-    }
-    while (r == RING_WAIT && block) {
-        if (ring_wait(c, q, send ? WAITING_SEND : WAITING_RECV,
-                      send ? WAIT_CHAN_SEND : WAIT_CHAN_RECV, again))
+    /* One call site of ring_op, so that the ring is inlined once. */
+    while ((r = ring_op(c, elem, send, false, &wake)) == RING_WAIT && block) {
+        if (ncpu > 1 && spins < CHAN_SPIN) {
+            spins++;
+            cpu_pause();
+        } else if (ring_wait(c, q, send ? WAITING_SEND : WAITING_RECV,
+                             send ? WAIT_CHAN_SEND : WAIT_CHAN_RECV, again)) {
             again = true;
-        else
+        } else {
             goyield();          /* the other side is between claim and
                                    publish (free) */
-        r = ring_op(c, elem, send, false, &wake);
+        }
     }
     if (r != RING_WAIT && wake)
         goready(wake);
     return r;
 }
 
-static bool chan_send(sp_chan *c, const void *elem, bool block)
+/* Inlined into each API function, whose constant block leaves one of
+   the paths: a G that sends or receives returns straight to its code. */
+RING_INLINE bool chan_send(sp_chan *c, const void *elem, bool block)
 {
     unsigned long flags;
     struct sudog me;
@@ -417,7 +433,7 @@ static bool chan_send(sp_chan *c, const void *elem, bool block)
 }
 
 /* Returns whether it received; *ok is Go's ok for what it received. */
-static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
+RING_INLINE bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
 {
     unsigned long flags;
     struct sudog me;
@@ -451,7 +467,7 @@ static bool chan_recv(sp_chan *c, void *elem, bool block, bool *ok)
     return true;
 }
 
-void sp_chan_send(sp_chan *c, const void *elem)
+SP_HOT_PAGE void sp_chan_send(sp_chan *c, const void *elem)
 {
     chan_send(c, elem, true);
 }
@@ -461,7 +477,7 @@ bool sp_chan_trysend(sp_chan *c, const void *elem)
     return chan_send(c, elem, false);
 }
 
-bool sp_chan_recv(sp_chan *c, void *elem)
+SP_HOT_PAGE bool sp_chan_recv(sp_chan *c, void *elem)
 {
     bool ok;
 

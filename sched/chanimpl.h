@@ -1,8 +1,8 @@
 /*
- * chanimpl.h - what chan.c, chanring.c and select.c share: the channel
- * and its wait records, the buffered channel's ring (chanring.c), and
+ * chanimpl.h - what chan.c, chanring.h and select.c share: the channel
+ * and its wait records, the buffered channel's ring (chanring.h), and
  * chan.c's operations that select builds on.  The design is at the top of
- * chan.c, the ring's at the top of chanring.c; callers of the functions
+ * chan.c, the ring's at the top of chanring.h; callers of the functions
  * below hold the channel's lock unless a comment says otherwise.
  */
 #ifndef CHANIMPL_H
@@ -109,17 +109,14 @@ struct g *chan_notify(sp_chan *c, struct waitq *q);
 /* Buffered c, the waiter's half of the handshake (no lock needed): is a
    cell claimed for receivers (!send) or free for senders, or c closed? */
 bool ring_claimable(sp_chan *c, bool send);
-/* Buffered c, chanring.c: one send (push) or receive (pop) attempt, no
-   lock needed.  RING_OK; RING_WAIT, the ring full (empty); RING_CLOSED,
-   c closed (a pop: closed and drained, elem zeroed).  `locked`: the
-   caller holds c->lock.  On RING_OK *wake is a G to ready after
-   unlocking, or NULL; otherwise it is left alone. */
-enum ring chan_ring_push(sp_chan *c, const void *elem, bool locked,
-                         struct g **wake);
-enum ring chan_ring_pop(sp_chan *c, void *elem, bool locked,
-                        struct g **wake);
-/* Buffered c: one send or receive attempt.  `locked`: the caller holds
-   c->lock.  *wake: a G to ready after unlocking, or NULL. */
+/* Buffered c: chan_notify under c->lock, taking it unless the caller
+   holds it (`locked`); the ring's out-of-line half (chanring.h). */
+struct g *chan_notify_locking(sp_chan *c, struct waitq *q, bool locked);
+/* Buffered c: one send (push) or receive (pop) attempt on the ring
+   (chanring.h), no lock needed.  RING_OK; RING_WAIT, the ring full
+   (empty); RING_CLOSED, c closed (a pop: closed and drained, elem
+   zeroed).  `locked`: the caller holds c->lock.  On RING_OK *wake is a G
+   to ready after unlocking, or NULL; otherwise it is left alone. */
 enum ring chan_ring_op(sp_chan *c, void *elem, bool send, bool locked,
                        struct g **wake);
 

@@ -68,7 +68,7 @@ static struct g *malg(void)
     return gp;
 }
 
-void gfput(struct p *p, struct g *gp)
+SP_UNSPLIT void gfput(struct p *p, struct g *gp)
 {
     struct g *batch, *last;
     unsigned long f;
@@ -94,7 +94,7 @@ void gfput(struct p *p, struct g *gp)
     spin_unlock(&gfree.lock, f);
 }
 
-struct g *gfget(struct p *p)
+SP_UNSPLIT struct g *gfget(struct p *p)
 {
     struct g *gp;
 

@@ -107,7 +107,7 @@ uint32_t fastrandn(uint32_t n)
 
 /* Puts gp at the tail of p's ring; on overflow half the ring goes
    global. */
-void runqput_ring(struct p *p, struct g *gp)
+SP_UNSPLIT void runqput_ring(struct p *p, struct g *gp)
 {
     struct g *batch[RUNQ_SIZE / 2 + 1];
     uint32_t n;
@@ -465,12 +465,12 @@ switch_next(struct m *m, struct g *gp, bool yield)
     }
 }
 
-static __attribute__((noinline)) void park_switch(struct m *m, struct g *gp)
+SP_UNSPLIT static __attribute__((noinline)) void park_switch(struct m *m, struct g *gp)
 {
     switch_next(m, gp, false);
 }
 
-static __attribute__((noinline)) void yield_switch(struct m *m, struct g *gp)
+SP_UNSPLIT static __attribute__((noinline)) void yield_switch(struct m *m, struct g *gp)
 {
     switch_next(m, gp, true);
 }
@@ -503,7 +503,7 @@ mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *), void *arg)
     arch_irq_restore(f);
 }
 
-static void park_m(struct g *gp)
+SP_UNSPLIT static void park_m(struct g *gp)
 {
     struct m *m = thism();
 
@@ -515,7 +515,7 @@ static void park_m(struct g *gp)
     }
 }
 
-void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
+SP_UNSPLIT void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
             enum waitreason reason)
 {
     struct g *gp = getg();
@@ -556,7 +556,7 @@ static __attribute__((cold, noinline)) struct g *trace_ready(struct g *gp)
     return gp;
 }
 
-void goready(struct g *gp)
+SP_UNSPLIT void goready(struct g *gp)
 {
     unsigned long f = arch_irq_save();
     int st = __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE);
@@ -632,7 +632,7 @@ static void goyield_m(struct g *gp)
     runqput(p, gp, false);
 }
 
-void goyield(void)
+SP_UNSPLIT void goyield(void)
 {
     mcall(goyield_m, NULL, NULL);
 }
@@ -653,7 +653,7 @@ void goexit(void)
 }
 
 /* First code of every G. */
-static void gentry(void *arg)
+SP_UNSPLIT static void gentry(void *arg)
 {
     struct g *gp = arg;
 
@@ -687,7 +687,7 @@ static __attribute__((cold, noinline)) struct g *trace_create(struct g *gp)
     return gp;
 }
 
-uint64_t newproc(void (*fn)(void *), void *arg)
+SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
 {
     unsigned long f = arch_irq_save();
     struct p *p = thism()->p;
@@ -725,7 +725,7 @@ uint64_t newproc(void (*fn)(void *), void *arg)
  * machine holds at most a ring's worth of runnable Gs.  A spawner on an
  * otherwise idle machine loses nothing: its Gs are its core's next work.
  */
-uint64_t go(void (*fn)(void *), void *arg)
+SP_UNSPLIT uint64_t go(void (*fn)(void *), void *arg)
 {
     uint64_t goid = newproc(fn, arg);
     unsigned long f = arch_irq_save();
@@ -783,7 +783,7 @@ static void sched_init(void)
     time_init();
 }
 
-void sched_start(void (*main_fn)(void *))
+SP_UNSPLIT void sched_start(void (*main_fn)(void *))
 {
     struct cpu *c = this_cpu();
 

@@ -53,6 +53,20 @@ void globrunqputbatch(struct g *const *gs, uint32_t n);
 uint32_t globrunqget(struct p *p, uint32_t max, struct g **out);
 void injectglist(struct g *list);
 
+/*
+ * A function of the hottest path, which the linker puts with the others
+ * on one page of their own (linker/<arch>.ld): under QEMU's TCG a jump
+ * or call into another page cannot be chained to the next translated
+ * block and costs a lookup, and where a function's blocks happen to
+ * straddle a page boundary its every run pays for the crossings.  The
+ * page holds a few kilobytes: the link fails when they outgrow it.
+ */
+#define SP_HOT_PAGE __attribute__((section(".text.hot")))
+
+/* A function of the scheduler's hot paths that is smaller than 2 KiB,
+   aligned so that it never straddles a page boundary (the cost above). */
+#define SP_UNSPLIT __attribute__((aligned(2048)))
+
 /* proc.c: puts gp at the tail of p's ring, half the ring going global
    on overflow. */
 void runqput_ring(struct p *p, struct g *gp);

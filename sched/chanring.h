@@ -1,5 +1,5 @@
 /*
- * chanring.c - the ring of a buffered channel (chan.c): a lock-free
+ * chanring.h - the ring of a buffered channel (chan.c): a lock-free
  * bounded queue (Vyukov's) of cap cells, so that senders and receivers on
  * different cores meet only on the ring's cells, never on a lock.
  *
@@ -19,7 +19,15 @@
  * wait queues; the handshake and the waiter's half are chan.c's.
  * Nothing here takes a lock but ring_ringer, which takes the channel's
  * unless its caller holds it.
+ *
+ * A header of chan.c alone, inline into its buffered send and receive:
+ * under QEMU's TCG every return from a call costs a lookup of the next
+ * translated block, and a message through the ring made six of them.
+ * Other files reach the ring through chan_ring_op (chanimpl.h).
  */
+#ifndef SCHED_CHANRING_H
+#define SCHED_CHANRING_H
+
 #include <stdbool.h>
 #include <stdint.h>
 #include "chanimpl.h"
@@ -27,7 +35,7 @@
 #include "spinlock.h"
 #include "spindle/chan.h"
 
-static struct cell *cellat(sp_chan *c, uint64_t pos)
+static inline struct cell *cellat(sp_chan *c, uint64_t pos)
 {
     uint64_t i = c->pow2 ? pos & c->mask : pos % c->cap;
 
@@ -42,29 +50,22 @@ static struct cell *cellat(sp_chan *c, uint64_t pos)
  * ring_claimable sees the claim.  Done before the cell is published (or
  * freed): after that this G must not touch c, which the G that takes the
  * last value may free at once.  `locked`: the caller holds c->lock.
+ * Inline up to the bit: with nobody waiting it is one load.
  */
-static struct g *ring_ringer(sp_chan *c, struct waitq *q, int bit,
-                             bool locked)
+static inline struct g *ring_ringer(sp_chan *c, struct waitq *q, int bit,
+                                    bool locked)
 {
-    unsigned long flags;
-    struct g *wake;
-
     if (!(__atomic_load_n(&c->waiting, __ATOMIC_SEQ_CST) & bit))
         return NULL;
-    if (locked)
-        return chan_notify(c, q);
-    flags = spin_lock(&c->lock);
-    wake = chan_notify(c, q);
-    spin_unlock(&c->lock, flags);
-    return wake;
+    return chan_notify_locking(c, q, locked);
 }
 
 /*
  * One send attempt: RING_OK, RING_WAIT (full) or RING_CLOSED.  *wake: a
  * receiver to ready after RING_OK (ring_ringer), or NULL.
  */
-enum ring chan_ring_push(sp_chan *c, const void *elem, bool locked,
-                         struct g **wake)
+static inline __attribute__((always_inline)) enum ring
+chan_ring_push(sp_chan *c, const void *elem, bool locked, struct g **wake)
 {
     /* Relaxed: the CAS below checks the position; the cell's seq,
        acquired, says whether its last receiver is done with it. */
@@ -100,8 +101,8 @@ enum ring chan_ring_push(sp_chan *c, const void *elem, bool locked,
 
 /* One receive attempt: RING_OK, RING_WAIT (empty) or RING_CLOSED (closed
    and drained, elem zeroed).  *wake: a sender to ready after RING_OK. */
-enum ring chan_ring_pop(sp_chan *c, void *elem, bool locked,
-                        struct g **wake)
+static inline __attribute__((always_inline)) enum ring
+chan_ring_pop(sp_chan *c, void *elem, bool locked, struct g **wake)
 {
     uint64_t pos = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
     uint64_t enq;
@@ -137,3 +138,5 @@ enum ring chan_ring_pop(sp_chan *c, void *elem, bool locked,
     }
     return RING_WAIT;
 }
+
+#endif
