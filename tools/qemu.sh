@@ -50,10 +50,10 @@
 # x86_64-efi.  AAVMF hands over ACPI tables and no device tree, as SBSA
 # servers do; ACPI=off (QEMU's `-M virt,acpi=off`) makes it hand over a
 # device tree instead, and so does aarch64-efi-dtb.  A ramfb display
-# (800x600) gives AAVMF a GOP framebuffer, the kernel's screen console.  aarch64-uboot: the
-# same disk booted by Debian's
-# U-Boot for QEMU (u-boot-qemu) as -bios, whose distro boot runs the
-# loader through bootefi with a device tree, as many boards do.
+# (800x600) gives AAVMF a GOP framebuffer, the kernel's screen console.
+# aarch64-uboot: the same disk booted by Debian's U-Boot for QEMU
+# (u-boot-qemu) as -bios, whose distro boot runs the loader through
+# bootefi with a device tree, as many boards do.
 #
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
 # Linux Image beside it (<name>.Image; only that gets the DTB in x0).

@@ -126,15 +126,18 @@ ws='[[:space:]]+'
 result info_goroutines_states "$why" "$out1"
 
 why=
+# A frame: "#N  0xADDR in NAME (" or, for a frame whose callee gdb shows
+# inlined into it, "#N  NAME (" with no address.
+frame='^#[0-9]+ +(0x[0-9a-f]+ in )?'
 expect "$out1" recv '^goroutine [0-9]+ \[waiting, chan receive\]:$' \
     "goroutine recv_goid[1] bt: no heading"
-expect "$out1" recv '^#[0-9]+ .* in sp_chan_recv ' \
+expect "$out1" recv "$frame"'sp_chan_recv ' \
     "no sp_chan_recv frame"
-expect "$out1" recv '^#[0-9]+ .* in gdb_recv_worker ' \
+expect "$out1" recv "$frame"'gdb_recv_worker ' \
     "no gdb_recv_worker frame"
-expect "$out1" sleep '^#[0-9]+ .* in sp_sleep ' \
+expect "$out1" sleep "$frame"'sp_sleep ' \
     "sleeper: no sp_sleep frame"
-expect "$out1" sleep '^#[0-9]+ .* in gdb_sleep_worker ' \
+expect "$out1" sleep "$frame"'gdb_sleep_worker ' \
     "sleeper: no gdb_sleep_worker frame"
 result goroutine_bt_parked "$why" "$out1"
 
