@@ -465,12 +465,14 @@ switch_next(struct m *m, struct g *gp, bool yield)
     }
 }
 
-SP_UNSPLIT static __attribute__((noinline)) void park_switch(struct m *m, struct g *gp)
+SP_UNSPLIT static __attribute__((noinline)) void
+park_switch(struct m *m, struct g *gp)
 {
     switch_next(m, gp, false);
 }
 
-SP_UNSPLIT static __attribute__((noinline)) void yield_switch(struct m *m, struct g *gp)
+SP_UNSPLIT static __attribute__((noinline)) void
+yield_switch(struct m *m, struct g *gp)
 {
     switch_next(m, gp, true);
 }
@@ -570,16 +572,10 @@ SP_UNSPLIT void goready(struct g *gp)
     if (__atomic_load_n(&thism()->running, __ATOMIC_RELAXED)) {
         wakeq_put(thism()->p, gp);      /* its timer fired: run it first */
         wakep();
+    } else if (runqput(thism()->p, gp, true)) {
+        wakep();                /* it displaced a G to the ring */
     } else {
-        struct p *p = thism()->p;
-        struct g *displaced = runq_swap_next(&p->runq, gp);
-
-        if (displaced) {
-            runqput_ring(p, displaced);
-            wakep();
-        } else {
-            wakep_after_rmw();
-        }
+        wakep_after_rmw();
     }
     arch_irq_restore(f);
 }

@@ -72,12 +72,16 @@ void injectglist(struct g *list);
 void runqput_ring(struct p *p, struct g *gp);
 
 /* Puts gp on p's local queue (in runnext with next, the G it displaces
-   at the tail).  Inline up to the ring: on the path of every goready. */
-static inline void runqput(struct p *p, struct g *gp, bool next)
+   at the tail).  Returns whether a G went to the ring: false when gp took
+   an empty runnext, its only publication then being that seq-cst CAS
+   (wakep_after_rmw).  Inline up to the ring: on the path of every
+   goready. */
+static inline bool runqput(struct p *p, struct g *gp, bool next)
 {
     if (next && !(gp = runq_swap_next(&p->runq, gp)))
-        return;
+        return false;
     runqput_ring(p, gp);
+    return true;
 }
 
 /* idle.c: idle Ps, spinning Ms and waking cores (its steps 1 to 5).

@@ -271,11 +271,9 @@ void arch_stop_self(void)
  */
 void arch_halt(void)
 {
-    volatile uint8_t *local = core_local();
-
     __asm__ volatile("msr daifset, #2\n\tdsb sy\n\twfi" : : : "memory");
-    local[LOCAL_IRQ_SLOW] = 0;
-    local[LOCAL_IRQ_OFF] = 0;
-    __asm__ volatile("msr daifclr, #2\n\tisb" : : : "memory");
-    local[LOCAL_IRQ_OFF] = 1;
+    core_local()[LOCAL_IRQ_OFF] = 0;
+    arch_irq_slow();            /* takes what ended the WFI */
+    __asm__ volatile("isb" : : : "memory");
+    core_local()[LOCAL_IRQ_OFF] = 1;
 }
