@@ -360,6 +360,16 @@ int arch_map_page(uintptr_t va, uint64_t pa, int flags);
  */
 void arch_unmap_page(uintptr_t va);
 
+/*
+ * Makes every core drop the translations that arch_unmap_page removed
+ * before the call, on any core; returns when none can use them any more.
+ * From a G or the idle path, holding no spinlock: other cores may have
+ * to flush between Gs (smp_call_all).  An arch whose unmapped G slot
+ * page loses what it held (the hosted build) defines
+ * ARCH_KEEPS_GSLOT_PAGES, and kernel/vm.c then gives back no G's pages.
+ */
+void arch_tlb_sync(void);
+
 /* Pages the page tables themselves use (for leak checks). */
 size_t arch_page_table_pages(void);
 

@@ -31,6 +31,8 @@ extern int errno;
 
 /* ---- Reentrancy ---------------------------------------------------- */
 
+static struct _reent *g_reent_init(struct g *gp);
+
 /* The running G's state; off any G (boot, scheduler), the core's. */
 struct _reent *__getreent(void)
 {
@@ -38,7 +40,7 @@ struct _reent *__getreent(void)
     struct _reent *r;
 
     if (gp)
-        return &gp->reent;
+        return gp->reent ? gp->reent : g_reent_init(gp);
     /* Off any G: this core's scheduler or boot stack, which never moves
        to another core. */
     r = this_cpu()->reent;
@@ -51,20 +53,38 @@ static void flush_std(void)
     fflush(stderr);
 }
 
-/* A core's state for code off any G: its own errno, the global state's
-   stdio streams (as every G's, gfree.c), so that console lines from
-   every context go through one stdout buffer and lock. */
+/* A fresh state whose stdio is the global state's streams (whose locks
+   serialize them), so that console lines from every G and core come out
+   whole through one stdout buffer and nothing is allocated for stdio. */
+static void reent_init(struct _reent *r)
+{
+    _REENT_INIT_PTR(r);
+    r->_stdin = _GLOBAL_REENT->_stdin;
+    r->_stdout = _GLOBAL_REENT->_stdout;
+    r->_stderr = _GLOBAL_REENT->_stderr;
+    r->__sdidinit = 1;
+}
+
+/* A G's first call: its state goes at the top of its slot, kept by the
+   later Gs of the slot.  Until then the G holds none, which is what lets
+   a parked G that never used libc give back all of its stack page. */
+static __attribute__((noinline)) struct _reent *g_reent_init(struct g *gp)
+{
+    struct _reent *r = gslot_reent(g_slot(gp));
+
+    reent_init(r);
+    gp->reent = r;
+    return r;
+}
+
+/* A core's state for code off any G. */
 static struct _reent *new_reent(void)
 {
     struct _reent *r = malloc(sizeof *r);
 
     if (!r)
         panic("newlib_init: no memory for newlib state");
-    _REENT_INIT_PTR(r);
-    r->_stdin = _GLOBAL_REENT->_stdin;
-    r->_stdout = _GLOBAL_REENT->_stdout;
-    r->_stderr = _GLOBAL_REENT->_stderr;
-    r->__sdidinit = 1;
+    reent_init(r);
     return r;
 }
 

@@ -57,6 +57,17 @@ void cpu_main(struct cpu *c)
     sched_start(NULL);
 }
 
+/* While smp_call_all waits: a core that waits for this one may have a
+   request for it too (two callers at once), so run it meanwhile. */
+static void poll_calls_waiting(void)
+{
+    unsigned long f = arch_irq_save();
+
+    smp_poll_calls();
+    arch_irq_restore(f);
+    arch_cpu_relax();
+}
+
 void smp_call_all(void (*fn)(void *), void *arg)
 {
     struct g *gp = getg();
@@ -67,7 +78,7 @@ void smp_call_all(void (*fn)(void *), void *arg)
         gp->preemptoff++;
     me = this_cpu();
     while (__atomic_exchange_n(&call_busy, 1, __ATOMIC_ACQUIRE))
-        arch_cpu_relax();
+        poll_calls_waiting();
     for (int i = 0; i < ncpu; i++) {
         struct cpu *c = cpus[i];
 
@@ -83,7 +94,7 @@ void smp_call_all(void (*fn)(void *), void *arg)
         while (cpus[i] != me &&
                __atomic_load_n(&cpus[i]->call_done, __ATOMIC_ACQUIRE) !=
                cpus[i]->call_seq)
-            arch_cpu_relax();
+            poll_calls_waiting();
     __atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
     if (gp)
         gp->preemptoff--;

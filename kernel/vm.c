@@ -7,6 +7,8 @@
  * unmapped page each, so running off the bottom of a stack faults on a
  * page nobody owns instead of corrupting the stack below.
  */
+#include <stddef.h>
+#include <string.h>
 #include "arch.h"
 #include "fault.h"
 #include "mem.h"
@@ -14,12 +16,21 @@
 #include "spinlock.h"
 #include "vm.h"
 
+/* The G table's upper half is this file's: a word per slot, saves[]. */
+#define VM_SAVES_BASE   (VM_GTAB_BASE + VM_GTAB_MAX)
+
+struct gsave;
+static struct gsave **const saves = (struct gsave **)VM_SAVES_BASE;
+
 static struct spinlock vm_lock = SPINLOCK_INIT(LOCK_VM);
 static uintptr_t heap_end = VM_HEAP_BASE;      /* sbrk's break */
 static uintptr_t heap_mapped = VM_HEAP_BASE;   /* end of mapped pages */
 static uintptr_t stack_next = VM_STACK_BASE;
 static uintptr_t gslot_next = VM_GSLOT_BASE;
-static size_t gslot_pages;      /* pages mapped in G slots; under vm_lock */
+static uintptr_t gtab_mapped = VM_GTAB_BASE;    /* end of the G table */
+static uintptr_t saves_mapped = VM_SAVES_BASE;  /* end of saves[] */
+static size_t gslot_pages;      /* pages of G slots and the G table;
+                                   under vm_lock */
 
 /* Maps fresh pages over [va, va + n pages); returns how many it mapped
    (fewer than n when memory ran out). */
@@ -35,6 +46,15 @@ static size_t map_fresh(uintptr_t va, size_t n)
         }
     }
     return n;
+}
+
+/* Maps fresh pages at *end until it reaches want; under vm_lock. */
+static void grow(uintptr_t *end, uintptr_t want)
+{
+    while (*end < want && map_fresh(*end, 1) == 1) {
+        *end += PAGE_SIZE;
+        gslot_pages++;
+    }
 }
 
 void *vm_stack_alloc(size_t bytes)
@@ -62,16 +82,24 @@ void *vm_stack_alloc(size_t bytes)
     return (void *)lo;
 }
 
-void *vm_gslot_alloc(void)
+void *vm_gslot_alloc(size_t entry)
 {
     unsigned long f;
-    uintptr_t base;
+    uintptr_t base, tab_end, saves_end;
 
     vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     base = gslot_next;
+    tab_end = VM_GTAB_BASE + (vm_gslot_index(base) + 1) * entry;
+    saves_end = (uintptr_t)&saves[vm_gslot_index(base) + 1];
 
+    /* The tables grow in whole pages, ahead of the slots they describe. */
+    if (base + VM_GSLOT_SIZE <= VM_GSLOT_BASE + VM_GSLOT_MAX) {
+        grow(&gtab_mapped, tab_end);
+        grow(&saves_mapped, saves_end);
+    }
     if (base + VM_GSLOT_SIZE > VM_GSLOT_BASE + VM_GSLOT_MAX ||
+        gtab_mapped < tab_end || saves_mapped < saves_end ||
         map_fresh(base + VM_GSLOT_SIZE - PAGE_SIZE, 1) != 1) {
         base = 0;
     } else {
@@ -90,9 +118,231 @@ static bool in_gslot(uintptr_t va)
            va < __atomic_load_n(&gslot_next, __ATOMIC_ACQUIRE);
 }
 
+/* ---- Giving back a parked G's pages ------------------------------------ */
+
+/*
+ * A slot whose pages are given back has a record in saves[index], in
+ * two states.  UNMAPPED: its pages are unmapped but their frames held
+ * (frames[page]), until every core's TLB has dropped them; a touch maps
+ * the same frames back.  SAVED: the frames are free and the bytes of
+ * [lo, top of the slot) are kept compacted, the CHUNK-byte pieces that
+ * are not zero in address order (bitmap says which); a touch maps fresh
+ * pages and fills them.  Either way the slot is whole again before the
+ * touching code goes on.  Records come from a small allocator of 64-byte
+ * multiples carved from pages (rec_alloc).  All under vm_lock.
+ */
+#define SLOT_PAGES      (VM_GSLOT_SIZE / PAGE_SIZE)
+#define CHUNK           32
+#define SAVE_SPAN       (2 * PAGE_SIZE)     /* the most bytes a record keeps */
+#define REC_UNIT        64
+#define REC_MAX         2048
+#define REC_CLASSES     (REC_MAX / REC_UNIT)
+
+enum { REC_UNMAPPED = 1, REC_SAVED };
+
+struct gsave {
+    uint32_t state;
+    uint32_t bytes;             /* this record's allocation */
+    uintptr_t lo;               /* lowest byte kept, CHUNK-aligned */
+    union {
+        uint64_t frames[SLOT_PAGES];            /* UNMAPPED; 0: none */
+        struct {
+            uint64_t bitmap[SAVE_SPAN / CHUNK / 64];
+            char data[];
+        } saved;                                /* SAVED */
+    };
+};
+
+static struct {
+    void *free[REC_CLASSES];    /* freed records by class, linked */
+    char *next[REC_CLASSES];    /* the class's page being carved */
+    char *end[REC_CLASSES];
+} recs;
+
+static size_t released;         /* slots in either state */
+
+static void *rec_alloc(size_t bytes)
+{
+    size_t c = (bytes + REC_UNIT - 1) / REC_UNIT - 1;
+    size_t size = (c + 1) * REC_UNIT;
+    void *r = recs.free[c];
+    uint64_t pa;
+
+    if (r) {
+        recs.free[c] = *(void **)r;
+        return r;
+    }
+    if (recs.next[c] + size > recs.end[c]) {
+        if (!(pa = mem_alloc_pages(1)))
+            return NULL;
+        gslot_pages++;
+        recs.next[c] = phys_to_virt(pa);
+        recs.end[c] = recs.next[c] + PAGE_SIZE;
+    }
+    r = recs.next[c];
+    recs.next[c] += size;
+    return r;
+}
+
+static void rec_free(void *r, size_t bytes)
+{
+    size_t c = (bytes + REC_UNIT - 1) / REC_UNIT - 1;
+
+    *(void **)r = recs.free[c];
+    recs.free[c] = r;
+}
+
+/* Where the byte at va of the unmapped slot lies, NULL if its page had
+   no frame. */
+static char *frame_byte(const struct gsave *s, uintptr_t slot, uintptr_t va)
+{
+    uint64_t pa = s->frames[(va - slot) / PAGE_SIZE];
+
+    return pa ? (char *)phys_to_virt(pa) + (va & (PAGE_SIZE - 1)) : NULL;
+}
+
+static bool chunk_zero(const char *p)
+{
+    const uint64_t *w = (const uint64_t *)p;
+
+    for (size_t i = 0; i < CHUNK / 8; i++)
+        if (w[i])
+            return false;
+    return true;
+}
+
+/* Maps the slot's pages back as its record says and drops the record. */
+static void restore(uintptr_t slot, struct gsave *s)
+{
+    uintptr_t top = slot + VM_GSLOT_SIZE;
+
+    if (s->state == REC_UNMAPPED) {
+        for (size_t k = 1; k < SLOT_PAGES; k++)
+            if (s->frames[k] &&
+                arch_map_page(slot + k * PAGE_SIZE, s->frames[k], MAP_WRITE))
+                panic("vm_fault: no page table to map back 0x%lx",
+                      (unsigned long)(slot + k * PAGE_SIZE));
+    } else {
+        uintptr_t first = s->lo & ~(PAGE_SIZE - 1);
+        size_t n = (top - first) / PAGE_SIZE, i = 0;
+        const char *from = s->saved.data;
+
+        if (map_fresh(first, n) != n)
+            panic("vm_fault: out of memory to give back the stack of the "
+                  "slot at 0x%lx", (unsigned long)slot);
+        gslot_pages += n;
+        for (uintptr_t va = s->lo; va < top; va += CHUNK, i++)
+            if (s->saved.bitmap[i / 64] & (1UL << (i % 64))) {
+                memcpy((void *)va, from, CHUNK);
+                from += CHUNK;
+            }
+    }
+    saves[vm_gslot_index(slot)] = NULL;
+    released--;
+    rec_free(s, s->bytes);
+}
+
+bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
+{
+    uintptr_t top = slot + VM_GSLOT_SIZE;
+    struct gsave *s = NULL;
+    unsigned long f;
+    uint64_t pa;
+    bool any = false;
+
+#ifdef ARCH_KEEPS_GSLOT_PAGES
+    return false;
+#endif
+    if (lo < top - SAVE_SPAN || lo >= top)
+        return false;
+    vm_stack_probe(VM_PROBE_BYTES);
+    f = spin_lock(&vm_lock);
+    if (!saves[vm_gslot_index(slot)] && (s = rec_alloc(sizeof *s))) {
+        s->state = REC_UNMAPPED;
+        s->bytes = sizeof *s;
+        s->lo = lo & ~(uintptr_t)(CHUNK - 1);
+        s->frames[0] = 0;
+        for (size_t k = 1; k < SLOT_PAGES; k++) {
+            uintptr_t va = slot + k * PAGE_SIZE;
+
+            s->frames[k] = 0;
+            if (arch_virt_to_phys(va, &pa)) {
+                s->frames[k] = pa & ~(PAGE_SIZE - 1);
+                arch_unmap_page(va);
+                any = true;
+            }
+        }
+        if (any) {
+            saves[vm_gslot_index(slot)] = s;
+            released++;
+        } else {
+            rec_free(s, s->bytes);
+        }
+    }
+    spin_unlock(&vm_lock, f);
+    return any;
+}
+
+bool vm_gslot_release_finish(uintptr_t slot, bool keep)
+{
+    uintptr_t top = slot + VM_GSLOT_SIZE;
+    struct gsave *s, *d = NULL;
+    size_t n = 0, i = 0, bytes;
+    unsigned long f;
+    char *to;
+
+    vm_stack_probe(VM_PROBE_BYTES);
+    f = spin_lock(&vm_lock);
+    s = saves[vm_gslot_index(slot)];
+    if (!s || s->state != REC_UNMAPPED) {
+        spin_unlock(&vm_lock, f);
+        return false;           /* touched meanwhile: mapped back */
+    }
+    for (uintptr_t va = s->lo; va < top; va += CHUNK) {
+        const char *p = frame_byte(s, slot, va);
+
+        n += p && !chunk_zero(p);
+    }
+    bytes = offsetof(struct gsave, saved.data) + n * CHUNK;
+    if (!keep || bytes > REC_MAX || !(d = rec_alloc(bytes))) {
+        restore(slot, s);
+        spin_unlock(&vm_lock, f);
+        return false;
+    }
+    d->state = REC_SAVED;
+    d->bytes = bytes;
+    d->lo = s->lo;
+    memset(d->saved.bitmap, 0, sizeof d->saved.bitmap);
+    to = d->saved.data;
+    for (uintptr_t va = s->lo; va < top; va += CHUNK, i++) {
+        const char *p = frame_byte(s, slot, va);
+
+        if (p && !chunk_zero(p)) {
+            memcpy(to, p, CHUNK);
+            to += CHUNK;
+            d->saved.bitmap[i / 64] |= 1UL << (i % 64);
+        }
+    }
+    for (size_t k = 1; k < SLOT_PAGES; k++)
+        if (s->frames[k]) {
+            mem_free_pages(s->frames[k], 1);
+            gslot_pages--;
+        }
+    saves[vm_gslot_index(slot)] = d;
+    rec_free(s, s->bytes);
+    spin_unlock(&vm_lock, f);
+    return true;
+}
+
+size_t vm_gslots_released(void)
+{
+    return __atomic_load_n(&released, __ATOMIC_RELAXED);
+}
+
 bool vm_fault(uintptr_t va)
 {
     uintptr_t page = va & ~(PAGE_SIZE - 1);
+    struct gsave *s;
     uint64_t pa;
     bool ok;
     unsigned long f;
@@ -101,8 +351,11 @@ bool vm_fault(uintptr_t va)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
-    /* Another core may have mapped it meanwhile (not for stacks, which
-       have one owner, but cheap to allow). */
+    if ((s = saves[vm_gslot_index(va)]))
+        restore(vm_gslot_of(va), s);
+    /* Another core may have mapped it meanwhile (a G's stack touched by
+       another G, a channel partner say, while its pages were given
+       back). */
     ok = arch_virt_to_phys(page, &pa);
     if (!ok && map_fresh(page, 1) == 1) {
         gslot_pages++;

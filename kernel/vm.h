@@ -11,9 +11,12 @@
 #include "arch.h"
 
 /*
- * Where the three areas lie: 16, 32 and 48 TiB, 1 TiB each, unless the
+ * Where the four areas lie: 16, 32, 48 and 64 TiB, 1 TiB each, unless the
  * arch's address space wants them elsewhere (arch_impl.h then defines all
  * three: ARCH_VM_BASE, ARCH_VM_STRIDE between areas, ARCH_VM_AREA size).
+ * The fourth is the G table: slot i's struct g is its entry i, so that a
+ * G's header stays mapped while its slot's pages are given back
+ * (vm_gslot_release).
  */
 #ifndef ARCH_VM_BASE
 #define ARCH_VM_BASE    0x100000000000UL
@@ -27,6 +30,8 @@
 #define VM_STACK_MAX    ARCH_VM_AREA
 #define VM_GSLOT_BASE   (ARCH_VM_BASE + 2 * ARCH_VM_STRIDE) /* G stacks */
 #define VM_GSLOT_MAX    ARCH_VM_AREA
+#define VM_GTAB_BASE    (ARCH_VM_BASE + 3 * ARCH_VM_STRIDE) /* struct g */
+#define VM_GTAB_MAX     (ARCH_VM_AREA / 2)    /* then vm.c's own */
 /*
  * A slot is a guard page and 16 pages of stack and struct g: 17 pages,
  * not a power of two, on purpose.  Slots 16 pages apart put every G's
@@ -43,6 +48,12 @@
 static inline uintptr_t vm_gslot_of(uintptr_t va)
 {
     return va - (va - VM_GSLOT_BASE) % VM_GSLOT_SIZE;
+}
+
+/* The index of the G slot that holds va (same condition). */
+static inline size_t vm_gslot_index(uintptr_t va)
+{
+    return (va - VM_GSLOT_BASE) / VM_GSLOT_SIZE;
 }
 
 /*
@@ -71,19 +82,44 @@ void *vm_stack_alloc(size_t bytes);
 /*
  * A G slot: VM_GSLOT_SIZE bytes, the lowest page an unmapped guard, only
  * the top page mapped; the rest is mapped when first touched (vm_fault).
- * Returns the slot's base (the guard page), NULL when out of memory.
+ * Its entry in the G table, VM_GTAB_BASE + index * entry bytes, is mapped
+ * too (entry must be the same at every call and divide PAGE_SIZE or be a
+ * multiple of it).  Returns the slot's base (the guard page), NULL when
+ * out of memory.
  */
-void *vm_gslot_alloc(void);
+void *vm_gslot_alloc(size_t entry);
 
 /*
  * Called on a not-present page fault at va: maps a page if va is in the
- * lazily mapped part of a G slot.  Returns false when the fault is not
+ * lazily mapped part of a G slot, and first the slot's given-back pages
+ * if it has any (vm_gslot_release).  Returns false when the fault is not
  * such a page (a guard page, say); panics when no memory is left for it
  * (a G's stack cannot grow; injected allocation failures do not apply).
  * Interrupts off.
  */
 bool vm_fault(uintptr_t va);
 
+/*
+ * Gives back the pages of a parked G's slot, keeping the bytes of
+ * [lo, top of the slot) (at most two pages; lo is the G's saved stack
+ * pointer, or lower to keep more).  Two steps, because another core may
+ * still reach the pages through its TLB:
+ *   vm_gslot_release unmaps them, holding their frames; false if the
+ *   slot has no record free or nothing mapped, or lo is out of range.
+ *   Then arch_tlb_sync, after which no core can reach them.
+ *   vm_gslot_release_finish keeps the bytes that are not zero and frees
+ *   the frames; false if the slot was touched meanwhile (then it is whole
+ *   again), the bytes do not fit a record, or keep is false (the caller
+ *   saw that the G ran meanwhile): then the frames are mapped back.
+ * Any touch of the slot afterwards, by its G or another, faults and maps
+ * it back first (vm_fault).  The caller sees that the G cannot run in
+ * between (it is parked, and off its stack) and that one core at a time
+ * releases a given slot.  From a G or the idle path, no spinlock held.
+ */
+bool vm_gslot_release(uintptr_t slot, uintptr_t lo);
+bool vm_gslot_release_finish(uintptr_t slot, bool keep);
+/* Slots whose pages are given back now. */
+size_t vm_gslots_released(void);
 /* True if va lies in a stack guard page (a stack overflowed into it). */
 bool vm_is_stack_guard(uintptr_t va);
 
@@ -98,7 +134,7 @@ void *vm_heap_grow(ptrdiff_t incr);
  */
 void *vm_map_device(uint64_t pa, size_t len);
 
-/* Pages mapped for G slots so far (they stay with their slot). */
+/* Pages held for G slots: their mapped pages and G table. */
 size_t vm_gslot_pages(void);
 
 /* Pages mapped for the heap so far. */

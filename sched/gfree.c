@@ -1,10 +1,11 @@
 /*
  * gfree.c - where Gs come from and go back to (Go's malg, gfget, gfput).
  *
- * A G lives at the top of its slot (kernel/vm.c): one guard page, then the
- * stack growing down toward it, then struct g.  Only the top page is
- * mapped at first; deeper stack pages are mapped when touched, so 100,000
- * parked Gs cost about 4 KiB each.  Dead Gs keep their slot and go to
+ * A G is an entry of the G table and a slot (kernel/vm.h): one guard
+ * page, then the stack growing down toward it, then room for newlib's
+ * state, which the G sets up when it first asks for it (__getreent).
+ * Only the top page is mapped at first; deeper stack pages are mapped
+ * when touched.  Dead Gs keep their slot and go to
  * their P's free list; past 64 the P moves a batch of 32 to the global
  * list, and an empty P takes one batch back, so cores that only spawn and
  * cores that only finish Gs do not starve each other.
@@ -42,7 +43,7 @@ static struct {
 /* A new G in a fresh slot, or NULL when memory ran out. */
 static struct g *malg(void)
 {
-    char *slot = vm_gslot_alloc();
+    char *slot = vm_gslot_alloc(sizeof(struct g));
     struct g *gp;
     unsigned long f;
 
@@ -51,15 +52,7 @@ static struct g *malg(void)
     gp = gslot_g((uintptr_t)slot);
     memset(gp, 0, sizeof *gp);
     gp->stack_lo = (uintptr_t)slot + PAGE_SIZE;
-    gp->stack_hi = (uintptr_t)gp & ~15UL;
-    /* errno and the rest of newlib's state are per G; stdio streams are
-       the shared ones (whose locks serialize them), so a G's printf
-       lines come out whole and nothing is allocated per G for stdio. */
-    _REENT_INIT_PTR(&gp->reent);
-    gp->reent._stdin = _GLOBAL_REENT->_stdin;
-    gp->reent._stdout = _GLOBAL_REENT->_stdout;
-    gp->reent._stderr = _GLOBAL_REENT->_stderr;
-    gp->reent.__sdidinit = 1;
+    gp->stack_hi = (uintptr_t)gslot_reent((uintptr_t)slot) & ~15UL;
     f = spin_lock(&allg.lock);
     gp->allnext = allg.head;
     allg.head = gp;

@@ -254,6 +254,8 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             if (spin_more(&spin_end))
                 continue;
         }
+        if (release_step(m))
+            continue;
         if ((gp = stop_and_halt(m)))
             return gp;
         spin_end = 0;           /* woken: a new window */
@@ -509,6 +511,7 @@ SP_UNSPLIT static void park_m(struct g *gp)
 {
     struct m *m = thism();
 
+    gp->parkepoch = __atomic_load_n(&release_epoch, __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_WAITING, __ATOMIC_RELEASE);
     if (m->park_unlock && !m->park_unlock(gp, m->park_arg)) {
         __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
@@ -696,7 +699,8 @@ SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
     gp->arg = arg;
     goid = newgoid(p);
     __atomic_store_n(&gp->goid, goid, __ATOMIC_RELAXED);  /* sched_detail */
-    gp->reent._errno = 0;
+    if (gp->reent)
+        gp->reent->_errno = 0;
     gp->npreempt = 0;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&p->ncreated, p->ncreated + 1, __ATOMIC_RELAXED);
@@ -773,6 +777,7 @@ static void sched_init(void)
     schedtrace_init();
     preempt_init();
     idlespin_init();
+    release_init();
     wakeq_init();
     tracer_init();
     watch_grace = us_cycles(WATCH_GRACE_US);

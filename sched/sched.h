@@ -100,8 +100,14 @@ struct g {
                                    its registers where it was stopped;
                                    NULL otherwise (for debuggers, and the
                                    tracer's preemption events) */
-    struct _reent reent;        /* newlib state: errno, stdio (per G) */
-};
+    uint32_t parkepoch;         /* release_epoch when it last parked
+                                   (release.c) */
+    struct _reent *reent;       /* newlib state (errno, rand, strtok...)
+                                   at the top of the slot, above the
+                                   stack; NULL until the G first asks for
+                                   it (__getreent), kept by later Gs of
+                                   the slot */
+} __attribute__((aligned(64)));
 
 struct p {
     int id;
@@ -164,10 +170,26 @@ struct m {
 
 /* ---- Running Gs ------------------------------------------------------ */
 
-/* Where a G slot's struct g sits: at its top, 64-byte aligned (gfree.c). */
+/* The G table (kernel/vm.h): slot i's struct g is entry i.  It stays
+   mapped while the slot's pages are given back. */
+#define GTAB ((struct g *)VM_GTAB_BASE)
+
 static inline struct g *gslot_g(uintptr_t slot)
 {
-    return (struct g *)((slot + VM_GSLOT_SIZE - sizeof(struct g)) & ~63UL);
+    return GTAB + vm_gslot_index(slot);
+}
+
+/* The base of gp's slot (its guard page). */
+static inline uintptr_t g_slot(const struct g *gp)
+{
+    return VM_GSLOT_BASE + (uintptr_t)(gp - GTAB) * VM_GSLOT_SIZE;
+}
+
+/* Where the slot keeps its G's newlib state: its top bytes. */
+static inline struct _reent *gslot_reent(uintptr_t slot)
+{
+    return (struct _reent *)((slot + VM_GSLOT_SIZE -
+                              sizeof(struct _reent)) & ~63UL);
 }
 
 /*
@@ -184,7 +206,7 @@ static inline struct g *getg(void)
 
     if (fp - VM_GSLOT_BASE >= VM_GSLOT_MAX)
         return NULL;
-    return gslot_g(vm_gslot_of(fp));
+    return gslot_g(fp);
 }
 
 /* The G this core's M runs (m->curg), NULL if none: right from any stack,
@@ -261,6 +283,10 @@ long sched_live_gs(void);
 /* Dead Gs on the free lists (per-P and global) and all Gs ever made. */
 long sched_free_gs(void);
 long sched_all_gs(void);
+/* G slots whose pages parked Gs gave back (release.c), since boot; and
+   the interval of the passes that look for them, 0 if none do. */
+uint64_t sched_stacks_released(void);
+long sched_stackrelease_ms(void);
 
 /*
  * Every G by state (Go's allgs walked), for the soak's conservation check.

@@ -86,8 +86,10 @@ static const struct workload workloads[] = {
     { "preempt_cost", bench_preempt_cost, { "preempt_cost", "preempt_gap" },
                                       { "%", "us" } },
     { "trace_event", bench_trace_event, { "trace_event_ns" }, { "ns" } },
-    { "park",       bench_park,       { "park_bytes_per_g", "park_ns_per_g" },
-                                      { "B", "ns" } },
+    { "park",       bench_park,       { "park_bytes_per_g", "park_ns_per_g",
+                                        "park_fresh_bytes_per_g",
+                                        "park_release_ms" },
+                                      { "B", "ns", "B", "ms" } },
 };
 #define NWORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 

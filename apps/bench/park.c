@@ -12,7 +12,12 @@
  * so later repetitions reuse them and report the first one's figure.
  * It counts every page the allocator handed out while the Gs were
  * parked, page tables included, less one page per G slot that existed
- * before (those the parked Gs reuse).
+ * before (those the parked Gs reuse): right after they parked
+ * (park_fresh_bytes_per_g), and once idle cores gave back the pages of
+ * Gs parked for a while (park_bytes_per_g; sched/release.c), which the
+ * benchmark waits for (park_release_ms, from the last park).  Where
+ * pages are not given back (the hosted build, stackrelease=0) the two
+ * are the same and the wait is skipped.
  */
 #include <stdio.h>
 #include <spindle/chan.h>
@@ -48,16 +53,43 @@ static long pages_in_use(void)
     return (long)(mem_total_count() - mem_free_count());
 }
 
-static long park_n;             /* Gs per repetition, set by the first */
-static double first_bytes;      /* bytes per G, the first repetition's */
+#define RELEASE_POLL_MS 20
+#define RELEASE_STALL_MS 5000   /* no release for this long: give up */
 
-/* out[0]: bytes per parked G; out[1]: ns per G to spawn and park it. */
+static long park_n;             /* Gs per repetition, set by the first */
+static double first[3];         /* the first repetition's out[0], [2], [3] */
+
+/* Waits until n more G slots than `since` were released, or none was for
+   RELEASE_STALL_MS; returns how many were. */
+static uint64_t wait_released(uint64_t since, long n)
+{
+    uint64_t got = 0, last = sp_nanotime();
+
+    for (;;) {
+        uint64_t now = sched_stacks_released() - since;
+
+        if (now >= (uint64_t)n)
+            return now;
+        if (now != got) {
+            got = now;
+            last = sp_nanotime();
+        } else if (sp_nanotime() - last > SP_MS(RELEASE_STALL_MS)) {
+            return got;
+        }
+        sp_sleep(SP_MS(RELEASE_POLL_MS));
+    }
+}
+
+/* out[0]: bytes per parked G once released; out[1]: ns per G to spawn
+   and park it; out[2]: bytes per G just parked; out[3]: ms until the
+   releases were done. */
 bool bench_park(double out[NFIG])
 {
-    long n = park_n ? park_n : (long)mem_free_count() / 2, before, held;
+    long n = park_n ? park_n : (long)mem_free_count() / 2, before, held,
+         fresh;
     struct park pk = { .bad = 0 };
-    uint64_t t0;
-    double ns;
+    uint64_t t0, rel0, released = 0;
+    double ns, wait_ms = 0;
 
     if (n > PARK_MAX)
         n = PARK_MAX;
@@ -80,20 +112,33 @@ bool bench_park(double out[NFIG])
        let them get there before the count. */
     for (int i = 0; i < 100; i++)
         sp_yield();
-    held = pages_in_use() - before;
+    fresh = held = pages_in_use() - before;
+    rel0 = sched_stacks_released();
+    if (sched_stackrelease_ms()) {
+        t0 = sp_nanotime();
+        released = wait_released(rel0, n);
+        wait_ms = since(t0) / 1e6;
+        held = pages_in_use() - before;
+    }
     sp_chan_close(pk.ch);
     countdown_wait(&pk.done);
     sp_chan_free(pk.ch);
-    printf("# park: %ld Gs, %ld pages in use for them while parked\n", n,
-           held);
+    printf("# park: %ld Gs, %ld pages in use for them just parked, %ld "
+           "once %lu of them gave theirs back (%.0f ms)\n", n, fresh, held,
+           (unsigned long)released, wait_ms);
     if (__atomic_load_n(&pk.bad, __ATOMIC_RELAXED)) {
         printf("# ERROR park: %ld receives on the closed channel got a "
                "value\n", pk.bad);
         return false;
     }
-    if (first_bytes == 0)
-        first_bytes = (double)held * PAGE / (double)n;
-    out[0] = first_bytes;
+    if (first[0] == 0) {
+        first[0] = (double)held * PAGE / (double)n;
+        first[1] = (double)fresh * PAGE / (double)n;
+        first[2] = wait_ms;
+    }
+    out[0] = first[0];
     out[1] = ns / (double)n;
+    out[2] = first[1];
+    out[3] = first[2];
     return true;
 }

@@ -154,6 +154,11 @@ void arch_unmap_page(uintptr_t va)
     tlb_flush_va(va);
 }
 
+/* arch_unmap_page's TLBI is broadcast (inner shareable) and waited for. */
+void arch_tlb_sync(void)
+{
+}
+
 bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
 {
     uint64_t *t = kernel_l0;

@@ -28,15 +28,19 @@
 #define ARCH_HWID_NAME "thread"
 
 /*
- * The kernel's virtual areas (kernel/vm.h): heap, stacks and G slots,
- * 256 GiB apart.  The place is one that no sanitizer claims: TSan keeps
- * application memory only in a few ranges on x86_64, and 0x5500_0000_0000
+ * The kernel's virtual areas (kernel/vm.h): heap, stacks, G slots and
+ * the G table, 256 GiB apart, up to 0x5640_0000_0000 + 256 GiB.  The
+ * place is one that no sanitizer claims: TSan keeps application memory only in a few ranges on x86_64, and 0x5500_0000_0000
  * to 0x5680_0000_0000 is the one a non-PIE binary leaves free (hosted
  * images are linked -no-pie for that reason); ASan's shadow ends far below.
  */
 #define ARCH_VM_BASE    0x554000000000UL
 #define ARCH_VM_STRIDE  0x004000000000UL
 #define ARCH_VM_AREA    0x004000000000UL
+
+/* A G slot's page is host memory, not an alias of its frame (mmu.c):
+   unmapping it loses what it holds, so parked Gs keep their pages. */
+#define ARCH_KEEPS_GSLOT_PAGES 1
 
 /* Pending interrupt bits (struct arch_cpu.pending). */
 #define PEND_TIMER  1u          /* the core's timer fired */

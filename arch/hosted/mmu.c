@@ -6,10 +6,10 @@
  * allocator as the boot memory map; its addresses serve as physical
  * addresses, so the direct map is the identity, as on bare metal.
  *
- * The three areas of kernel/vm.h are reserved at their fixed place.  The
- * heap and stack areas start inaccessible, and arch_map_page opens one
- * page at a time (mprotect), so the unmapped page below each stack stays
- * a guard.  The mapped page gets fresh host memory, not an alias of its
+ * The four areas of kernel/vm.h are reserved at their fixed place.  The
+ * heap, stack and G table areas start inaccessible, and arch_map_page
+ * opens one page at a time (mprotect), so the unmapped page below each
+ * stack stays a guard.  The mapped page gets fresh host memory, not an alias of its
  * frame (an alias needs a shared file mapping and one VMA per page): the
  * frame stays allocated, as the page's account in the page allocator, and
  * its host memory is handed back.
@@ -45,7 +45,7 @@
 
 #define NPAGES (ARCH_VM_AREA / PAGE_SIZE)
 
-static uint64_t *pte[3];        /* per area: frame | 1, or 0 */
+static uint64_t *pte[4];        /* per area: frame | 1, or 0 */
 static bool guard_regions = true;
 static uintptr_t ram_lo, ram_hi;
 
@@ -84,14 +84,16 @@ void arch_paging_init(struct bootinfo *bi)
     reserve_at(VM_HEAP_BASE, PROT_NONE);
     reserve_at(VM_STACK_BASE, PROT_NONE);
     reserve_at(VM_GSLOT_BASE, PROT_READ | PROT_WRITE);
-    for (int i = 0; i < 3; i++)
+    reserve_at(VM_GTAB_BASE, PROT_NONE);
+    for (int i = 0; i < 4; i++)
         pte[i] = hosted_reserve(NPAGES * sizeof(uint64_t));
 }
 
-/* Which area va is in (0 heap, 1 stacks, 2 G slots), or -1. */
+/* Which area va is in (0 heap, 1 stacks, 2 G slots, 3 the G table), or
+   -1. */
 static int area_of(uintptr_t va)
 {
-    if (va < VM_HEAP_BASE || va >= VM_GSLOT_BASE + VM_GSLOT_MAX)
+    if (va < VM_HEAP_BASE || va >= VM_GTAB_BASE + ARCH_VM_AREA)
         return -1;
     if ((va - VM_HEAP_BASE) % ARCH_VM_STRIDE >= ARCH_VM_AREA)
         return -1;
@@ -179,6 +181,11 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
         return false;
     *pa = (e & ~1UL) | (va & (PAGE_SIZE - 1));
     return true;
+}
+
+/* Never needed: ARCH_KEEPS_GSLOT_PAGES (arch_impl.h). */
+void arch_tlb_sync(void)
+{
 }
 
 size_t arch_page_table_pages(void)

@@ -1,0 +1,145 @@
+/*
+ * release.c - Gs parked for a while give back their stack pages.
+ *
+ * A parked G holds its slot's top page (gfree.c), most of it unused: a G
+ * blocked in a receive has a few hundred bytes of frames.  Go shrinks the
+ * stacks of idle goroutines by copying them (shrinkstack, at GC); a C
+ * stack cannot move, so here its pages go instead and its bytes are kept
+ * aside, compacted (kernel/vm.c, vm_gslot_release): the first touch of
+ * the slot, by the G when it runs again or by a channel partner reaching
+ * its sudog, maps it back.  An overflow still faults on the guard page,
+ * as the slot is whole whenever anything runs on it.
+ *
+ * When: a core about to halt for want of work runs one batch (up to
+ * RELEASE_BATCH G table entries; one core at a time).  A pass over the
+ * whole table starts at most every `stackrelease` ms (command line; 0
+ * turns it off) and takes the Gs parked since before the previous pass
+ * began: park_m stamps each G with the number of the pass then running
+ * (release_epoch), so only Gs parked a whole interval are taken.
+ *
+ * Why a G's bytes stay right (see vm.h for the two steps):
+ *   - The G is parked (G_WAITING, set by park_m after the G left its
+ *     stack) when the batch unmaps its pages.  It may be readied and run
+ *     at once; a core whose TLB still holds the pages then works on them
+ *     until arch_tlb_sync, and those writes land in the frames.
+ *   - After arch_tlb_sync no core reaches the pages without a fault, and
+ *     the fault maps them back (vm_fault) before the code goes on.  The
+ *     batch then checks again that the G is parked with its stack pointer
+ *     inside what the release keeps: if it ran meanwhile and parked
+ *     deeper, or runs, or waits preempted, the pages are mapped back.
+ *     If it is readied after the check, its first touch faults and waits
+ *     for vm_lock, which the copy holds.
+ */
+#include "arch.h"
+#include "schedimpl.h"
+#include "vm.h"
+
+#define RELEASE_DEFAULT_MS  1000
+#define RELEASE_MAX_MS      3600000
+#define RELEASE_BATCH       64
+
+uint32_t release_epoch;         /* passes started; atomic */
+
+static struct {
+    int busy;                   /* a core runs a batch; atomic exchange */
+    uint64_t interval;          /* cycles between passes, 0: never */
+    long ms;                    /* the same in ms */
+    uint64_t pass_start;        /* arch_cycles() at the last pass's start */
+    size_t cursor, end;         /* G table entries left in this pass */
+    size_t taken[RELEASE_BATCH];        /* this batch's entries */
+    uintptr_t lo[RELEASE_BATCH];        /* and their stack pointers */
+    uint64_t nreleased;         /* slots released, all passes; atomic */
+} rel;
+
+void release_init(void)
+{
+    long ms = sched_setting("stackrelease", 0, RELEASE_MAX_MS,
+                            RELEASE_DEFAULT_MS, "ms");
+
+#ifdef ARCH_KEEPS_GSLOT_PAGES
+    ms = 0;
+#endif
+    rel.ms = ms;
+    rel.interval = ms ? us_cycles((uint64_t)ms * 1000) : 0;
+}
+
+/* Parked long enough to be worth a release, as far as can be seen
+   without a lock (release_batch checks again after the TLBs drop). */
+static bool candidate(const struct g *gp, uint32_t epoch)
+{
+    return __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE) == G_WAITING &&
+           (int32_t)(epoch - __atomic_load_n(&gp->parkepoch,
+                                             __ATOMIC_RELAXED)) >= 2;
+}
+
+/* One batch of the current pass; the caller holds rel.busy. */
+static void release_batch(void)
+{
+    uint32_t epoch = __atomic_load_n(&release_epoch, __ATOMIC_RELAXED);
+    size_t n = 0, stop = rel.cursor + RELEASE_BATCH;
+
+    if (stop > rel.end)
+        stop = rel.end;
+    for (; rel.cursor < stop; rel.cursor++) {
+        struct g *gp = GTAB + rel.cursor;
+        uintptr_t sp = (uintptr_t)__atomic_load_n(&gp->sp,
+                                                  __ATOMIC_RELAXED);
+
+        if (candidate(gp, epoch) && vm_gslot_release(g_slot(gp), sp)) {
+            rel.taken[n] = rel.cursor;
+            rel.lo[n++] = sp;
+        }
+    }
+    if (!n)
+        return;
+    arch_tlb_sync();
+    for (size_t i = 0; i < n; i++) {
+        struct g *gp = GTAB + rel.taken[i];
+        bool keep = __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE) ==
+                        G_WAITING &&
+                    (uintptr_t)gp->sp >= rel.lo[i];
+
+        if (vm_gslot_release_finish(g_slot(gp), keep))
+            __atomic_add_fetch(&rel.nreleased, 1, __ATOMIC_RELAXED);
+    }
+}
+
+bool release_step(struct m *m)
+{
+    uint64_t now;
+
+    if (!rel.interval || __atomic_load_n(&rel.busy, __ATOMIC_RELAXED) ||
+        __atomic_exchange_n(&rel.busy, 1, __ATOMIC_ACQUIRE))
+        return false;
+    if (rel.cursor >= rel.end) {
+        now = arch_cycles();
+        if (rel.pass_start && now - rel.pass_start < rel.interval) {
+            __atomic_store_n(&rel.busy, 0, __ATOMIC_RELEASE);
+            return false;
+        }
+        rel.pass_start = now;
+        rel.cursor = 0;
+        rel.end = (size_t)sched_all_gs();
+        __atomic_add_fetch(&release_epoch, 1, __ATOMIC_RELAXED);
+    }
+    /* Not a spinner while at it: a G readied meanwhile wakes another
+       core (wakep sees none spinning), or this one finds it when it
+       looks again, as the caller does next (idle.c's step 4). */
+    if (m->spinning) {
+        __atomic_store_n(&m->spinning, false, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&sched.nmspinning, 1, __ATOMIC_SEQ_CST);
+    }
+    release_batch();
+    __atomic_store_n(&rel.busy, 0, __ATOMIC_RELEASE);
+    return true;
+}
+
+long sched_stackrelease_ms(void)
+{
+    return rel.ms;
+}
+
+uint64_t sched_stacks_released(void)
+{
+    return __atomic_load_n(&rel.nreleased, __ATOMIC_RELAXED);
+}

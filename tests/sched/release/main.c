@@ -1,0 +1,192 @@
+/*
+ * release - parked Gs give back their stack pages (sched/release.c,
+ * kernel/vm.c), booted with stackrelease=20 (a pass every 20 ms), and
+ * get them back, bytes intact, when anything touches them: the G itself
+ * when it runs again, or a partner that reaches into its stack (the
+ * sudog and element of a channel operation, the cases of a select).
+ *
+ * Each G fills a local array with a pattern of its own before it parks
+ * and checks it after; the pages in use must fall by most of a page per
+ * parked G while they wait, and every page must come back into the
+ * accounts once they are gone.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <spindle/chan.h>
+#include <spindle/sched.h>
+#include <spindle/sync.h>
+#include <spindle/test.h>
+#include <spindle/time.h>
+#include "mem.h"
+#include "sched.h"
+#include "vm.h"
+
+#define NGS         200
+#define WORDS       40          /* the pattern: 320 bytes of stack */
+#define WAIT_NS     SP_MS(5000) /* for the releases, on a slow host */
+
+enum how { RECV, SEND, SELECT, SLEEP, LIBC };
+
+struct parkers {
+    enum how how;
+    sp_chan *ch, *other;
+    sp_waitgroup parked, done;
+    long bad;                   /* Gs that found something wrong; atomic */
+};
+
+static uint64_t pattern(uint64_t goid, int i)
+{
+    return goid * 0x9E3779B97F4A7C15ULL ^ (uint64_t)i * 0xBF58476D1CE4E5B9ULL;
+}
+
+static void parker(void *arg)
+{
+    struct parkers *pk = arg;
+    volatile uint64_t pat[WORDS];
+    uint64_t goid = sp_goid();
+    int v = (int)goid, got = -1;
+    bool ok = true;
+
+    for (int i = 0; i < WORDS; i++)
+        pat[i] = pattern(goid, i);
+    if (pk->how == LIBC)
+        errno = (int)(goid % 1000) + 1;
+    sp_waitgroup_done(&pk->parked);
+    switch (pk->how) {
+    case RECV:
+        ok = sp_chan_recv(pk->ch, &got) && got == 7;
+        break;
+    case SEND:
+        sp_chan_send(pk->ch, &v);
+        break;
+    case SELECT: {
+        struct sp_case cs[2] = {
+            { .ch = pk->other, .dir = SP_RECV, .elem = &got },
+            { .ch = pk->ch, .dir = SP_RECV, .elem = &got },
+        };
+
+        ok = sp_select(cs, 2, true) == 1 && got == 7;
+        break;
+    }
+    case SLEEP:
+    case LIBC:
+        sp_sleep(SP_MS(300));
+        break;
+    }
+    for (int i = 0; i < WORDS; i++)
+        ok &= pat[i] == pattern(goid, i);
+    if (pk->how == LIBC)
+        ok &= errno == (int)(goid % 1000) + 1;
+    if (!ok)
+        __atomic_add_fetch(&pk->bad, 1, __ATOMIC_RELAXED);
+    sp_waitgroup_done(&pk->done);
+}
+
+static long pages_in_use(void)
+{
+    return (long)(mem_total_count() - mem_free_count());
+}
+
+/* Waits until n more slots than `since` were released; false if not
+   within WAIT_NS. */
+static bool released(uint64_t since, long n)
+{
+    uint64_t end = sp_nanotime() + WAIT_NS;
+
+    while (sched_stacks_released() - since < (uint64_t)n) {
+        if (sp_nanotime() > end)
+            return false;
+        sp_sleep(SP_MS(5));
+    }
+    return true;
+}
+
+/*
+ * Parks NGS Gs the given way, waits for their pages to go, checks the
+ * pages in use fell, then lets them go and checks what they found.
+ */
+static void run(enum how how, const char *name)
+{
+    struct parkers pk = { .how = how, .bad = 0 };
+    uint64_t since = sched_stacks_released();
+    long parked, during;
+
+    pk.ch = sp_chan_make(sizeof(int), 0);
+    pk.other = sp_chan_make(sizeof(int), 0);
+    sp_waitgroup_add(&pk.parked, NGS);
+    sp_waitgroup_add(&pk.done, NGS);
+    for (int i = 0; i < NGS; i++)
+        sp_go(parker, &pk);
+    sp_waitgroup_wait(&pk.parked);
+    parked = pages_in_use();
+    if (how == SLEEP || how == LIBC) {
+        /* They wake by themselves: at least half must be released
+           before that, and their pages given back at once. */
+        CHECKF(released(since, NGS / 2), "%s: %lu of %d parked Gs "
+               "released within 5 s", name,
+               (unsigned long)(sched_stacks_released() - since), NGS);
+    } else {
+        CHECKF(released(since, NGS), "%s: %lu of %d parked Gs released "
+               "within 5 s", name,
+               (unsigned long)(sched_stacks_released() - since), NGS);
+        during = pages_in_use();
+        printf("# %s: %lu released, pages in use %ld -> %ld\n", name,
+               (unsigned long)(sched_stacks_released() - since), parked,
+               during);
+        /* Each G held its slot's top page; a release keeps a few hundred
+           bytes of it. */
+        CHECKF(parked - during >= NGS / 2, "%s: pages in use %ld "
+               "with %d Gs parked, %ld after their release", name, parked,
+               NGS, during);
+        for (int i = 0; i < NGS; i++) {
+            int v = 7;
+
+            if (how == SEND)
+                CHECK(sp_chan_recv(pk.ch, &v) && v > 0);
+            else
+                sp_chan_send(pk.ch, &v);
+        }
+    }
+    sp_waitgroup_wait(&pk.done);
+    CHECKF(pk.bad == 0, "%s: %ld of %d Gs found their stack or value "
+           "wrong after the release", name, pk.bad, NGS);
+    sp_chan_free(pk.ch);
+    sp_chan_free(pk.other);
+}
+
+TEST(recv_parked) { run(RECV, "receivers"); }
+TEST(send_parked) { run(SEND, "senders"); }
+TEST(select_parked) { run(SELECT, "selects"); }
+TEST(sleepers) { run(SLEEP, "sleepers"); }
+TEST(libc_state_kept) { run(LIBC, "errno users"); }
+
+/* Every page a release freed came back or is accounted for: pages in use
+   match the G slots' account (vm_gslot_pages) since the first case. */
+static long free_at_start, gslot_at_start, heap_at_start, tables_at_start,
+            runq_at_start;
+
+TEST(accounts)
+{
+    long used = (long)(free_at_start - mem_free_count());
+    long grown = (long)(vm_gslot_pages() - gslot_at_start) +
+                 (long)(vm_heap_pages() - heap_at_start) +
+                 (long)(arch_page_table_pages() - tables_at_start) +
+                 (sched_runq_pages() - runq_at_start);
+
+    CHECKF(used == grown, "%ld pages in use since main started, %ld "
+           "accounted for by G slots, heap, page tables and run queue",
+           used, grown);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    free_at_start = (long)mem_free_count();
+    gslot_at_start = (long)vm_gslot_pages();
+    heap_at_start = (long)vm_heap_pages();
+    tables_at_start = (long)arch_page_table_pages();
+    runq_at_start = sched_runq_pages();
+    return sp_test_main();
+}
