@@ -17,7 +17,7 @@
 #include "vm.h"
 
 /* The G table's upper half is this file's: a word per slot, saves[]. */
-#define VM_SAVES_BASE   (VM_GTAB_BASE + VM_GTAB_MAX)
+#define VM_SAVES_BASE   (VM_GTAB_AREA + ARCH_VM_AREA / 2)
 
 struct gsave;
 static struct gsave **const saves = (struct gsave **)VM_SAVES_BASE;
@@ -253,7 +253,7 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
 #ifdef ARCH_KEEPS_GSLOT_PAGES
     return false;
 #endif
-    if (lo < top - SAVE_SPAN || lo >= top)
+    if (lo < top - SAVE_SPAN || lo > top)
         return false;
     vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);

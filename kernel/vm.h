@@ -30,8 +30,19 @@
 #define VM_STACK_MAX    ARCH_VM_AREA
 #define VM_GSLOT_BASE   (ARCH_VM_BASE + 2 * ARCH_VM_STRIDE) /* G stacks */
 #define VM_GSLOT_MAX    ARCH_VM_AREA
-#define VM_GTAB_BASE    (ARCH_VM_BASE + 3 * ARCH_VM_STRIDE) /* struct g */
-#define VM_GTAB_MAX     (ARCH_VM_AREA / 2)    /* then vm.c's own */
+#define VM_GTAB_AREA    (ARCH_VM_BASE + 3 * ARCH_VM_STRIDE) /* struct g */
+#define VM_GTAB_BASE    (VM_GTAB_AREA + VM_GTAB_COLOR)
+#define VM_GTAB_MAX     (ARCH_VM_AREA / 2 - VM_GTAB_COLOR)  /* then vm.c's */
+/*
+ * The G table starts 192 pages into its area.  A direct-mapped TLB
+ * indexed by the low bits of the page number (QEMU's soft TLB, of 256
+ * entries or more) puts the first page of every area, and of the kernel
+ * image, at index 0, the second at 1 and so on: the G table's first
+ * pages, which hold the struct g of every G a program starts with, would
+ * evict and be evicted by the first heap, stack and code pages on every
+ * switch.  192 is an index none of those reach early.
+ */
+#define VM_GTAB_COLOR   (192 * 4096UL)
 /*
  * A slot is a guard page and 16 pages of stack and struct g: 17 pages,
  * not a power of two, on purpose.  Slots 16 pages apart put every G's
@@ -100,9 +111,9 @@ void *vm_gslot_alloc(size_t entry);
 bool vm_fault(uintptr_t va);
 
 /*
- * Gives back the pages of a parked G's slot, keeping the bytes of
- * [lo, top of the slot) (at most two pages; lo is the G's saved stack
- * pointer, or lower to keep more).  Two steps, because another core may
+ * Gives back the pages of a parked or dead G's slot, keeping the bytes
+ * of [lo, top of the slot) (at most two pages, none if lo is the top;
+ * lo is a parked G's saved stack pointer, say).  Two steps, because another core may
  * still reach the pages through its TLB:
  *   vm_gslot_release unmaps them, holding their frames; false if the
  *   slot has no record free or nothing mapped, or lo is out of range.

@@ -5,7 +5,8 @@
  * page, then the stack growing down toward it, then room for newlib's
  * state, which the G sets up when it first asks for it (__getreent).
  * Only the top page is mapped at first; deeper stack pages are mapped
- * when touched.  Dead Gs keep their slot and go to
+ * when touched.  A G parked or dead for a while gives them back
+ * (release.c).  Dead Gs keep their slot and go to
  * their P's free list; past 64 the P moves a batch of 32 to the global
  * list, and an empty P takes one batch back, so cores that only spawn and
  * cores that only finish Gs do not starve each other.

@@ -507,7 +507,7 @@ mcall(void (*fn)(struct g *), bool (*unlockf)(struct g *, void *), void *arg)
     arch_irq_restore(f);
 }
 
-SP_UNSPLIT static void park_m(struct g *gp)
+SP_PARK_BLOCK static void park_m(struct g *gp)
 {
     struct m *m = thism();
 
@@ -520,7 +520,7 @@ SP_UNSPLIT static void park_m(struct g *gp)
     }
 }
 
-SP_UNSPLIT void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
+SP_PARK_BLOCK void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
             enum waitreason reason)
 {
     struct g *gp = getg();
@@ -532,13 +532,14 @@ SP_UNSPLIT void gopark(bool (*unlockf)(struct g *gp, void *arg), void *arg,
     mcall(park_m, unlockf, arg);
 }
 
-static bool unlock_spinlock(struct g *gp, void *l)
+SP_PARK_BLOCK static bool unlock_spinlock(struct g *gp, void *l)
 {
     spin_release(l);            /* interrupts stay off, as g0 runs */
     return true;
 }
 
-void gopark_unlock(struct spinlock *l, enum waitreason reason)
+SP_PARK_BLOCK void gopark_unlock(struct spinlock *l,
+                                 enum waitreason reason)
 {
     if (spin_depth() != 1 || !spin_holding(l))
         panic("gopark_unlock: goroutine %lu parks holding %d spinlocks",
@@ -640,7 +641,9 @@ static void goexit_m(struct g *gp)
 {
     struct p *p = thism()->p;
 
-    __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELAXED);
+    gp->parkepoch = __atomic_load_n(&release_epoch, __ATOMIC_RELAXED);
+    /* Release: release.c reads reent after seeing G_DEAD. */
+    __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELEASE);
     __atomic_store_n(&p->nexited, p->nexited + 1, __ATOMIC_RELAXED);
     gfput(p, gp);
 }

@@ -1,5 +1,6 @@
 /*
- * release.c - Gs parked for a while give back their stack pages.
+ * release.c - Gs parked for a while give back their stack pages, and so
+ * do dead ones on the free lists.
  *
  * A parked G holds its slot's top page (gfree.c), most of it unused: a G
  * blocked in a receive has a few hundred bytes of frames.  Go shrinks the
@@ -13,22 +14,27 @@
  * When: a core about to halt for want of work runs one batch (up to
  * RELEASE_BATCH G table entries; one core at a time).  A pass over the
  * whole table starts at most every `stackrelease` ms (command line; 0
- * turns it off) and takes the Gs parked since before the previous pass
- * began: park_m stamps each G with the number of the pass then running
- * (release_epoch), so only Gs parked a whole interval are taken.
+ * turns it off) and takes the Gs parked or dead since before the
+ * previous pass began: park_m and goexit_m stamp each G with the number
+ * of the pass then running (release_epoch), so only Gs parked or dead a
+ * whole interval are taken.  A dead G keeps only its newlib state, which
+ * the slot's next G inherits (gfree.c); a G that reuses the slot maps it
+ * back with its first touch, as a parked one does.
  *
  * Why a G's bytes stay right (see vm.h for the two steps):
  *   - The G is parked (G_WAITING, set by park_m after the G left its
- *     stack) when the batch unmaps its pages.  It may be readied and run
- *     at once; a core whose TLB still holds the pages then works on them
- *     until arch_tlb_sync, and those writes land in the frames.
+ *     stack) or dead when the batch unmaps its pages.  It may be readied
+ *     (or reused) and run at once; a core whose TLB still holds the pages
+ *     then works on them until arch_tlb_sync, and those writes land in
+ *     the frames.
  *   - After arch_tlb_sync no core reaches the pages without a fault, and
  *     the fault maps them back (vm_fault) before the code goes on.  The
- *     batch then checks again that the G is parked with its stack pointer
- *     inside what the release keeps: if it ran meanwhile and parked
- *     deeper, or runs, or waits preempted, the pages are mapped back.
- *     If it is readied after the check, its first touch faults and waits
- *     for vm_lock, which the copy holds.
+ *     batch then checks again that the G is as it was (parked with its
+ *     stack pointer inside what the release keeps, or dead with no newlib
+ *     state below it): if it ran meanwhile and parked deeper, or runs, or
+ *     waits preempted, the pages are mapped back.  If it is readied after
+ *     the check, its first touch faults and waits for vm_lock, which the
+ *     copy holds.
  */
 #include "arch.h"
 #include "schedimpl.h"
@@ -46,9 +52,9 @@ static struct {
     long ms;                    /* the same in ms */
     uint64_t pass_start;        /* arch_cycles() at the last pass's start */
     size_t cursor, end;         /* G table entries left in this pass */
-    size_t taken[RELEASE_BATCH];        /* this batch's entries */
-    uintptr_t lo[RELEASE_BATCH];        /* and their stack pointers */
-    uint64_t nreleased;         /* slots released, all passes; atomic */
+    size_t taken[RELEASE_BATCH];        /* this batch's entries, */
+    int state[RELEASE_BATCH];           /* their status then, */
+    uintptr_t lo[RELEASE_BATCH];        /* and what was to be kept */
 } rel;
 
 void release_init(void)
@@ -63,13 +69,23 @@ void release_init(void)
     rel.interval = ms ? us_cycles((uint64_t)ms * 1000) : 0;
 }
 
-/* Parked long enough to be worth a release, as far as can be seen
-   without a lock (release_batch checks again after the TLBs drop). */
-static bool candidate(const struct g *gp, uint32_t epoch)
+/*
+ * What of gp's slot must be kept: from the stack pointer up for a parked
+ * G; for a dead one only its newlib state, if it has any (the next G of
+ * the slot keeps it, gfree.c), else nothing.  0 if gp is neither, or has
+ * not been so for long enough (a pass and a whole interval).  Read
+ * without a lock; release_batch checks again after the TLBs drop.
+ */
+static uintptr_t keep_from(const struct g *gp, int *st, uint32_t epoch)
 {
-    return __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE) == G_WAITING &&
-           (int32_t)(epoch - __atomic_load_n(&gp->parkepoch,
-                                             __ATOMIC_RELAXED)) >= 2;
+    *st = __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE);
+    if ((*st != G_WAITING && *st != G_DEAD) ||
+        (int32_t)(epoch - __atomic_load_n(&gp->parkepoch,
+                                          __ATOMIC_RELAXED)) < 2)
+        return 0;
+    if (*st == G_WAITING)
+        return (uintptr_t)__atomic_load_n(&gp->sp, __ATOMIC_RELAXED);
+    return gp->reent ? (uintptr_t)gp->reent : g_slot(gp) + VM_GSLOT_SIZE;
 }
 
 /* One batch of the current pass; the caller holds rel.busy. */
@@ -77,30 +93,35 @@ static void release_batch(void)
 {
     uint32_t epoch = __atomic_load_n(&release_epoch, __ATOMIC_RELAXED);
     size_t n = 0, stop = rel.cursor + RELEASE_BATCH;
+    int st;
 
     if (stop > rel.end)
         stop = rel.end;
     for (; rel.cursor < stop; rel.cursor++) {
         struct g *gp = GTAB + rel.cursor;
-        uintptr_t sp = (uintptr_t)__atomic_load_n(&gp->sp,
-                                                  __ATOMIC_RELAXED);
+        uintptr_t lo = keep_from(gp, &st, epoch);
 
-        if (candidate(gp, epoch) && vm_gslot_release(g_slot(gp), sp)) {
+        if (lo && vm_gslot_release(g_slot(gp), lo)) {
             rel.taken[n] = rel.cursor;
-            rel.lo[n++] = sp;
+            rel.state[n] = st;
+            rel.lo[n++] = lo;
         }
     }
     if (!n)
         return;
     arch_tlb_sync();
+    /* Keep only if the G is as it was, and what it needs is above lo
+       (a G that ran meanwhile may have parked deeper, or died and left a
+       newlib state that was not there). */
     for (size_t i = 0; i < n; i++) {
         struct g *gp = GTAB + rel.taken[i];
         bool keep = __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE) ==
-                        G_WAITING &&
-                    (uintptr_t)gp->sp >= rel.lo[i];
+                        rel.state[i] &&
+                    (rel.state[i] != G_WAITING ||
+                     (uintptr_t)gp->sp >= rel.lo[i]) &&
+                    (!gp->reent || (uintptr_t)gp->reent >= rel.lo[i]);
 
-        if (vm_gslot_release_finish(g_slot(gp), keep))
-            __atomic_add_fetch(&rel.nreleased, 1, __ATOMIC_RELAXED);
+        vm_gslot_release_finish(g_slot(gp), keep);
     }
 }
 
@@ -141,5 +162,5 @@ long sched_stackrelease_ms(void)
 
 uint64_t sched_stacks_released(void)
 {
-    return __atomic_load_n(&rel.nreleased, __ATOMIC_RELAXED);
+    return vm_gslots_released();
 }

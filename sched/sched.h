@@ -283,8 +283,8 @@ long sched_live_gs(void);
 /* Dead Gs on the free lists (per-P and global) and all Gs ever made. */
 long sched_free_gs(void);
 long sched_all_gs(void);
-/* G slots whose pages parked Gs gave back (release.c), since boot; and
-   the interval of the passes that look for them, 0 if none do. */
+/* G slots whose pages are given back now (release.c), and the interval
+   of the passes that look for Gs to release, 0 if none do. */
 uint64_t sched_stacks_released(void);
 long sched_stackrelease_ms(void);
 

@@ -67,6 +67,11 @@ void injectglist(struct g *list);
    aligned so that it never straddles a page boundary (the cost above). */
 #define SP_UNSPLIT __attribute__((aligned(2048)))
 
+/* The functions of a park, which call one another: together in one
+   2 KiB-aligned block (the linker scripts check the size), so that no
+   build's layout puts a call between them across a page boundary. */
+#define SP_PARK_BLOCK __attribute__((section(".text.park")))
+
 /* proc.c: puts gp at the tail of p's ring, half the ring going global
    on overflow. */
 void runqput_ring(struct p *p, struct g *gp);

@@ -59,8 +59,8 @@ static long pages_in_use(void)
 static long park_n;             /* Gs per repetition, set by the first */
 static double first[3];         /* the first repetition's out[0], [2], [3] */
 
-/* Waits until n more G slots than `since` were released, or none was for
-   RELEASE_STALL_MS; returns how many were. */
+/* Waits until n more G slots than `since` are released, or none was for
+   RELEASE_STALL_MS; returns how many more are. */
 static uint64_t wait_released(uint64_t since, long n)
 {
     uint64_t got = 0, last = sp_nanotime();
@@ -68,7 +68,7 @@ static uint64_t wait_released(uint64_t since, long n)
     for (;;) {
         uint64_t now = sched_stacks_released() - since;
 
-        if (now >= (uint64_t)n)
+        if ((long)now >= n)
             return now;
         if (now != got) {
             got = now;
@@ -103,6 +103,7 @@ bool bench_park(double out[NFIG])
     countdown_init(&pk.parked, n);
     countdown_init(&pk.done, n);
     before = pages_in_use() - sched_all_gs();
+    rel0 = sched_stacks_released();
     t0 = sp_nanotime();
     for (long i = 0; i < n; i++)
         sp_go(parker, &pk);
@@ -113,7 +114,6 @@ bool bench_park(double out[NFIG])
     for (int i = 0; i < 100; i++)
         sp_yield();
     fresh = held = pages_in_use() - before;
-    rel0 = sched_stacks_released();
     if (sched_stackrelease_ms()) {
         t0 = sp_nanotime();
         released = wait_released(rel0, n);
@@ -124,8 +124,8 @@ bool bench_park(double out[NFIG])
     countdown_wait(&pk.done);
     sp_chan_free(pk.ch);
     printf("# park: %ld Gs, %ld pages in use for them just parked, %ld "
-           "once %lu of them gave theirs back (%.0f ms)\n", n, fresh, held,
-           (unsigned long)released, wait_ms);
+           "once %ld of them gave theirs back (%.0f ms)\n", n, fresh, held,
+           (long)released, wait_ms);
     if (__atomic_load_n(&pk.bad, __ATOMIC_RELAXED)) {
         printf("# ERROR park: %ld receives on the closed channel got a "
                "value\n", pk.bad);

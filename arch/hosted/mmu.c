@@ -84,7 +84,7 @@ void arch_paging_init(struct bootinfo *bi)
     reserve_at(VM_HEAP_BASE, PROT_NONE);
     reserve_at(VM_STACK_BASE, PROT_NONE);
     reserve_at(VM_GSLOT_BASE, PROT_READ | PROT_WRITE);
-    reserve_at(VM_GTAB_BASE, PROT_NONE);
+    reserve_at(VM_GTAB_AREA, PROT_NONE);
     for (int i = 0; i < 4; i++)
         pte[i] = hosted_reserve(NPAGES * sizeof(uint64_t));
 }
@@ -93,7 +93,7 @@ void arch_paging_init(struct bootinfo *bi)
    -1. */
 static int area_of(uintptr_t va)
 {
-    if (va < VM_HEAP_BASE || va >= VM_GTAB_BASE + ARCH_VM_AREA)
+    if (va < VM_HEAP_BASE || va >= VM_GTAB_AREA + ARCH_VM_AREA)
         return -1;
     if ((va - VM_HEAP_BASE) % ARCH_VM_STRIDE >= ARCH_VM_AREA)
         return -1;

@@ -8,7 +8,8 @@
  * Each G fills a local array with a pattern of its own before it parks
  * and checks it after; the pages in use must fall by most of a page per
  * parked G while they wait, and every page must come back into the
- * accounts once they are gone.
+ * accounts once they are gone.  Dead Gs give theirs back too, and the
+ * Gs that reuse their slots start with errno 0.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -88,13 +89,13 @@ static long pages_in_use(void)
     return (long)(mem_total_count() - mem_free_count());
 }
 
-/* Waits until n more slots than `since` were released; false if not
+/* Waits until n more slots than `since` are released; false if not
    within WAIT_NS. */
 static bool released(uint64_t since, long n)
 {
     uint64_t end = sp_nanotime() + WAIT_NS;
 
-    while (sched_stacks_released() - since < (uint64_t)n) {
+    while ((long)(sched_stacks_released() - since) < n) {
         if (sp_nanotime() > end)
             return false;
         sp_sleep(SP_MS(5));
@@ -123,16 +124,16 @@ static void run(enum how how, const char *name)
     if (how == SLEEP || how == LIBC) {
         /* They wake by themselves: at least half must be released
            before that, and their pages given back at once. */
-        CHECKF(released(since, NGS / 2), "%s: %lu of %d parked Gs "
+        CHECKF(released(since, NGS / 2), "%s: %ld of %d parked Gs "
                "released within 5 s", name,
-               (unsigned long)(sched_stacks_released() - since), NGS);
+               (long)(sched_stacks_released() - since), NGS);
     } else {
-        CHECKF(released(since, NGS), "%s: %lu of %d parked Gs released "
+        CHECKF(released(since, NGS), "%s: %ld of %d parked Gs released "
                "within 5 s", name,
-               (unsigned long)(sched_stacks_released() - since), NGS);
+               (long)(sched_stacks_released() - since), NGS);
         during = pages_in_use();
-        printf("# %s: %lu released, pages in use %ld -> %ld\n", name,
-               (unsigned long)(sched_stacks_released() - since), parked,
+        printf("# %s: %ld released, pages in use %ld -> %ld\n", name,
+               (long)(sched_stacks_released() - since), parked,
                during);
         /* Each G held its slot's top page; a release keeps a few hundred
            bytes of it. */
@@ -160,6 +161,56 @@ TEST(send_parked) { run(SEND, "senders"); }
 TEST(select_parked) { run(SELECT, "selects"); }
 TEST(sleepers) { run(SLEEP, "sleepers"); }
 TEST(libc_state_kept) { run(LIBC, "errno users"); }
+
+/* A G that exits on a clean slot: errno starts at 0, and its stack and
+   errno hold what it puts there. */
+static void reuser(void *arg)
+{
+    struct parkers *pk = arg;
+    volatile uint64_t pat[WORDS];
+    uint64_t goid = sp_goid();
+    bool ok = errno == 0;
+
+    for (int i = 0; i < WORDS; i++)
+        pat[i] = pattern(goid, i);
+    errno = (int)(goid % 1000) + 1;
+    sp_yield();
+    for (int i = 0; i < WORDS; i++)
+        ok &= pat[i] == pattern(goid, i);
+    ok &= errno == (int)(goid % 1000) + 1;
+    if (!ok)
+        __atomic_add_fetch(&pk->bad, 1, __ATOMIC_RELAXED);
+    sp_waitgroup_done(&pk->done);
+}
+
+/* Dead Gs give their slots' pages back too, and new Gs in those slots
+   (the free lists hand them out first) run as in fresh ones. */
+TEST(dead_gs)
+{
+    struct parkers pk = { .bad = 0 };
+    uint64_t end;
+    long dead;
+
+    sp_waitgroup_add(&pk.done, NGS);
+    for (int i = 0; i < NGS; i++)
+        sp_go(reuser, &pk);
+    sp_waitgroup_wait(&pk.done);
+    CHECKF(pk.bad == 0, "%ld of %d Gs found errno or their stack wrong",
+           pk.bad, NGS);
+    dead = pages_in_use();
+    end = sp_nanotime() + WAIT_NS;
+    while (dead - pages_in_use() < NGS * 3 / 4 && sp_nanotime() < end)
+        sp_sleep(SP_MS(5));
+    printf("# dead Gs: pages in use %ld -> %ld\n", dead, pages_in_use());
+    CHECKF(dead - pages_in_use() >= NGS * 3 / 4, "pages in use %ld with "
+           "%d dead Gs, %ld 5 s later", dead, NGS, pages_in_use());
+    sp_waitgroup_add(&pk.done, NGS);
+    for (int i = 0; i < NGS; i++)
+        sp_go(reuser, &pk);
+    sp_waitgroup_wait(&pk.done);
+    CHECKF(pk.bad == 0, "%ld of %d Gs in released slots found errno or "
+           "their stack wrong", pk.bad, NGS);
+}
 
 /* Every page a release freed came back or is accounted for: pages in use
    match the G slots' account (vm_gslot_pages) since the first case. */
