@@ -91,7 +91,11 @@ void *vm_gslot_alloc(size_t entry)
     f = spin_lock(&vm_lock);
     base = gslot_next;
     tab_end = VM_GTAB_BASE + (vm_gslot_index(base) + 1) * entry;
+#ifdef ARCH_KEEPS_GSLOT_PAGES
+    saves_end = VM_SAVES_BASE;          /* nothing is ever released */
+#else
     saves_end = (uintptr_t)&saves[vm_gslot_index(base) + 1];
+#endif
 
     /* The tables grow in whole pages, ahead of the slots they describe. */
     if (base + VM_GSLOT_SIZE <= VM_GSLOT_BASE + VM_GSLOT_MAX) {
@@ -351,8 +355,12 @@ bool vm_fault(uintptr_t va)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
+#ifndef ARCH_KEEPS_GSLOT_PAGES
     if ((s = saves[vm_gslot_index(va)]))
         restore(vm_gslot_of(va), s);
+#else
+    (void)s;
+#endif
     /* Another core may have mapped it meanwhile (a G's stack touched by
        another G, a channel partner say, while its pages were given
        back). */

@@ -44,7 +44,7 @@ static struct {
 /* A new G in a fresh slot, or NULL when memory ran out. */
 static struct g *malg(void)
 {
-    char *slot = vm_gslot_alloc(sizeof(struct g));
+    char *slot = vm_gslot_alloc(GSLOT_G_ENTRY);
     struct g *gp;
     unsigned long f;
 

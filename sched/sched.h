@@ -170,26 +170,63 @@ struct m {
 
 /* ---- Running Gs ------------------------------------------------------ */
 
+#ifndef ARCH_KEEPS_GSLOT_PAGES
 /* The G table (kernel/vm.h): slot i's struct g is entry i.  It stays
-   mapped while the slot's pages are given back. */
-#define GTAB ((struct g *)VM_GTAB_BASE)
+   mapped while the slot's pages are given back (release.c). */
+#define GSLOT_G_ENTRY sizeof(struct g)  /* vm_gslot_alloc's table entry */
 
-static inline struct g *gslot_g(uintptr_t slot)
+/* The G of the slot that holds va. */
+static inline struct g *gslot_g(uintptr_t va)
 {
-    return GTAB + vm_gslot_index(slot);
+    return (struct g *)VM_GTAB_BASE + vm_gslot_index(va);
 }
 
 /* The base of gp's slot (its guard page). */
 static inline uintptr_t g_slot(const struct g *gp)
 {
-    return VM_GSLOT_BASE + (uintptr_t)(gp - GTAB) * VM_GSLOT_SIZE;
+    return VM_GSLOT_BASE +
+           (uintptr_t)(gp - (struct g *)VM_GTAB_BASE) * VM_GSLOT_SIZE;
 }
 
-/* Where the slot keeps its G's newlib state: its top bytes. */
+/* The end of what the slot holds for its G: stack, then newlib state. */
+static inline uintptr_t gslot_top(uintptr_t slot)
+{
+    return slot + VM_GSLOT_SIZE;
+}
+#else
+/* A build whose slots keep their pages (the hosted one) keeps struct g
+   at the top of the slot, in the page that the G holds anyway, and has
+   no G table. */
+#define GSLOT_G_ENTRY 0
+
+static inline struct g *gslot_g(uintptr_t va)
+{
+    return (struct g *)((vm_gslot_of(va) + VM_GSLOT_SIZE -
+                         sizeof(struct g)) & ~63UL);
+}
+
+static inline uintptr_t g_slot(const struct g *gp)
+{
+    return vm_gslot_of((uintptr_t)gp);
+}
+
+static inline uintptr_t gslot_top(uintptr_t slot)
+{
+    return (uintptr_t)gslot_g(slot);
+}
+#endif
+
+/* Where the slot keeps its G's newlib state: right below gslot_top. */
 static inline struct _reent *gslot_reent(uintptr_t slot)
 {
-    return (struct _reent *)((slot + VM_GSLOT_SIZE -
-                              sizeof(struct _reent)) & ~63UL);
+    return (struct _reent *)((gslot_top(slot) - sizeof(struct _reent)) &
+                             ~63UL);
+}
+
+/* The G of slot i: slots are made in order (release.c walks them). */
+static inline struct g *gslot_index_g(size_t i)
+{
+    return gslot_g(VM_GSLOT_BASE + i * VM_GSLOT_SIZE);
 }
 
 /*
