@@ -362,9 +362,10 @@ void arch_unmap_page(uintptr_t va);
 
 /*
  * Makes every core drop the translations that arch_unmap_page removed
- * before the call, on any core; returns when none can use them any more.
- * From a G or the idle path, holding no spinlock: other cores may have
- * to flush between Gs (smp_call_all).  An arch whose unmapped G slot
+ * before the call, on any core, and returns when none can use them any
+ * more and every other core has been between Gs since the call
+ * (smp_call_all), so that what a G started before is seen as started.
+ * From a G or the idle path, holding no spinlock.  An arch whose unmapped G slot
  * page loses what it held (the hosted build) defines
  * ARCH_KEEPS_GSLOT_PAGES, and kernel/vm.c then gives back no G's pages.
  */

@@ -164,6 +164,19 @@ static struct {
 } recs;
 
 static size_t released;         /* slots in either state */
+static uint64_t nreleases;      /* finished releases since boot */
+
+/*
+ * UNMAPPED records come from a pool of their own, not rec_alloc: between
+ * the unmap and the record's finish a G may run on the slot (readied at
+ * once), and if it holds mem_lock when it touches its stack, its fault
+ * waits for vm_lock; a release that took mem_lock under vm_lock then
+ * would wait for it in turn.
+ */
+#define HELD_MAX 64
+static struct gsave held[HELD_MAX];
+static struct gsave *held_free;         /* linked through lo */
+static bool held_ready;
 
 static void *rec_alloc(size_t bytes)
 {
@@ -194,6 +207,33 @@ static void rec_free(void *r, size_t bytes)
 
     *(void **)r = recs.free[c];
     recs.free[c] = r;
+}
+
+static struct gsave *held_get(void)
+{
+    struct gsave *s;
+
+    if (!held_ready) {
+        for (int i = 0; i < HELD_MAX; i++) {
+            held[i].lo = (uintptr_t)held_free;
+            held_free = &held[i];
+        }
+        held_ready = true;
+    }
+    if ((s = held_free))
+        held_free = (struct gsave *)s->lo;
+    return s;
+}
+
+/* Frees a record of either kind. */
+static void gsave_free(struct gsave *s)
+{
+    if (s->state == REC_UNMAPPED) {
+        s->lo = (uintptr_t)held_free;
+        held_free = s;
+    } else {
+        rec_free(s, s->bytes);
+    }
 }
 
 /* Where the byte at va of the unmapped slot lies, NULL if its page had
@@ -243,7 +283,7 @@ static void restore(uintptr_t slot, struct gsave *s)
     }
     saves[vm_gslot_index(slot)] = NULL;
     released--;
-    rec_free(s, s->bytes);
+    gsave_free(s);
 }
 
 bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
@@ -261,7 +301,7 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
         return false;
     vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
-    if (!saves[vm_gslot_index(slot)] && (s = rec_alloc(sizeof *s))) {
+    if (!saves[vm_gslot_index(slot)] && (s = held_get())) {
         s->state = REC_UNMAPPED;
         s->bytes = sizeof *s;
         s->lo = lo & ~(uintptr_t)(CHUNK - 1);
@@ -280,14 +320,14 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
             saves[vm_gslot_index(slot)] = s;
             released++;
         } else {
-            rec_free(s, s->bytes);
+            gsave_free(s);
         }
     }
     spin_unlock(&vm_lock, f);
     return any;
 }
 
-bool vm_gslot_release_finish(uintptr_t slot, bool keep)
+int vm_gslot_release_finish(uintptr_t slot, bool keep)
 {
     uintptr_t top = slot + VM_GSLOT_SIZE;
     struct gsave *s, *d = NULL;
@@ -300,7 +340,7 @@ bool vm_gslot_release_finish(uintptr_t slot, bool keep)
     s = saves[vm_gslot_index(slot)];
     if (!s || s->state != REC_UNMAPPED) {
         spin_unlock(&vm_lock, f);
-        return false;           /* touched meanwhile: mapped back */
+        return 0;               /* touched meanwhile: mapped back */
     }
     for (uintptr_t va = s->lo; va < top; va += CHUNK) {
         const char *p = frame_byte(s, slot, va);
@@ -311,7 +351,7 @@ bool vm_gslot_release_finish(uintptr_t slot, bool keep)
     if (!keep || bytes > REC_MAX || !(d = rec_alloc(bytes))) {
         restore(slot, s);
         spin_unlock(&vm_lock, f);
-        return false;
+        return keep ? -1 : 0;
     }
     d->state = REC_SAVED;
     d->bytes = bytes;
@@ -333,14 +373,31 @@ bool vm_gslot_release_finish(uintptr_t slot, bool keep)
             gslot_pages--;
         }
     saves[vm_gslot_index(slot)] = d;
-    rec_free(s, s->bytes);
+    gsave_free(s);
+    __atomic_store_n(&nreleases, nreleases + 1, __ATOMIC_RELAXED);
     spin_unlock(&vm_lock, f);
-    return true;
+    return 1;
+}
+
+void vm_page_accounts(size_t *mem_free, size_t *gslot)
+{
+    unsigned long f;
+
+    vm_stack_probe(VM_PROBE_BYTES);
+    f = spin_lock(&vm_lock);
+    *mem_free = mem_free_count();
+    *gslot = gslot_pages;
+    spin_unlock(&vm_lock, f);
 }
 
 size_t vm_gslots_released(void)
 {
     return __atomic_load_n(&released, __ATOMIC_RELAXED);
+}
+
+uint64_t vm_gslot_releases(void)
+{
+    return __atomic_load_n(&nreleases, __ATOMIC_RELAXED);
 }
 
 bool vm_fault(uintptr_t va)

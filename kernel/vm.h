@@ -118,18 +118,24 @@ bool vm_fault(uintptr_t va);
  *   slot has no record free or nothing mapped, or lo is out of range.
  *   Then arch_tlb_sync, after which no core can reach them.
  *   vm_gslot_release_finish keeps the bytes that are not zero and frees
- *   the frames; false if the slot was touched meanwhile (then it is whole
- *   again), the bytes do not fit a record, or keep is false (the caller
- *   saw that the G ran meanwhile): then the frames are mapped back.
+ *   the frames (1); or the slot was touched meanwhile and is whole again,
+ *   or keep is false (the caller saw that the G ran meanwhile) and the
+ *   frames are mapped back (0); or they are mapped back because the
+ *   bytes do not fit a record, or no memory is left for one (-1).
  * Any touch of the slot afterwards, by its G or another, faults and maps
- * it back first (vm_fault).  The caller sees that the G cannot run in
- * between (it is parked, and off its stack) and that one core at a time
- * releases a given slot.  From a G or the idle path, no spinlock held.
+ * it back first (vm_fault).  The caller checks after arch_tlb_sync that
+ * the G did not run in between (keep), and sees that one core at a time
+ * releases and that at most 64 slots are between the two steps.  From a
+ * G or the idle path, no spinlock held.
  */
 bool vm_gslot_release(uintptr_t slot, uintptr_t lo);
-bool vm_gslot_release_finish(uintptr_t slot, bool keep);
-/* Slots whose pages are given back now. */
+int vm_gslot_release_finish(uintptr_t slot, bool keep);
+/* Slots whose pages are given back now; releases finished since boot. */
 size_t vm_gslots_released(void);
+uint64_t vm_gslot_releases(void);
+/* The page allocator's free pages and vm_gslot_pages, read together: a
+   release (in the background, on an idle core) changes both at once. */
+void vm_page_accounts(size_t *mem_free, size_t *gslot);
 /* True if va lies in a stack guard page (a stack overflowed into it). */
 bool vm_is_stack_guard(uintptr_t va);
 

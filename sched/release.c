@@ -121,7 +121,10 @@ static void release_batch(void)
                      (uintptr_t)gp->sp >= rel.lo[i]) &&
                     (!gp->reent || (uintptr_t)gp->reent >= rel.lo[i]);
 
-        vm_gslot_release_finish(g_slot(gp), keep);
+        /* Too much to keep (or no memory for it): not again until the G
+           parks or dies again, which stamps it anew. */
+        if (vm_gslot_release_finish(g_slot(gp), keep) < 0)
+            gp->parkepoch = epoch + INT32_MAX;
     }
 }
 

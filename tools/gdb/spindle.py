@@ -314,15 +314,23 @@ class GoroutineView:
         self.thread = threads.get(self.core) if self.core is not None else None
         self.start_fn = None
         self.regs = None
+        self.unreadable = None
         if self.core is not None:
             return
         arch = image.arch
-        self.regs = arch.trapped(gp)
-        if self.regs is None:
-            if arch.start is not None and arch.return_pc(gp) == arch.start:
-                self.start_fn = func_name(u64(gp['fn']))
-            else:
-                self.regs = arch.switched(gp)
+        try:
+            self.regs = arch.trapped(gp)
+            if self.regs is None:
+                if (arch.start is not None and
+                        arch.return_pc(gp) == arch.start):
+                    self.start_fn = func_name(u64(gp['fn']))
+                else:
+                    self.regs = arch.switched(gp)
+        except gdb.MemoryError:
+            # A G parked for a while gave its stack pages back
+            # (sched/release.c): they come back when it runs.
+            self.unreadable = ('its stack pages are given back while it '
+                               'waits (stackrelease=)')
 
     def last_core(self):
         if self.core is not None:
@@ -359,6 +367,8 @@ class GoroutineView:
     def where(self, regs=None):
         if self.start_fn is not None:
             return '%s (not started)' % self.start_fn
+        if self.unreadable is not None:
+            return '? (%s)' % self.unreadable
         try:
             return self.run(lambda: where(self.image), regs)
         except gdb.error as e:
@@ -443,6 +453,9 @@ restored after it; a running G from the thread of its core."""
             if v.start_fn is not None:
                 print('  not started: will run %s(%#x)' % (
                     v.start_fn, u64(v.gp['arg'])))
+                continue
+            if v.unreadable is not None:
+                print('  no registers: %s' % v.unreadable)
                 continue
             v.run(lambda: gdb.execute(cmd, from_tty))
 

@@ -438,11 +438,16 @@ TEST(pages_all_cores)
    global run queue. */
 TEST(leak_check)
 {
-    long used = (long)(free_at_start - mem_free_count());
-    long grown = (long)(vm_heap_pages() - heap_at_start) +
-                 (long)(vm_gslot_pages() - gslot_at_start) +
-                 (long)(arch_page_table_pages() - tables_at_start) +
-                 (sched_runq_pages() - runq_at_start);
+    size_t mem_free, gslot;
+    long used, grown;
+
+    /* Together: idle cores may be releasing Gs' pages meanwhile. */
+    vm_page_accounts(&mem_free, &gslot);
+    used = (long)(free_at_start - mem_free);
+    grown = (long)(vm_heap_pages() - heap_at_start) +
+            (long)(gslot - gslot_at_start) +
+            (long)(arch_page_table_pages() - tables_at_start) +
+            (sched_runq_pages() - runq_at_start);
 
     CHECKF(used == grown, "%ld pages in use since main started, %ld "
            "accounted for by heap, G stacks, page tables and the global "
@@ -451,10 +456,9 @@ TEST(leak_check)
 
 int main(int argc, char **argv)
 {
-    free_at_start = mem_free_count();
+    vm_page_accounts(&free_at_start, &gslot_at_start);
     tables_at_start = arch_page_table_pages();
     heap_at_start = vm_heap_pages();
-    gslot_at_start = vm_gslot_pages();
     runq_at_start = sched_runq_pages();
     want_cores = expected_cores(argc, argv);
     return sp_test_main();

@@ -214,17 +214,21 @@ TEST(dead_gs)
 
 /* Every page a release freed came back or is accounted for: pages in use
    match the G slots' account (vm_gslot_pages) since the first case. */
-static long free_at_start, gslot_at_start, heap_at_start, tables_at_start,
-            runq_at_start;
+static size_t free_at_start, gslot_at_start;
+static long heap_at_start, tables_at_start, runq_at_start;
 
 TEST(accounts)
 {
-    long used = (long)(free_at_start - mem_free_count());
-    long grown = (long)(vm_gslot_pages() - gslot_at_start) +
-                 (long)(vm_heap_pages() - heap_at_start) +
-                 (long)(arch_page_table_pages() - tables_at_start) +
-                 (sched_runq_pages() - runq_at_start);
+    size_t mem_free, gslot;
+    long used, grown;
 
+    /* Together: idle cores may be releasing Gs' pages meanwhile. */
+    vm_page_accounts(&mem_free, &gslot);
+    used = (long)(free_at_start - mem_free);
+    grown = (long)(gslot - gslot_at_start) +
+            (long)(vm_heap_pages() - heap_at_start) +
+            (long)(arch_page_table_pages() - tables_at_start) +
+            (sched_runq_pages() - runq_at_start);
     CHECKF(used == grown, "%ld pages in use since main started, %ld "
            "accounted for by G slots, heap, page tables and run queue",
            used, grown);
@@ -234,8 +238,7 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    free_at_start = (long)mem_free_count();
-    gslot_at_start = (long)vm_gslot_pages();
+    vm_page_accounts(&free_at_start, &gslot_at_start);
     heap_at_start = (long)vm_heap_pages();
     tables_at_start = (long)arch_page_table_pages();
     runq_at_start = sched_runq_pages();

@@ -252,13 +252,16 @@ static void progress(const struct gcensus *c, uint64_t now)
     uint64_t s = (now - t0) / 1000000;
 
     printf("soak: %lu.%03lu s, round %d: %lu Gs created (%lu/s), %lu switches "
-           "(%lu/s), %zu MiB free, %lu broken\n",
+           "(%lu/s), %zu MiB free, %lu G slots released (%zu now), %lu "
+           "broken\n",
            (unsigned long)(s / 1000), (unsigned long)(s % 1000), rounds,
            (unsigned long)(c->created - base.created),
            (unsigned long)((c->created - base.created) * 1000 / (s ? s : 1)),
            (unsigned long)(c->switches - base.switches),
            (unsigned long)((c->switches - base.switches) * 1000 / (s ? s : 1)),
-           mem_free_count() * 4096 >> 20, (unsigned long)tally.bad);
+           mem_free_count() * 4096 >> 20,
+           (unsigned long)vm_gslot_releases(), vm_gslots_released(),
+           (unsigned long)tally.bad);
 }
 
 static void soak(void)
