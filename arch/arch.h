@@ -361,15 +361,13 @@ int arch_map_page(uintptr_t va, uint64_t pa, int flags);
 void arch_unmap_page(uintptr_t va);
 
 /*
- * Makes every core drop the translations that arch_unmap_page removed
- * before the call, on any core, and returns when none can use them any
- * more and every other core has been between Gs since the call
- * (smp_call_all), so that what a G started before is seen as started.
- * From a G or the idle path, holding no spinlock.  An arch whose unmapped G slot
- * page loses what it held (the hosted build) defines
- * ARCH_KEEPS_GSLOT_PAGES, and kernel/vm.c then gives back no G's pages.
+ * Drops this core's translations of pages that arch_unmap_page removed
+ * on another core (which flushed only its own TLB, unless the arch
+ * broadcasts the flush).  An arch whose unmapped G slot page loses what
+ * it held (the hosted build) defines ARCH_KEEPS_GSLOT_PAGES, and
+ * kernel/vm.c then gives back no G's pages.
  */
-void arch_tlb_sync(void);
+void arch_tlb_flush_local(void);
 
 /* Pages the page tables themselves use (for leak checks). */
 size_t arch_page_table_pages(void);

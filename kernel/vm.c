@@ -163,7 +163,8 @@ static struct {
     char *end[REC_CLASSES];
 } recs;
 
-static size_t released;         /* slots in either state */
+static size_t released;         /* slots in either state; atomic stores
+                                   under vm_lock */
 static uint64_t nreleases;      /* finished releases since boot */
 
 /*
@@ -282,7 +283,7 @@ static void restore(uintptr_t slot, struct gsave *s)
             }
     }
     saves[vm_gslot_index(slot)] = NULL;
-    released--;
+    __atomic_store_n(&released, released - 1, __ATOMIC_RELAXED);
     gsave_free(s);
 }
 
@@ -318,7 +319,7 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
         }
         if (any) {
             saves[vm_gslot_index(slot)] = s;
-            released++;
+            __atomic_store_n(&released, released + 1, __ATOMIC_RELAXED);
         } else {
             gsave_free(s);
         }
@@ -330,6 +331,7 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
 int vm_gslot_release_finish(uintptr_t slot, bool keep)
 {
     uintptr_t top = slot + VM_GSLOT_SIZE;
+    uint64_t bitmap[SAVE_SPAN / CHUNK / 64] = { 0 };
     struct gsave *s, *d = NULL;
     size_t n = 0, i = 0, bytes;
     unsigned long f;
@@ -342,10 +344,13 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
         spin_unlock(&vm_lock, f);
         return 0;               /* touched meanwhile: mapped back */
     }
-    for (uintptr_t va = s->lo; va < top; va += CHUNK) {
+    for (uintptr_t va = s->lo; va < top; va += CHUNK, i++) {
         const char *p = frame_byte(s, slot, va);
 
-        n += p && !chunk_zero(p);
+        if (p && !chunk_zero(p)) {
+            bitmap[i / 64] |= 1UL << (i % 64);
+            n++;
+        }
     }
     bytes = offsetof(struct gsave, saved.data) + n * CHUNK;
     if (!keep || bytes > REC_MAX || !(d = rec_alloc(bytes))) {
@@ -356,17 +361,14 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
     d->state = REC_SAVED;
     d->bytes = bytes;
     d->lo = s->lo;
-    memset(d->saved.bitmap, 0, sizeof d->saved.bitmap);
+    memcpy(d->saved.bitmap, bitmap, sizeof bitmap);
     to = d->saved.data;
-    for (uintptr_t va = s->lo; va < top; va += CHUNK, i++) {
-        const char *p = frame_byte(s, slot, va);
-
-        if (p && !chunk_zero(p)) {
-            memcpy(to, p, CHUNK);
+    i = 0;
+    for (uintptr_t va = s->lo; va < top; va += CHUNK, i++)
+        if (bitmap[i / 64] & (1UL << (i % 64))) {
+            memcpy(to, frame_byte(s, slot, va), CHUNK);
             to += CHUNK;
-            d->saved.bitmap[i / 64] |= 1UL << (i % 64);
         }
-    }
     for (size_t k = 1; k < SLOT_PAGES; k++)
         if (s->frames[k]) {
             mem_free_pages(s->frames[k], 1);
@@ -403,7 +405,6 @@ uint64_t vm_gslot_releases(void)
 bool vm_fault(uintptr_t va)
 {
     uintptr_t page = va & ~(PAGE_SIZE - 1);
-    struct gsave *s;
     uint64_t pa;
     bool ok;
     unsigned long f;
@@ -413,10 +414,8 @@ bool vm_fault(uintptr_t va)
     fault_hold();
     f = spin_lock(&vm_lock);
 #ifndef ARCH_KEEPS_GSLOT_PAGES
-    if ((s = saves[vm_gslot_index(va)]))
-        restore(vm_gslot_of(va), s);
-#else
-    (void)s;
+    if (saves[vm_gslot_index(va)])
+        restore(vm_gslot_of(va), saves[vm_gslot_index(va)]);
 #endif
     /* Another core may have mapped it meanwhile (a G's stack touched by
        another G, a channel partner say, while its pages were given

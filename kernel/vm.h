@@ -116,14 +116,15 @@ bool vm_fault(uintptr_t va);
  * still reach the pages through its TLB:
  *   vm_gslot_release unmaps them, holding their frames; false if the
  *   slot has no record free or nothing mapped, or lo is out of range.
- *   Then arch_tlb_sync, after which no core can reach them.
+ *   Then every core drops them from its TLB (arch_tlb_flush_local,
+ *   between Gs: sched/release.c), after which no core can reach them.
  *   vm_gslot_release_finish keeps the bytes that are not zero and frees
  *   the frames (1); or the slot was touched meanwhile and is whole again,
  *   or keep is false (the caller saw that the G ran meanwhile) and the
  *   frames are mapped back (0); or they are mapped back because the
  *   bytes do not fit a record, or no memory is left for one (-1).
  * Any touch of the slot afterwards, by its G or another, faults and maps
- * it back first (vm_fault).  The caller checks after arch_tlb_sync that
+ * it back first (vm_fault).  The caller checks after the TLB drop that
  * the G did not run in between (keep), and sees that one core at a time
  * releases and that at most 64 slots are between the two steps.  From a
  * G or the idle path, no spinlock held.

@@ -25,9 +25,9 @@
  *   - The G is parked (G_WAITING, set by park_m after the G left its
  *     stack) or dead when the batch unmaps its pages.  It may be readied
  *     (or reused) and run at once; a core whose TLB still holds the pages
- *     then works on them until arch_tlb_sync, and those writes land in
- *     the frames.
- *   - After arch_tlb_sync no core reaches the pages without a fault, and
+ *     then works on them until it passes between Gs (between_gs), and
+ *     those writes land in the frames.
+ *   - After every core has, no core reaches the pages without a fault, and
  *     the fault maps them back (vm_fault) before the code goes on.  The
  *     batch then checks again that the G is as it was (parked with its
  *     stack pointer inside what the release keeps, or dead with no newlib
@@ -38,6 +38,7 @@
  */
 #include "arch.h"
 #include "schedimpl.h"
+#include "smp.h"
 #include "vm.h"
 
 #define RELEASE_DEFAULT_MS  1000
@@ -88,6 +89,19 @@ static uintptr_t keep_from(const struct g *gp, int *st, uint32_t epoch)
     return gp->reent ? (uintptr_t)gp->reent : g_slot(gp) + VM_GSLOT_SIZE;
 }
 
+/*
+ * Run on every core between two Gs (smp_call_all) after a batch's unmaps:
+ * it drops what its TLB still holds of the pages (x86_64 flushes only
+ * the unmapping core's), and a G that the core was starting meanwhile
+ * (its first frame written, its status not yet runnable) is then seen
+ * as started by the check that follows.
+ */
+static void between_gs(void *arg)
+{
+    (void)arg;
+    arch_tlb_flush_local();
+}
+
 /* One batch of the current pass; the caller holds rel.busy. */
 static void release_batch(void)
 {
@@ -109,7 +123,7 @@ static void release_batch(void)
     }
     if (!n)
         return;
-    arch_tlb_sync();
+    smp_call_all(between_gs, NULL);
     /* Keep only if the G is as it was, and what it needs is above lo
        (a G that ran meanwhile may have parked deeper, or died and left a
        newlib state that was not there). */
@@ -161,9 +175,4 @@ bool release_step(struct m *m)
 long sched_stackrelease_ms(void)
 {
     return rel.ms;
-}
-
-uint64_t sched_stacks_released(void)
-{
-    return vm_gslots_released();
 }

@@ -320,9 +320,8 @@ long sched_live_gs(void);
 /* Dead Gs on the free lists (per-P and global) and all Gs ever made. */
 long sched_free_gs(void);
 long sched_all_gs(void);
-/* G slots whose pages are given back now (release.c), and the interval
-   of the passes that look for Gs to release, 0 if none do. */
-uint64_t sched_stacks_released(void);
+/* The interval of the passes that look for Gs whose pages to give back
+   (release.c; vm_gslots_released counts them), 0 if none do. */
 long sched_stackrelease_ms(void);
 
 /*

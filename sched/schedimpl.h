@@ -156,8 +156,6 @@ void for_each_waiting_g(void (*fn)(struct g *));
 /* preempt.c */
 extern uint64_t quantum;        /* slice length in cycles */
 void preempt_init(void);
-/* A scheduler setting from the command line: key's value, clamped into
-   min..max, or def if absent or not a number; a bad one is reported. */
 /* Parked Gs give back their pages (release.c).  release_step runs a
    batch if one is due, from an idle core's findrunnable, and is true if
    it did (then the core looks for work again). */
@@ -165,6 +163,8 @@ extern uint32_t release_epoch;
 void release_init(void);
 bool release_step(struct m *m);
 
+/* A scheduler setting from the command line: key's value, clamped into
+   min..max, or def if absent or not a number; a bad one is reported. */
 long sched_setting(const char *key, long min, long max, long def,
                    const char *unit);
 

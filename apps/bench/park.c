@@ -26,6 +26,7 @@
 #include "bench.h"
 #include "mem.h"
 #include "sched.h"
+#include "vm.h"
 
 #define PARK_MAX    1000000L
 #define PAGE        4096L
@@ -66,7 +67,7 @@ static uint64_t wait_released(uint64_t since, long n)
     uint64_t got = 0, last = sp_nanotime();
 
     for (;;) {
-        uint64_t now = sched_stacks_released() - since;
+        uint64_t now = vm_gslots_released() - since;
 
         if ((long)now >= n)
             return now;
@@ -103,7 +104,7 @@ bool bench_park(double out[NFIG])
     countdown_init(&pk.parked, n);
     countdown_init(&pk.done, n);
     before = pages_in_use() - sched_all_gs();
-    rel0 = sched_stacks_released();
+    rel0 = vm_gslots_released();
     t0 = sp_nanotime();
     for (long i = 0; i < n; i++)
         sp_go(parker, &pk);

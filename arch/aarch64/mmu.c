@@ -22,7 +22,6 @@
 #include "machine.h"
 #include "mem.h"
 #include "panic.h"
-#include "smp.h"
 
 #define ENTRIES     512
 #define MIB2        (1UL << 21)
@@ -155,21 +154,10 @@ void arch_unmap_page(uintptr_t va)
     tlb_flush_va(va);
 }
 
-static void between_gs(void *arg)
+/* Nothing left to drop: arch_unmap_page's TLBI is broadcast (inner
+   shareable) and waited for. */
+void arch_tlb_flush_local(void)
 {
-    (void)arg;
-}
-
-/*
- * arch_unmap_page's TLBI is broadcast (inner shareable) and waited for,
- * so no core translates through the old entries any more; what is left
- * is x86_64's other half, that every core has been between Gs since: a
- * G that another core was starting (its first frame being written, its
- * status not yet stored) is then seen as started (release.c).
- */
-void arch_tlb_sync(void)
-{
-    smp_call_all(between_gs, NULL);
 }
 
 bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)

@@ -30,9 +30,11 @@
 /*
  * The kernel's virtual areas (kernel/vm.h): heap, stacks, G slots and
  * the G table, 256 GiB apart, up to 0x5640_0000_0000 + 256 GiB.  The
- * place is one that no sanitizer claims: TSan keeps application memory only in a few ranges on x86_64, and 0x5500_0000_0000
- * to 0x5680_0000_0000 is the one a non-PIE binary leaves free (hosted
- * images are linked -no-pie for that reason); ASan's shadow ends far below.
+ * place is one that no sanitizer claims: TSan keeps application memory
+ * only in a few ranges on x86_64, and 0x5500_0000_0000 to
+ * 0x5680_0000_0000 is the one a non-PIE binary leaves free (hosted
+ * images are linked -no-pie for that reason); ASan's shadow ends far
+ * below.
  */
 #define ARCH_VM_BASE    0x554000000000UL
 #define ARCH_VM_STRIDE  0x004000000000UL

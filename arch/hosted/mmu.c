@@ -9,10 +9,10 @@
  * The four areas of kernel/vm.h are reserved at their fixed place.  The
  * heap, stack and G table areas start inaccessible, and arch_map_page
  * opens one page at a time (mprotect), so the unmapped page below each
- * stack stays a guard.  The mapped page gets fresh host memory, not an alias of its
- * frame (an alias needs a shared file mapping and one VMA per page): the
- * frame stays allocated, as the page's account in the page allocator, and
- * its host memory is handed back.
+ * stack stays a guard.  The mapped page gets fresh host memory, not an
+ * alias of its frame (an alias needs a shared file mapping and one VMA
+ * per page): the frame stays allocated, as the page's account in the
+ * page allocator, and its host memory is handed back.
  *
  * G slots are the exception.  100,000 parked Gs would need 200,000 VMAs
  * with a PROT_NONE guard between slots (Linux allows 65,530), so the slot
@@ -184,7 +184,7 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
 }
 
 /* Never needed: ARCH_KEEPS_GSLOT_PAGES (arch_impl.h). */
-void arch_tlb_sync(void)
+void arch_tlb_flush_local(void)
 {
 }
 

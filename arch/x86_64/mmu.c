@@ -15,7 +15,6 @@
 #include "mem.h"
 #include "panic.h"
 #include "printk.h"
-#include "smp.h"
 #include "x86.h"
 
 #define ENTRIES     512
@@ -114,15 +113,9 @@ void arch_unmap_page(uintptr_t va)
     invlpg(va);
 }
 
-static void tlb_flush_local(void *arg)
+void arch_tlb_flush_local(void)
 {
-    (void)arg;
     write_cr3(read_cr3());      /* G slots' pages are not global */
-}
-
-void arch_tlb_sync(void)
-{
-    smp_call_all(tlb_flush_local, NULL);
 }
 
 bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)

@@ -95,7 +95,7 @@ static bool released(uint64_t since, long n)
 {
     uint64_t end = sp_nanotime() + WAIT_NS;
 
-    while ((long)(sched_stacks_released() - since) < n) {
+    while ((long)(vm_gslots_released() - since) < n) {
         if (sp_nanotime() > end)
             return false;
         sp_sleep(SP_MS(5));
@@ -110,7 +110,7 @@ static bool released(uint64_t since, long n)
 static void run(enum how how, const char *name)
 {
     struct parkers pk = { .how = how, .bad = 0 };
-    uint64_t since = sched_stacks_released();
+    uint64_t since = vm_gslots_released();
     long parked, during;
 
     pk.ch = sp_chan_make(sizeof(int), 0);
@@ -126,14 +126,14 @@ static void run(enum how how, const char *name)
            before that, and their pages given back at once. */
         CHECKF(released(since, NGS / 2), "%s: %ld of %d parked Gs "
                "released within 5 s", name,
-               (long)(sched_stacks_released() - since), NGS);
+               (long)(vm_gslots_released() - since), NGS);
     } else {
         CHECKF(released(since, NGS), "%s: %ld of %d parked Gs released "
                "within 5 s", name,
-               (long)(sched_stacks_released() - since), NGS);
+               (long)(vm_gslots_released() - since), NGS);
         during = pages_in_use();
         printf("# %s: %ld released, pages in use %ld -> %ld\n", name,
-               (long)(sched_stacks_released() - since), parked,
+               (long)(vm_gslots_released() - since), parked,
                during);
         /* Each G held its slot's top page; a release keeps a few hundred
            bytes of it. */
