@@ -188,11 +188,13 @@ struct memory {
 static struct memory memory_now(void)
 {
     struct memory m;
+    size_t mem_free, gslot;
 
-    m.pages = (long)(mem_total_count() - mem_free_count());
+    /* Together: idle cores may be releasing Gs' pages meanwhile. */
+    vm_page_accounts(&mem_free, &gslot);
+    m.pages = (long)(mem_total_count() - mem_free);
     m.gs = sched_all_gs();
-    m.kept = (long)vm_gslot_pages() + sched_runq_pages() +
-             (long)vm_heap_pages();
+    m.kept = (long)gslot + sched_runq_pages() + (long)vm_heap_pages();
     m.heap = heap_in_use();
     if (m.heap >= 0)
         m.heap -= (long)timers_heap_bytes();
