@@ -363,11 +363,37 @@ void arch_unmap_page(uintptr_t va);
 /*
  * Drops this core's translations of pages that arch_unmap_page removed
  * on another core (which flushed only its own TLB, unless the arch
- * broadcasts the flush).  An arch whose unmapped G slot page loses what
- * it held (the hosted build) defines ARCH_KEEPS_GSLOT_PAGES, and
- * kernel/vm.c then gives back no G's pages.
+ * broadcasts the flush).
  */
 void arch_tlb_flush_local(void);
+
+/*
+ * A G slot's memory while kernel/vm.c gives its pages back.  On bare
+ * metal a page is its frame: an unmapped page's bytes are read through
+ * the direct map, and freeing the frame frees them (vm.c's defaults).  An
+ * arch that backs slot pages with memory of its own (the hosted build)
+ * defines ARCH_GSLOT_BACKING and these:
+ *   arch_gslot_bytes(va, pa): where the bytes of slot page va, which
+ *     arch_virt_to_phys put at pa, are read and written whether the page
+ *     is mapped or not; NULL if it reads as zero.
+ *   arch_gslot_frame(pa): whether pa is a page allocator frame, which
+ *     vm.c frees when it gives the page back.
+ *   arch_gslot_drop(lo, hi): frees the memory behind the unmapped slot
+ *     pages [lo, hi) once vm.c has copied out what it keeps.
+ *   arch_gslot_releasable(): whether slot pages can be given back at
+ *     all (release.c stays off if not).
+ */
+#ifdef ARCH_GSLOT_BACKING
+void *arch_gslot_bytes(uintptr_t va, uint64_t pa);
+bool arch_gslot_frame(uint64_t pa);
+void arch_gslot_drop(uintptr_t lo, uintptr_t hi);
+bool arch_gslot_releasable(void);
+#else
+static inline bool arch_gslot_releasable(void)
+{
+    return true;
+}
+#endif
 
 /* Pages the page tables themselves use (for leak checks). */
 size_t arch_page_table_pages(void);

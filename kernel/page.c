@@ -297,7 +297,7 @@ uint64_t page_alloc_aligned(struct page_alloc *pa, size_t npages,
     if (i == NONE)
         return 0;
     setbits(pa->used, i, i + npages, true);
-    pa->nfree -= npages;
+    __atomic_store_n(&pa->nfree, pa->nfree - npages, __ATOMIC_RELAXED);
     pa->hint = i + npages < pa->npages ? i + npages : 0;
     return pa->base + ((uint64_t)i << PGSHIFT);
 }
@@ -337,12 +337,12 @@ void page_free(struct page_alloc *pa, uint64_t addr, size_t npages)
         return;
     }
     setbits(pa->used, i, i + npages, false);
-    pa->nfree += npages;
+    __atomic_store_n(&pa->nfree, pa->nfree + npages, __ATOMIC_RELAXED);
 }
 
 size_t page_free_count(const struct page_alloc *pa)
 {
-    return pa->nfree;
+    return __atomic_load_n(&pa->nfree, __ATOMIC_RELAXED);
 }
 
 size_t page_total_count(const struct page_alloc *pa)

@@ -32,7 +32,8 @@ struct page_alloc {
     size_t nwords;              /* 64-bit words per bitmap */
     uint64_t *used;
     uint64_t *fixed;
-    size_t nfree;               /* clear bits in used */
+    size_t nfree;               /* clear bits in used; atomic stores
+                                   (page_free_count reads it unlocked) */
     size_t ntotal;              /* clear bits in fixed */
     size_t hint;                /* page index where the next search starts */
     uint64_t meta;              /* physical address of the bitmaps */

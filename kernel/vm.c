@@ -91,11 +91,7 @@ void *vm_gslot_alloc(size_t entry)
     f = spin_lock(&vm_lock);
     base = gslot_next;
     tab_end = VM_GTAB_BASE + (vm_gslot_index(base) + 1) * entry;
-#ifdef ARCH_KEEPS_GSLOT_PAGES
-    saves_end = VM_SAVES_BASE;          /* nothing is ever released */
-#else
     saves_end = (uintptr_t)&saves[vm_gslot_index(base) + 1];
-#endif
 
     /* The tables grow in whole pages, ahead of the slots they describe. */
     if (base + VM_GSLOT_SIZE <= VM_GSLOT_BASE + VM_GSLOT_MAX) {
@@ -237,13 +233,30 @@ static void gsave_free(struct gsave *s)
     }
 }
 
-/* Where the byte at va of the unmapped slot lies, NULL if its page had
-   no frame. */
+#ifndef ARCH_GSLOT_BACKING
+/* Bare metal: a slot page is its frame (arch.h). */
+static inline void *arch_gslot_bytes(uintptr_t va, uint64_t pa)
+{
+    return pa ? (char *)phys_to_virt(pa) + (va & (PAGE_SIZE - 1)) : NULL;
+}
+
+static inline bool arch_gslot_frame(uint64_t pa)
+{
+    return pa != 0;
+}
+
+static inline void arch_gslot_drop(uintptr_t lo, uintptr_t hi)
+{
+    (void)lo;
+    (void)hi;
+}
+#endif
+
+/* Where the byte at va of the unmapped slot lies, NULL if it reads as
+   zero. */
 static char *frame_byte(const struct gsave *s, uintptr_t slot, uintptr_t va)
 {
-    uint64_t pa = s->frames[(va - slot) / PAGE_SIZE];
-
-    return pa ? (char *)phys_to_virt(pa) + (va & (PAGE_SIZE - 1)) : NULL;
+    return arch_gslot_bytes(va, s->frames[(va - slot) / PAGE_SIZE]);
 }
 
 static bool chunk_zero(const char *p)
@@ -272,13 +285,22 @@ static void restore(uintptr_t slot, struct gsave *s)
         size_t n = (top - first) / PAGE_SIZE, i = 0;
         const char *from = s->saved.data;
 
+        uintptr_t page = 0;
+        uint64_t pa = 0;
+
         if (map_fresh(first, n) != n)
             panic("vm_fault: out of memory to give back the stack of the "
                   "slot at 0x%lx", (unsigned long)slot);
         gslot_pages += n;
+        /* Through arch_gslot_bytes rather than va: a sanitizer build
+           would check the writes against the G's poisoned frames. */
         for (uintptr_t va = s->lo; va < top; va += CHUNK, i++)
             if (s->saved.bitmap[i / 64] & (1UL << (i % 64))) {
-                memcpy((void *)va, from, CHUNK);
+                if ((va & ~(PAGE_SIZE - 1)) != page) {
+                    page = va & ~(PAGE_SIZE - 1);
+                    arch_virt_to_phys(page, &pa);
+                }
+                memcpy(arch_gslot_bytes(va, pa), from, CHUNK);
                 from += CHUNK;
             }
     }
@@ -295,9 +317,6 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
     uint64_t pa;
     bool any = false;
 
-#ifdef ARCH_KEEPS_GSLOT_PAGES
-    return false;
-#endif
     if (lo < top - SAVE_SPAN || lo > top)
         return false;
     vm_stack_probe(VM_PROBE_BYTES);
@@ -369,8 +388,9 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
             memcpy(to, frame_byte(s, slot, va), CHUNK);
             to += CHUNK;
         }
+    arch_gslot_drop(slot + PAGE_SIZE, top);
     for (size_t k = 1; k < SLOT_PAGES; k++)
-        if (s->frames[k]) {
+        if (arch_gslot_frame(s->frames[k])) {
             mem_free_pages(s->frames[k], 1);
             gslot_pages--;
         }
@@ -413,10 +433,8 @@ bool vm_fault(uintptr_t va)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
-#ifndef ARCH_KEEPS_GSLOT_PAGES
     if (saves[vm_gslot_index(va)])
         restore(vm_gslot_of(va), saves[vm_gslot_index(va)]);
-#endif
     /* Another core may have mapped it meanwhile (a G's stack touched by
        another G, a channel partner say, while its pages were given
        back). */

@@ -94,7 +94,8 @@ void *vm_stack_alloc(size_t bytes);
  * A G slot: VM_GSLOT_SIZE bytes, the lowest page an unmapped guard, only
  * the top page mapped; the rest is mapped when first touched (vm_fault).
  * Its entry in the G table, VM_GTAB_BASE + index * entry bytes, is mapped
- * too (entry must be the same at every call; 0 for no table).  Returns the slot's base (the guard page), NULL when
+ * too (entry must be the same at every call and divide PAGE_SIZE or be a
+ * multiple of it).  Returns the slot's base (the guard page), NULL when
  * out of memory.
  */
 void *vm_gslot_alloc(size_t entry);

@@ -44,7 +44,7 @@ static struct {
 /* A new G in a fresh slot, or NULL when memory ran out. */
 static struct g *malg(void)
 {
-    char *slot = vm_gslot_alloc(GSLOT_G_ENTRY);
+    char *slot = vm_gslot_alloc(sizeof(struct g));
     struct g *gp;
     unsigned long f;
 
@@ -57,7 +57,9 @@ static struct g *malg(void)
     f = spin_lock(&allg.lock);
     gp->allnext = allg.head;
     allg.head = gp;
-    allg.n++;
+    /* Release: pairs with sched_all_gs, whose callers (release.c) read
+       the entries below the count. */
+    __atomic_store_n(&allg.n, allg.n + 1, __ATOMIC_RELEASE);
     spin_unlock(&allg.lock, f);
     return gp;
 }
@@ -115,7 +117,7 @@ SP_UNSPLIT struct g *gfget(struct p *p)
 
 long sched_all_gs(void)
 {
-    return __atomic_load_n(&allg.n, __ATOMIC_RELAXED);
+    return __atomic_load_n(&allg.n, __ATOMIC_ACQUIRE);
 }
 
 long sched_free_gs(void)

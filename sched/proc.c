@@ -511,7 +511,9 @@ SP_PARK_BLOCK static void park_m(struct g *gp)
 {
     struct m *m = thism();
 
-    gp->parkepoch = __atomic_load_n(&release_epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&gp->parkepoch,
+                     __atomic_load_n(&release_epoch, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_WAITING, __ATOMIC_RELEASE);
     if (m->park_unlock && !m->park_unlock(gp, m->park_arg)) {
         __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
@@ -570,7 +572,7 @@ SP_UNSPLIT void goready(struct g *gp)
     if (st != G_WAITING)
         panic("goready: goroutine %lu has status %d, not waiting",
               (unsigned long)gp->goid, st);
-    gp->status = G_RUNNABLE;
+    __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);
     if (tracing())
         gp = trace_ready(gp);
     if (__atomic_load_n(&thism()->running, __ATOMIC_RELAXED)) {
@@ -641,7 +643,9 @@ static void goexit_m(struct g *gp)
 {
     struct p *p = thism()->p;
 
-    gp->parkepoch = __atomic_load_n(&release_epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&gp->parkepoch,
+                     __atomic_load_n(&release_epoch, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
     /* Release: release.c reads reent after seeing G_DEAD. */
     __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELEASE);
     __atomic_store_n(&p->nexited, p->nexited + 1, __ATOMIC_RELAXED);

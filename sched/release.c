@@ -37,6 +37,7 @@
  *     copy holds.
  */
 #include "arch.h"
+#include "printk.h"
 #include "schedimpl.h"
 #include "smp.h"
 #include "vm.h"
@@ -63,9 +64,11 @@ void release_init(void)
     long ms = sched_setting("stackrelease", 0, RELEASE_MAX_MS,
                             RELEASE_DEFAULT_MS, "ms");
 
-#ifdef ARCH_KEEPS_GSLOT_PAGES
-    ms = 0;
-#endif
+    if (ms && !arch_gslot_releasable()) {
+        printk("sched: stackrelease=0: this host cannot give G stack "
+               "pages back (no guard regions in shared memory)\n");
+        ms = 0;
+    }
     rel.ms = ms;
     rel.interval = ms ? us_cycles((uint64_t)ms * 1000) : 0;
 }
@@ -138,7 +141,8 @@ static void release_batch(void)
         /* Too much to keep (or no memory for it): not again until the G
            parks or dies again, which stamps it anew. */
         if (vm_gslot_release_finish(g_slot(gp), keep) < 0)
-            gp->parkepoch = epoch + INT32_MAX;
+            __atomic_store_n(&gp->parkepoch, epoch + INT32_MAX,
+                             __ATOMIC_RELAXED);
     }
 }
 

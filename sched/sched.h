@@ -170,10 +170,8 @@ struct m {
 
 /* ---- Running Gs ------------------------------------------------------ */
 
-#ifndef ARCH_KEEPS_GSLOT_PAGES
 /* The G table (kernel/vm.h): slot i's struct g is entry i.  It stays
    mapped while the slot's pages are given back (release.c). */
-#define GSLOT_G_ENTRY sizeof(struct g)  /* vm_gslot_alloc's table entry */
 
 /* The G of the slot that holds va. */
 static inline struct g *gslot_g(uintptr_t va)
@@ -193,28 +191,6 @@ static inline uintptr_t gslot_top(uintptr_t slot)
 {
     return slot + VM_GSLOT_SIZE;
 }
-#else
-/* A build whose slots keep their pages (the hosted one) keeps struct g
-   at the top of the slot, in the page that the G holds anyway, and has
-   no G table. */
-#define GSLOT_G_ENTRY 0
-
-static inline struct g *gslot_g(uintptr_t va)
-{
-    return (struct g *)((vm_gslot_of(va) + VM_GSLOT_SIZE -
-                         sizeof(struct g)) & ~63UL);
-}
-
-static inline uintptr_t g_slot(const struct g *gp)
-{
-    return vm_gslot_of((uintptr_t)gp);
-}
-
-static inline uintptr_t gslot_top(uintptr_t slot)
-{
-    return (uintptr_t)gslot_g(slot);
-}
-#endif
 
 /* Where the slot keeps its G's newlib state: right below gslot_top. */
 static inline struct _reent *gslot_reent(uintptr_t slot)

@@ -121,11 +121,14 @@ conf_check() {
 }
 
 # in_arches DIR ARCH: DIR's `arches` (none: every build) name ARCH, or
-# `hosted` for a hosted sanitizer build.
+# `hosted` for a hosted sanitizer build, and no `!ARCH` leaves it out.
 in_arches() {
     local a w
     a=$(conf "$1" arches "$2")
     [ -n "$a" ] || return 0
+    for w in $a; do
+        if [ "$w" = "!$2" ]; then return 1; fi
+    done
     for w in $a; do
         if [ "$w" = "$2" ] || [ "$w" = "${2%%-*}" ]; then return 0; fi
     done

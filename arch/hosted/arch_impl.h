@@ -40,9 +40,10 @@
 #define ARCH_VM_STRIDE  0x004000000000UL
 #define ARCH_VM_AREA    0x004000000000UL
 
-/* A G slot's page is host memory, not an alias of its frame (mmu.c):
-   unmapping it loses what it holds, so parked Gs keep their pages. */
-#define ARCH_KEEPS_GSLOT_PAGES 1
+/* A G slot's pages are host memory of their own, not their frames
+   (mmu.c): kernel/vm.c reaches them through arch_gslot_bytes and
+   friends (arch.h). */
+#define ARCH_GSLOT_BACKING 1
 
 /* Pending interrupt bits (struct arch_cpu.pending). */
 #define PEND_TIMER  1u          /* the core's timer fired */

@@ -51,6 +51,7 @@ uint64_t hosted_mono_now(void);
 
 /* mmu.c */
 void *hosted_reserve(size_t bytes);     /* zeroed, backed on first touch */
+bool hosted_gslot_refault(uintptr_t sp);        /* mmu.c */
 
 /* The machine boot/hosted/main.c made of the process's arguments: its
    cores (-smp), the host's CPUs, and its RAM (mmu.c maps -m MiB). */

@@ -21,15 +21,30 @@
  * which faults like an unmapped page but splits no VMA.  On older kernels
  * the guard falls back to mprotect, and the VMA limit caps the Gs.  The
  * host's lazy backing also replaces kernel/vm.c's lazily mapped stack
- * pages: no page of a slot but the guard ever faults, so a fault in the
- * middle of libc or a sanitizer runtime never needs fixing up.
+ * pages: a running G's slot never faults but on its guard, so a fault in
+ * the middle of libc or a sanitizer runtime never needs fixing up.  Only
+ * the top page has a frame, as the slot's account.
+ *
+ * The slot area is shared memory (a memfd), mapped a second time at
+ * slot_view, so that a parked G's pages can be given back (vm.c, through
+ * arch.h's arch_gslot_* hooks): arch_unmap_page makes a slot page a
+ * guard region, which drops it from the slot but not from the memfd; vm.c
+ * copies what it keeps out of the view, and arch_gslot_drop punches the
+ * pages out of the memfd.  The first touch of the slot faults on the
+ * guard, and vm_fault maps the pages back (arch_map_page removes the
+ * guards) and fills them through the view.  Guard regions in shared
+ * memory are newer than in private memory; without them slots keep
+ * their pages (arch_gslot_releasable).
  *
  * A small software page table answers arch_virt_to_phys: one entry per
- * page of the heap and stack areas and per slot's top page, in a reserved
- * array the host backs only where it is written.
+ * page of the heap and stack areas and of the slots (a frame, GUARDED for
+ * a slot page given back, or 0: a slot page without a frame of its own),
+ * in a reserved array the host backs only where it is written.
  */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "arch.h"
 #include "bootinfo.h"
 #include "cpu.h"
@@ -41,13 +56,19 @@
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
+#define MADV_GUARD_REMOVE 103
 #endif
+
+#define GUARDED 2               /* a slot page's entry once given back */
+#define SIGFRAME_MAX (8 * 1024) /* a signal frame, with AVX-512 state */
 
 #define NPAGES (ARCH_VM_AREA / PAGE_SIZE)
 
 static uint64_t *pte[4];        /* per area: frame | 1, or 0 */
 static bool guard_regions = true;
 static uintptr_t ram_lo, ram_hi;
+static int slot_fd = -1;        /* the slot area's memory */
+static char *slot_view;         /* all of it again, never guarded */
 
 void *hosted_reserve(size_t bytes)
 {
@@ -78,15 +99,38 @@ void hosted_ram_init(struct bootinfo *bi, size_t bytes)
     bootinfo_add_usable(bi, ram_lo, bytes);
 }
 
+/* The slot area and its view: the same memfd, mapped twice. */
+static void slots_init(void)
+{
+    void *p;
+
+    slot_fd = memfd_create("spindle-gslots", MFD_CLOEXEC);
+    if (slot_fd < 0 || ftruncate(slot_fd, ARCH_VM_AREA))
+        panic("arch_paging_init: cannot make the G slots' shared memory");
+    p = mmap((void *)VM_GSLOT_BASE, ARCH_VM_AREA, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, slot_fd, 0);
+    if (p != (void *)VM_GSLOT_BASE)
+        panic("arch_paging_init: cannot reserve the area at 0x%lx",
+              VM_GSLOT_BASE);
+    p = mmap(NULL, ARCH_VM_AREA, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_NORESERVE, slot_fd, 0);
+    if (p == MAP_FAILED)
+        panic("arch_paging_init: cannot map the G slots a second time");
+    slot_view = p;
+}
+
+static void guard(uintptr_t page);
+
 void arch_paging_init(struct bootinfo *bi)
 {
     (void)bi;
     reserve_at(VM_HEAP_BASE, PROT_NONE);
     reserve_at(VM_STACK_BASE, PROT_NONE);
-    reserve_at(VM_GSLOT_BASE, PROT_READ | PROT_WRITE);
+    slots_init();
     reserve_at(VM_GTAB_AREA, PROT_NONE);
     for (int i = 0; i < 4; i++)
         pte[i] = hosted_reserve(NPAGES * sizeof(uint64_t));
+    guard(VM_GSLOT_BASE);       /* slot 0's guard; learns guard_regions */
 }
 
 /* Which area va is in (0 heap, 1 stacks, 2 G slots, 3 the G table), or
@@ -113,31 +157,61 @@ static void guard(uintptr_t page)
         return;
     if (guard_regions) {
         guard_regions = false;
-        printk("mmu: no guard regions (Linux < 6.13); G stack guards use "
-               "mprotect, and the host's VMA limit caps the Gs\n");
+        printk("mmu: no guard regions in shared memory on this host; G "
+               "stack guards use mprotect, the host's VMA limit caps the "
+               "Gs, and parked Gs keep their pages\n");
     }
     if (mprotect((void *)page, PAGE_SIZE, PROT_NONE))
         panic("arch_map_page: cannot protect the guard page 0x%lx", page);
 }
 
+/*
+ * Maps back all of a slot whose pages were given back, not just the page
+ * asked for: the pages vm.c leaves unmapped (below what it kept) would
+ * fault in a G's code, but not when the host pushes a signal frame there,
+ * which it cannot then deliver.
+ */
+static bool unguard_slot(uintptr_t slot)
+{
+    if (madvise((void *)(slot + PAGE_SIZE), VM_GSLOT_SIZE - PAGE_SIZE,
+                MADV_GUARD_REMOVE))
+        return false;
+    for (uintptr_t va = slot + PAGE_SIZE; va < slot + VM_GSLOT_SIZE;
+         va += PAGE_SIZE)
+        if (*pte_of(2, va) == GUARDED)
+            *pte_of(2, va) = 0;
+    return true;
+}
+
+static bool in_ram(uint64_t pa)
+{
+    return pa >= ram_lo && pa < ram_hi;
+}
+
 int arch_map_page(uintptr_t va, uint64_t pa, int flags)
 {
     int area = area_of(va);
+    uint64_t *e;
 
     if (area < 0)
         panic("arch_map_page: 0x%lx is outside the kernel's areas", va);
+    e = pte_of(area, va);
     if (area == 2) {
         uintptr_t slot = vm_gslot_of(va);
 
-        /* A slot's first mapping is its top page (vm_gslot_alloc). */
-        if (va == slot + VM_GSLOT_SIZE - PAGE_SIZE)
-            guard(slot);
+        if (*e == GUARDED) {
+            if (!unguard_slot(slot))
+                return -12;
+        } else if (va == slot + VM_GSLOT_SIZE - PAGE_SIZE) {
+            guard(slot);        /* a new slot: its top page comes first */
+        }
     } else if (mprotect((void *)va, PAGE_SIZE,
                         PROT_READ | (flags & MAP_WRITE ? PROT_WRITE : 0))) {
         return -12;
     }
-    *pte_of(area, va) = pa | 1;
-    madvise(phys_to_virt(pa), PAGE_SIZE, MADV_DONTNEED);
+    *e = in_ram(pa) ? pa | 1 : 0;
+    if (in_ram(pa))
+        madvise(phys_to_virt(pa), PAGE_SIZE, MADV_DONTNEED);
     return 0;
 }
 
@@ -147,11 +221,13 @@ void arch_unmap_page(uintptr_t va)
 
     if (area < 0)
         return;
-    *pte_of(area, va) = 0;
-    if (area == 2)
+    if (area == 2) {
         guard(va);
-    else
-        mprotect((void *)va, PAGE_SIZE, PROT_NONE);
+        *pte_of(area, va) = GUARDED;
+        return;
+    }
+    *pte_of(area, va) = 0;
+    mprotect((void *)va, PAGE_SIZE, PROT_NONE);
 }
 
 bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
@@ -165,25 +241,69 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
     }
     if (area < 0)
         return false;
+    e = *pte_of(area, va & ~(PAGE_SIZE - 1));
     if (area == 2) {
         uintptr_t slot = vm_gslot_of(va);
 
-        /* A slot in use: all but its guard is host-backed memory. */
-        if (va - slot < PAGE_SIZE ||
+        /* A slot in use: all but its guard and the pages given back is
+           host-backed memory, at its own address unless it has a frame. */
+        if (va - slot < PAGE_SIZE || e == GUARDED ||
             !*pte_of(2, slot + VM_GSLOT_SIZE - PAGE_SIZE))
             return false;
-        e = *pte_of(2, va & ~(PAGE_SIZE - 1));
         *pa = e ? (e & ~1UL) | (va & (PAGE_SIZE - 1)) : va;
         return true;
     }
-    e = *pte_of(area, va & ~(PAGE_SIZE - 1));
     if (!e)
         return false;
     *pa = (e & ~1UL) | (va & (PAGE_SIZE - 1));
     return true;
 }
 
-/* Never needed: ARCH_KEEPS_GSLOT_PAGES (arch_impl.h). */
+void *arch_gslot_bytes(uintptr_t va, uint64_t pa)
+{
+    (void)pa;
+    return slot_view + (va - VM_GSLOT_BASE);
+}
+
+bool arch_gslot_frame(uint64_t pa)
+{
+    return in_ram(pa);
+}
+
+void arch_gslot_drop(uintptr_t lo, uintptr_t hi)
+{
+    static bool told;
+
+    if (fallocate(slot_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  (off_t)(lo - VM_GSLOT_BASE), (off_t)(hi - lo)) && !told) {
+        told = true;
+        printk("mmu: cannot free given-back G stack pages (fallocate); "
+               "the host keeps them\n");
+    }
+}
+
+/*
+ * A signal frame the host could not push below sp: if sp is a G's, well
+ * above its guard page, its slot must have had pages given back (the
+ * G's own code would have faulted on them first, unless it ran in
+ * registers only since); vm_fault maps them back (a no-op if another
+ * core just did).  False for anything else, an overflow included.
+ */
+bool hosted_gslot_refault(uintptr_t sp)
+{
+    uintptr_t va = sp - 1;
+
+    if (area_of(va) != 2 || va - vm_gslot_of(va) < PAGE_SIZE + SIGFRAME_MAX)
+        return false;
+    return vm_fault(va);
+}
+
+bool arch_gslot_releasable(void)
+{
+    return guard_regions;
+}
+
+/* Nothing to drop: madvise has shot down every thread's entries. */
 void arch_tlb_flush_local(void)
 {
 }

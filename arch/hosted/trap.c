@@ -42,10 +42,20 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     struct trapframe tf = { uc, si, sig };
 
-    /* Never for a G stack here (the host backs its pages on first
-       touch), but the bare-metal rule still holds for other areas. */
+    /* A G stack faults only on pages given back (mmu.c). */
     if (sig == SIGSEGV && vm_fault((uintptr_t)si->si_addr))
         return;
+    /* The host could not push an interrupt's signal frame (SI_KERNEL,
+       no address) on a G's stack: its pages were given back under a G
+       readied while its slot was being released, before the G touched
+       them.  Map them back and take the interrupt again. */
+    if (sig == SIGSEGV && si->si_code == SI_KERNEL && !si->si_addr &&
+        hosted_gslot_refault(((const unsigned long *)
+                              ((ucontext_t *)uc)->uc_mcontext.gregs)
+                             [REG_RSP])) {
+        tgkill(getpid(), gettid(), SIG_IRQ);
+        return;
+    }
     panic_trap(&tf, trap_name(&tf));
 }
 
