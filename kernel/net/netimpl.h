@@ -72,7 +72,7 @@ static inline struct stack *stack_of_queue(int q)
    one it shares, core c % nqueues.  With a NIC. */
 int net_my_queue(void);
 
-/* The stack of the calling core's queue. */
+/* The stack of the calling core's queue.  With a NIC. */
 struct stack *stack_mine(void);
 
 /* Where the stack's work ran: one per core, written by that core with

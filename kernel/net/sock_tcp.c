@@ -303,7 +303,7 @@ static bool to_self(struct stack *st, const struct sock_addr *a)
  */
 sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
 {
-    struct stack *st = stack_mine();
+    struct stack *st;
     struct sock_addr a;
     struct sp_sock *s;
     unsigned long f;
@@ -312,6 +312,7 @@ sp_conn *sp_dial(const char *addr, uint64_t timeout_ns, int *err)
 
     if (rc < 0)
         return fail(err, rc);
+    st = stack_mine();          /* only once there is a NIC */
     if (!(s = sock_open(st, K_TCP, &f, err)))
         return NULL;
     tcp_attach(s, s->pcb.tcp);

@@ -7,7 +7,10 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <spindle/cpu.h>
 #include <spindle/net.h>
+#include <spindle/sched.h>
+#include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
 
@@ -61,6 +64,48 @@ TEST(dial_is_netdown)
     CHECKF(!c, "sp_dial(10.0.2.2:80) connected");
     CHECKF(err == -ENETDOWN, "sp_dial: %s (%d)", sp_net_strerror(err), err);
     CHECKF(ms < 1000, "sp_dial took %llu ms", (unsigned long long)ms);
+}
+
+/* Every call from Gs that other cores steal: a core other than the
+   first has no NIC queue of its own, so it finds its stack another way. */
+struct spread {
+    sp_waitgroup wg;
+    uint64_t cores;             /* bit c: a G called from core c; atomic */
+    int bad;                    /* calls that did not say -ENETDOWN */
+};
+
+static void netdown_caller(void *arg)
+{
+    struct spread *sp = arg;
+    uint64_t end = sp_nanotime() + SP_MS(20);
+    int err = 0, bad = 0;
+
+    while (sp_nanotime() < end)
+        ;                       /* keep this core busy: the others steal */
+    __atomic_or_fetch(&sp->cores, 1ULL << (sp_cpu_id() % 64),
+                      __ATOMIC_RELAXED);
+    bad += sp_dial("10.0.2.2:80", SP_S(10), &err) || err != -ENETDOWN;
+    bad += sp_listen(":80", &err) || err != -ENETDOWN;
+    bad += sp_listen_udp(":7", &err) || err != -ENETDOWN;
+    bad += sp_net_wait(SP_MS(10)) != -ENETDOWN;
+    __atomic_add_fetch(&sp->bad, bad, __ATOMIC_RELAXED);
+    sp_waitgroup_done(&sp->wg);
+}
+
+TEST(netdown_on_every_core)
+{
+    struct spread sp = { .wg = SP_WAITGROUP_INIT };
+    int n = 4 * sp_ncpu();
+
+    sp_waitgroup_add(&sp.wg, n);
+    for (int i = 0; i < n; i++)
+        sp_go(netdown_caller, &sp);
+    sp_waitgroup_wait(&sp.wg);
+    CHECKF(sp.bad == 0, "%d calls from %d Gs did not fail with -ENETDOWN",
+           sp.bad, n);
+    CHECKF(sp_ncpu() == 1 || __builtin_popcountll(sp.cores) > 1,
+           "all %d Gs ran on one core (cores 0x%llx)", n,
+           (unsigned long long)sp.cores);
 }
 
 TEST(strerror_names_it)
