@@ -31,6 +31,8 @@ struct cpu {
     void *call_arg;
     uint64_t call_seq;          /* requests posted (caller) */
     uint64_t call_done;         /* requests finished (target) */
+    bool call_irq;              /* the request may run in the IPI handler
+                                   (smp_call_all_irq) */
 
     uint64_t nipi;              /* IPIs received, for tests */
     int nlocks;                 /* spinlocks held (spinlock.c) */
@@ -59,5 +61,15 @@ static inline int cpu_id(void)
 
 /* Runs fn(arg) on every online core (the caller too) and waits for all. */
 void smp_call_all(void (*fn)(void *), void *arg);
+
+/*
+ * smp_call_all for a short fn that takes no lock: a core may run it in
+ * its IPI handler, with interrupts off, wherever it had them on (a G's
+ * code, a halt), instead of waiting to pass between Gs; so the caller
+ * does not wait for a busy core's slice to end.  Wherever it runs, no
+ * section with interrupts off (a park, newproc, a spinlock) is in the
+ * middle on that core.
+ */
+void smp_call_all_irq(void (*fn)(void *), void *arg);
 
 #endif

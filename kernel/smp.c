@@ -23,15 +23,6 @@ int ncpu = 1;
 
 static int call_busy;           /* one smp_call_all at a time */
 
-void ipi_handler(void)
-{
-    struct cpu *c = this_cpu();
-
-    fault_ipi();
-    /* Tests read the count from other cores. */
-    __atomic_store_n(&c->nipi, c->nipi + 1, __ATOMIC_RELEASE);
-}
-
 static void run_call(struct cpu *c)
 {
     c->call_fn(c->call_arg);
@@ -39,11 +30,30 @@ static void run_call(struct cpu *c)
     __atomic_store_n(&c->call_done, c->call_seq, __ATOMIC_RELEASE);
 }
 
+void ipi_handler(void)
+{
+    struct cpu *c = this_cpu();
+
+    fault_ipi();
+    /* Tests read the count from other cores. */
+    __atomic_store_n(&c->nipi, c->nipi + 1, __ATOMIC_RELEASE);
+    /* Acquire: pairs with the store-release of call_seq, which follows
+       the caller's store of call_irq. */
+    if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done &&
+        c->call_irq)
+        run_call(c);
+}
+
 /*
  * Runs c's pending smp_call_all request (smp.h); smp_poll_calls saw one.
  */
 void smp_run_call(struct cpu *c)
 {
+    if (c->call_irq) {
+        run_call(c);            /* as in the IPI handler, which must not
+                                   run it again meanwhile */
+        return;
+    }
     arch_irq_enable();
     run_call(c);
     arch_irq_save();
@@ -68,7 +78,7 @@ static void poll_calls_waiting(void)
     arch_cpu_relax();
 }
 
-void smp_call_all(void (*fn)(void *), void *arg)
+static void call_all(void (*fn)(void *), void *arg, bool in_irq)
 {
     struct g *gp = getg();
     struct cpu *me;
@@ -86,6 +96,7 @@ void smp_call_all(void (*fn)(void *), void *arg)
             continue;
         c->call_fn = fn;
         c->call_arg = arg;
+        c->call_irq = in_irq;
         __atomic_store_n(&c->call_seq, c->call_seq + 1, __ATOMIC_RELEASE);
         arch_send_ipi(c);
     }
@@ -98,6 +109,16 @@ void smp_call_all(void (*fn)(void *), void *arg)
     __atomic_store_n(&call_busy, 0, __ATOMIC_RELEASE);
     if (gp)
         gp->preemptoff--;
+}
+
+void smp_call_all(void (*fn)(void *), void *arg)
+{
+    call_all(fn, arg, false);
+}
+
+void smp_call_all_irq(void (*fn)(void *), void *arg)
+{
+    call_all(fn, arg, true);
 }
 
 /* How many cores to use: all that were found, unless smp= says fewer. */

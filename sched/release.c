@@ -25,8 +25,8 @@
  *   - The G is parked (G_WAITING, set by park_m after the G left its
  *     stack) or dead when the batch unmaps its pages.  It may be readied
  *     (or reused) and run at once; a core whose TLB still holds the pages
- *     then works on them until it passes between Gs (between_gs), and
- *     those writes land in the frames.
+ *     then works on them until it runs between_gs, and those writes land
+ *     in the frames.
  *   - After every core has, no core reaches the pages without a fault, and
  *     the fault maps them back (vm_fault) before the code goes on.  The
  *     batch then checks again that the G is as it was (parked with its
@@ -93,11 +93,15 @@ static uintptr_t keep_from(const struct g *gp, int *st, uint32_t epoch)
 }
 
 /*
- * Run on every core between two Gs (smp_call_all) after a batch's unmaps:
- * it drops what its TLB still holds of the pages (x86_64 flushes only
- * the unmapping core's), and a G that the core was starting meanwhile
- * (its first frame written, its status not yet runnable) is then seen
- * as started by the check that follows.
+ * Run on every core after a batch's unmaps (smp_call_all_irq: between
+ * two Gs, or in the IPI handler where the core had interrupts on): it
+ * drops what its TLB still holds of the pages (x86_64 flushes only the
+ * unmapping core's), and since every write to a G's slot that comes
+ * with a change of its status (newproc starting a G on a dead slot, a
+ * park, a channel partner's) is made with interrupts off, none is then
+ * half done: a G that the core was starting meanwhile (its first frame
+ * written, its status not yet runnable) is seen as started by the check
+ * that follows.
  */
 static void between_gs(void *arg)
 {
@@ -126,7 +130,7 @@ static void release_batch(void)
     }
     if (!n)
         return;
-    smp_call_all(between_gs, NULL);
+    smp_call_all_irq(between_gs, NULL);
     /* Keep only if the G is as it was, and what it needs is above lo
        (a G that ran meanwhile may have parked deeper, or died and left a
        newlib state that was not there). */

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <spindle/cpu.h>
+#include <spindle/sched.h>
 #include <spindle/test.h>
+#include <spindle/time.h>
 #include "../testutil.h"
 #include "cpu.h"
 #include "mem.h"
@@ -210,6 +212,75 @@ TEST(ipi_while_masked)
     pin(1);
     ipi_while_masked_pinned();
     pin(-1);
+}
+
+/*
+ * smp_call_all_irq reaches a core whose G never passes between Gs (it
+ * spins with preemption off): the core runs the call in its IPI handler.
+ * A call that waited for the scheduler would wait for the spinner's own
+ * timeout.
+ */
+#define SPIN_LIMIT_NS 5000000000ULL
+
+struct spinner {
+    int started, stop, done, timed_out, core;
+};
+
+static int call_ran[MAXCPU];
+
+static void note_core(void *arg)
+{
+    __atomic_store_n(&((int *)arg)[cpu_id()], 1, __ATOMIC_RELAXED);
+}
+
+static void spinner(void *arg)
+{
+    struct spinner *sp = arg;
+    uint64_t end = sp_nanotime() + SPIN_LIMIT_NS;
+
+    pin(1);
+    sp->core = sp_cpu_id();
+    __atomic_store_n(&sp->started, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
+        if (sp_nanotime() > end) {
+            sp->timed_out = 1;
+            break;
+        }
+    pin(-1);
+    __atomic_store_n(&sp->done, 1, __ATOMIC_RELEASE);
+}
+
+TEST(call_irq_reaches_busy_core)
+{
+    struct spinner sp = { 0 };
+    uint64_t end;
+
+    memset(call_ran, 0, sizeof call_ran);
+    if (sp_ncpu() < 2) {
+        /* No core for the spinner: the caller's own call still runs. */
+        smp_call_all_irq(note_core, call_ran);
+        CHECKF(call_ran[0], "the call did not run on the only core");
+        return;
+    }
+    pin(1);             /* main keeps its core: another one takes sp */
+    sp_go(spinner, &sp);
+    end = sp_nanotime() + SPIN_LIMIT_NS;
+    while (!__atomic_load_n(&sp.started, __ATOMIC_ACQUIRE) &&
+           sp_nanotime() < end)
+        ;
+    CHECKF(sp.started, "no other core took the spinner");
+    if (sp.started) {
+        smp_call_all_irq(note_core, call_ran);
+        __atomic_store_n(&sp.stop, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < sp_ncpu(); i++)
+            CHECKF(__atomic_load_n(&call_ran[i], __ATOMIC_RELAXED),
+                   "core %d did not run the call", i);
+    }
+    pin(-1);
+    while (sp.started && !__atomic_load_n(&sp.done, __ATOMIC_ACQUIRE))
+        sp_yield();
+    CHECKF(!sp.timed_out, "the call waited for the spinner on core %d to "
+           "stop by itself", sp.core);
 }
 
 /* ---- spinlock -------------------------------------------------------- */
