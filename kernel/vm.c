@@ -451,6 +451,22 @@ bool vm_fault(uintptr_t va)
     return true;
 }
 
+bool vm_gslot_restore(uintptr_t va)
+{
+    struct gsave *s;
+    unsigned long f;
+
+    if (!in_gslot(va) || va - vm_gslot_of(va) < PAGE_SIZE)
+        return false;
+    fault_hold();
+    f = spin_lock(&vm_lock);
+    if ((s = saves[vm_gslot_index(va)]))
+        restore(vm_gslot_of(va), s);
+    spin_unlock(&vm_lock, f);
+    fault_release();
+    return s != NULL;
+}
+
 bool vm_is_stack_guard(uintptr_t va)
 {
     uint64_t pa;

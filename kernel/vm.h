@@ -110,6 +110,10 @@ void *vm_gslot_alloc(size_t entry);
  */
 bool vm_fault(uintptr_t va);
 
+/* Maps back the pages of the slot that holds va if they were given
+   back; false if they were not.  Interrupts off. */
+bool vm_gslot_restore(uintptr_t va);
+
 /*
  * Gives back the pages of a parked or dead G's slot, keeping the bytes
  * of [lo, top of the slot) (at most two pages, none if lo is the top;

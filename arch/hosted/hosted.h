@@ -29,6 +29,10 @@ void irq_init(void);                    /* process-wide handlers */
 void irq_cpu_init(struct cpu *c);       /* this thread's timer */
 __attribute__((noreturn)) void hosted_stop_self(void);
 void hosted_irq_retry(void);            /* signal again a little later */
+/* After a fault handler held the mask: tick adds a timer interrupt to
+   what is pending, now signals this thread if anything is (else the
+   unmasking delivers it). */
+void hosted_irq_again(bool tick, bool now);
 /* Raises device interrupt irq on core c, from any thread (a device's). */
 void hosted_raise(const struct cpu *c, int irq);
 

@@ -255,6 +255,16 @@ static void raise_bit(const struct cpu *c, uint32_t bit)
         syscall(SYS_tgkill, pid, a->tid, SIG_IRQ);
 }
 
+void hosted_irq_again(bool tick, bool now)
+{
+    struct arch_cpu *a = hosted_arch();
+
+    if (tick)
+        __atomic_fetch_or(&a->pending, PEND_TIMER, __ATOMIC_RELAXED);
+    if (now && (__atomic_load_n(&a->pending, __ATOMIC_ACQUIRE) & IRQ_BITS))
+        syscall(SYS_tgkill, pid, a->tid, SIG_IRQ);
+}
+
 void arch_send_ipi(const struct cpu *c)
 {
     raise_bit(c, PEND_IPI);

@@ -21,9 +21,9 @@
  * which faults like an unmapped page but splits no VMA.  On older kernels
  * the guard falls back to mprotect, and the VMA limit caps the Gs.  The
  * host's lazy backing also replaces kernel/vm.c's lazily mapped stack
- * pages: a running G's slot never faults but on its guard, so a fault in
- * the middle of libc or a sanitizer runtime never needs fixing up.  Only
- * the top page has a frame, as the slot's account.
+ * pages: a G's slot faults only on its guard and on pages given back
+ * (below), whose fault trap.c fixes up wherever it comes from, libc's
+ * memcpy included.  Only the top page has a frame, as the slot's account.
  *
  * The slot area is shared memory (a memfd), mapped a second time at
  * slot_view, so that a parked G's pages can be given back (vm.c, through
@@ -33,8 +33,9 @@
  * pages out of the memfd.  The first touch of the slot faults on the
  * guard, and vm_fault maps the pages back (arch_map_page removes the
  * guards) and fills them through the view.  Guard regions in shared
- * memory are newer than in private memory; without them slots keep
- * their pages (arch_gslot_releasable).
+ * memory are newer than in private memory: without them the slot area is
+ * private memory, as it was, and slots keep their pages
+ * (arch_gslot_releasable).
  *
  * A small software page table answers arch_virt_to_phys: one entry per
  * page of the heap and stack areas and of the slots (a frame, GUARDED for
@@ -67,7 +68,7 @@
 static uint64_t *pte[4];        /* per area: frame | 1, or 0 */
 static bool guard_regions = true;
 static uintptr_t ram_lo, ram_hi;
-static int slot_fd = -1;        /* the slot area's memory */
+static int slot_fd = -1;        /* the slot area's memory, if shared */
 static char *slot_view;         /* all of it again, never guarded */
 
 void *hosted_reserve(size_t bytes)
@@ -99,24 +100,34 @@ void hosted_ram_init(struct bootinfo *bi, size_t bytes)
     bootinfo_add_usable(bi, ram_lo, bytes);
 }
 
-/* The slot area and its view: the same memfd, mapped twice. */
-static void slots_init(void)
+/*
+ * The slot area and its view: the same memfd, mapped twice, if the host
+ * has guard regions in shared memory (probed on slot 0's guard page);
+ * else private memory, whose pages a slot keeps.  False in that case.
+ */
+static bool slots_shared(void)
 {
     void *p;
 
     slot_fd = memfd_create("spindle-gslots", MFD_CLOEXEC);
     if (slot_fd < 0 || ftruncate(slot_fd, ARCH_VM_AREA))
-        panic("arch_paging_init: cannot make the G slots' shared memory");
+        return false;
     p = mmap((void *)VM_GSLOT_BASE, ARCH_VM_AREA, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, slot_fd, 0);
     if (p != (void *)VM_GSLOT_BASE)
-        panic("arch_paging_init: cannot reserve the area at 0x%lx",
-              VM_GSLOT_BASE);
+        return false;
+    if (madvise(p, PAGE_SIZE, MADV_GUARD_INSTALL)) {
+        munmap(p, ARCH_VM_AREA);
+        return false;
+    }
     p = mmap(NULL, ARCH_VM_AREA, PROT_READ | PROT_WRITE,
              MAP_SHARED | MAP_NORESERVE, slot_fd, 0);
-    if (p == MAP_FAILED)
-        panic("arch_paging_init: cannot map the G slots a second time");
+    if (p == MAP_FAILED) {
+        munmap((void *)VM_GSLOT_BASE, ARCH_VM_AREA);
+        return false;
+    }
     slot_view = p;
+    return true;
 }
 
 static void guard(uintptr_t page);
@@ -126,11 +137,18 @@ void arch_paging_init(struct bootinfo *bi)
     (void)bi;
     reserve_at(VM_HEAP_BASE, PROT_NONE);
     reserve_at(VM_STACK_BASE, PROT_NONE);
-    slots_init();
+    if (!slots_shared()) {
+        if (slot_fd >= 0)
+            close(slot_fd);
+        slot_fd = -1;
+        printk("mmu: no guard regions in shared memory on this host; "
+               "parked Gs keep their stack pages\n");
+        reserve_at(VM_GSLOT_BASE, PROT_READ | PROT_WRITE);
+        guard(VM_GSLOT_BASE);   /* slot 0's; learns guard_regions */
+    }
     reserve_at(VM_GTAB_AREA, PROT_NONE);
     for (int i = 0; i < 4; i++)
         pte[i] = hosted_reserve(NPAGES * sizeof(uint64_t));
-    guard(VM_GSLOT_BASE);       /* slot 0's guard; learns guard_regions */
 }
 
 /* Which area va is in (0 heap, 1 stacks, 2 G slots, 3 the G table), or
@@ -157,9 +175,8 @@ static void guard(uintptr_t page)
         return;
     if (guard_regions) {
         guard_regions = false;
-        printk("mmu: no guard regions in shared memory on this host; G "
-               "stack guards use mprotect, the host's VMA limit caps the "
-               "Gs, and parked Gs keep their pages\n");
+        printk("mmu: no guard regions (Linux < 6.13); G stack guards use "
+               "mprotect, and the host's VMA limit caps the Gs\n");
     }
     if (mprotect((void *)page, PAGE_SIZE, PROT_NONE))
         panic("arch_map_page: cannot protect the guard page 0x%lx", page);
@@ -222,7 +239,10 @@ void arch_unmap_page(uintptr_t va)
     if (area < 0)
         return;
     if (area == 2) {
-        guard(va);
+        /* Only with slots_shared, whose probe found guard regions. */
+        if (madvise((void *)va, PAGE_SIZE, MADV_GUARD_INSTALL))
+            panic("arch_unmap_page: the host refused a guard region at "
+                  "0x%lx", va);
         *pte_of(area, va) = GUARDED;
         return;
     }
@@ -286,21 +306,31 @@ void arch_gslot_drop(uintptr_t lo, uintptr_t hi)
  * A signal frame the host could not push below sp: if sp is a G's, well
  * above its guard page, its slot must have had pages given back (the
  * G's own code would have faulted on them first, unless it ran in
- * registers only since); vm_fault maps them back (a no-op if another
- * core just did).  False for anything else, an overflow included.
+ * registers only since); they are mapped back.  If none are given back
+ * any more, another core may just have mapped them back, which is worth
+ * one retry; the same report at the same place again is something else
+ * (a general protection fault reads the same: SI_KERNEL, no address).
  */
 bool hosted_gslot_refault(uintptr_t sp)
 {
+    static __thread uintptr_t blind;    /* the last retry's sp */
     uintptr_t va = sp - 1;
 
     if (area_of(va) != 2 || va - vm_gslot_of(va) < PAGE_SIZE + SIGFRAME_MAX)
         return false;
-    return vm_fault(va);
+    if (vm_gslot_restore(va)) {
+        blind = 0;
+        return true;
+    }
+    if (blind == sp)
+        return false;
+    blind = sp;
+    return true;
 }
 
 bool arch_gslot_releasable(void)
 {
-    return guard_regions;
+    return slot_fd >= 0;
 }
 
 /* Nothing to drop: madvise has shot down every thread's entries. */

@@ -3,7 +3,8 @@
  *
  * A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is fatal, as every exception
  * is on bare metal, and goes to panic_trap with the signal's context as
- * the trap frame.  Its handler runs on an alternate signal stack per core
+ * the trap frame, but for a touch of G stack pages given back (mmu.c),
+ * which fixed_up maps back as the bare-metal page fault handler does.  Its handler runs on an alternate signal stack per core
  * (sigaltstack), because the common fault is a G running into its guard
  * page, where its own stack has no room left.  The kernel's signal frame
  * carries the x86 trap number, error code and faulting address (CR2), so
@@ -38,24 +39,41 @@ static const char *trap_name(const struct trapframe *tf)
     }
 }
 
+/*
+ * A SIGSEGV on a G stack page given back, or (SI_KERNEL, no address) an
+ * interrupt whose signal frame the host could not push on one: the slot
+ * is mapped back and the code goes on.  vm.c takes a spinlock, whose
+ * unlock would run pending interrupts right here, on the core's signal
+ * stack: the mask is held around it and put back with a plain store, and
+ * what is pending then, the lost interrupt counted as a tick (it may have
+ * been the timer's), comes again as a SIG_IRQ once the handler returns.
+ */
+static bool fixed_up(siginfo_t *si, ucontext_t *uc)
+{
+    struct arch_cpu *a = hosted_arch();
+    bool lost = si->si_code == SI_KERNEL && !si->si_addr, ok;
+    uint32_t was_off;
+
+    if (!a)
+        return false;           /* not a core's thread */
+    was_off = __atomic_load_n(&a->irq_off, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->irq_off, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ok = lost ? hosted_gslot_refault(uc->uc_mcontext.gregs[REG_RSP])
+              : vm_fault((uintptr_t)si->si_addr);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&a->irq_off, was_off, __ATOMIC_RELAXED);
+    if (ok)
+        hosted_irq_again(lost, !was_off);
+    return ok;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     struct trapframe tf = { uc, si, sig };
 
-    /* A G stack faults only on pages given back (mmu.c). */
-    if (sig == SIGSEGV && vm_fault((uintptr_t)si->si_addr))
+    if (sig == SIGSEGV && fixed_up(si, uc))
         return;
-    /* The host could not push an interrupt's signal frame (SI_KERNEL,
-       no address) on a G's stack: its pages were given back under a G
-       readied while its slot was being released, before the G touched
-       them.  Map them back and take the interrupt again. */
-    if (sig == SIGSEGV && si->si_code == SI_KERNEL && !si->si_addr &&
-        hosted_gslot_refault(((const unsigned long *)
-                              ((ucontext_t *)uc)->uc_mcontext.gregs)
-                             [REG_RSP])) {
-        tgkill(getpid(), gettid(), SIG_IRQ);
-        return;
-    }
     panic_trap(&tf, trap_name(&tf));
 }
 
