@@ -309,6 +309,16 @@ static void restore(uintptr_t slot, struct gsave *s)
     gsave_free(s);
 }
 
+/* Maps back the slot that holds va if it has a record; under vm_lock. */
+static bool restore_given_back(uintptr_t va)
+{
+    struct gsave *s = saves[vm_gslot_index(va)];
+
+    if (s)
+        restore(vm_gslot_of(va), s);
+    return s != NULL;
+}
+
 bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
 {
     uintptr_t top = slot + VM_GSLOT_SIZE;
@@ -433,8 +443,7 @@ bool vm_fault(uintptr_t va)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
-    if (saves[vm_gslot_index(va)])
-        restore(vm_gslot_of(va), saves[vm_gslot_index(va)]);
+    restore_given_back(va);
     /* Another core may have mapped it meanwhile (a G's stack touched by
        another G, a channel partner say, while its pages were given
        back). */
@@ -453,18 +462,17 @@ bool vm_fault(uintptr_t va)
 
 bool vm_gslot_restore(uintptr_t va)
 {
-    struct gsave *s;
     unsigned long f;
+    bool given_back;
 
     if (!in_gslot(va) || va - vm_gslot_of(va) < PAGE_SIZE)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
-    if ((s = saves[vm_gslot_index(va)]))
-        restore(vm_gslot_of(va), s);
+    given_back = restore_given_back(va);
     spin_unlock(&vm_lock, f);
     fault_release();
-    return s != NULL;
+    return given_back;
 }
 
 bool vm_is_stack_guard(uintptr_t va)

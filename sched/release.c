@@ -119,7 +119,7 @@ static void release_batch(void)
     if (stop > rel.end)
         stop = rel.end;
     for (; rel.cursor < stop; rel.cursor++) {
-        struct g *gp = gslot_index_g(rel.cursor);
+        struct g *gp = GTAB + rel.cursor;
         uintptr_t lo = keep_from(gp, &st, epoch);
 
         if (lo && vm_gslot_release(g_slot(gp), lo)) {
@@ -135,7 +135,7 @@ static void release_batch(void)
        (a G that ran meanwhile may have parked deeper, or died and left a
        newlib state that was not there). */
     for (size_t i = 0; i < n; i++) {
-        struct g *gp = gslot_index_g(rel.taken[i]);
+        struct g *gp = GTAB + rel.taken[i];
         bool keep = __atomic_load_n(&gp->status, __ATOMIC_ACQUIRE) ==
                         rel.state[i] &&
                     (rel.state[i] != G_WAITING ||

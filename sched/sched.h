@@ -172,37 +172,25 @@ struct m {
 
 /* The G table (kernel/vm.h): slot i's struct g is entry i.  It stays
    mapped while the slot's pages are given back (release.c). */
+#define GTAB ((struct g *)VM_GTAB_BASE)
 
 /* The G of the slot that holds va. */
 static inline struct g *gslot_g(uintptr_t va)
 {
-    return (struct g *)VM_GTAB_BASE + vm_gslot_index(va);
+    return GTAB + vm_gslot_index(va);
 }
 
 /* The base of gp's slot (its guard page). */
 static inline uintptr_t g_slot(const struct g *gp)
 {
-    return VM_GSLOT_BASE +
-           (uintptr_t)(gp - (struct g *)VM_GTAB_BASE) * VM_GSLOT_SIZE;
+    return VM_GSLOT_BASE + (uintptr_t)(gp - GTAB) * VM_GSLOT_SIZE;
 }
 
-/* The end of what the slot holds for its G: stack, then newlib state. */
-static inline uintptr_t gslot_top(uintptr_t slot)
-{
-    return slot + VM_GSLOT_SIZE;
-}
-
-/* Where the slot keeps its G's newlib state: right below gslot_top. */
+/* Where the slot keeps its G's newlib state: its top bytes. */
 static inline struct _reent *gslot_reent(uintptr_t slot)
 {
-    return (struct _reent *)((gslot_top(slot) - sizeof(struct _reent)) &
-                             ~63UL);
-}
-
-/* The G of slot i: slots are made in order (release.c walks them). */
-static inline struct g *gslot_index_g(size_t i)
-{
-    return gslot_g(VM_GSLOT_BASE + i * VM_GSLOT_SIZE);
+    return (struct _reent *)((slot + VM_GSLOT_SIZE -
+                              sizeof(struct _reent)) & ~63UL);
 }
 
 /*

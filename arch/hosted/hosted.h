@@ -55,7 +55,7 @@ uint64_t hosted_mono_now(void);
 
 /* mmu.c */
 void *hosted_reserve(size_t bytes);     /* zeroed, backed on first touch */
-bool hosted_gslot_refault(uintptr_t sp);        /* mmu.c */
+bool hosted_gslot_refault(uintptr_t sp);  /* trap.c's SI_KERNEL fault */
 
 /* The machine boot/hosted/main.c made of the process's arguments: its
    cores (-smp), the host's CPUs, and its RAM (mmu.c maps -m MiB). */

@@ -4,11 +4,12 @@
  * A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is fatal, as every exception
  * is on bare metal, and goes to panic_trap with the signal's context as
  * the trap frame, but for a touch of G stack pages given back (mmu.c),
- * which fixed_up maps back as the bare-metal page fault handler does.  Its handler runs on an alternate signal stack per core
- * (sigaltstack), because the common fault is a G running into its guard
- * page, where its own stack has no room left.  The kernel's signal frame
- * carries the x86 trap number, error code and faulting address (CR2), so
- * the report reads as the bare-metal one.  abort() (a failed glibc
+ * which fixed_up maps back as the bare-metal page fault handler does.
+ * Its handler runs on an alternate signal stack per core (sigaltstack),
+ * because the common fault is a G running into its guard page, where its
+ * own stack has no room left.  The kernel's signal frame carries the x86
+ * trap number, error code and faulting address (CR2), so the report
+ * reads as the bare-metal one.  abort() (a failed glibc
  * assert) panics too, as newlib's _kill does.
  */
 #include <string.h>
@@ -52,7 +53,7 @@ static bool fixed_up(siginfo_t *si, ucontext_t *uc)
 {
     struct arch_cpu *a = hosted_arch();
     bool lost = si->si_code == SI_KERNEL && !si->si_addr, ok;
-    uint32_t was_off;
+    int was_off;
 
     if (!a)
         return false;           /* not a core's thread */
