@@ -378,7 +378,9 @@ deps-go:
 
 FORCE:
 
-build/go/toolchain: FORCE
+# Debian's Go is installed first when GO is the default (deps-go); another
+# GO= is the user's own toolchain, only checked.
+build/go/toolchain: FORCE | $(if $(filter go,$(GO)),deps-go)
 	$(Q)command -v '$(GO)' >/dev/null || { echo "GO=$(GO): no such Go" \
 	    "toolchain (bookworm-backports' golang-1.23-go installs /usr/lib/go-1.23/bin/go)" >&2; exit 1; }
 	$(Q)mkdir -p $(@D)
