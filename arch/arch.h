@@ -378,6 +378,8 @@ void arch_tlb_flush_local(void);
  *     is mapped or not; NULL if it reads as zero.
  *   arch_gslot_frame(pa): whether pa is a page allocator frame, which
  *     vm.c frees when it gives the page back.
+ *   arch_gslot_unmap(lo, hi): unmaps the slot pages [lo, hi), every one
+ *     of them mapped (arch_unmap_page on each, in one step).
  *   arch_gslot_drop(lo, hi): frees the memory behind the unmapped slot
  *     pages [lo, hi) once vm.c has copied out what it keeps.
  *   arch_gslot_releasable(): whether slot pages can be given back at
@@ -386,6 +388,7 @@ void arch_tlb_flush_local(void);
 #ifdef ARCH_GSLOT_BACKING
 void *arch_gslot_bytes(uintptr_t va, uint64_t pa);
 bool arch_gslot_frame(uint64_t pa);
+void arch_gslot_unmap(uintptr_t lo, uintptr_t hi);
 void arch_gslot_drop(uintptr_t lo, uintptr_t hi);
 bool arch_gslot_releasable(void);
 #else

@@ -41,7 +41,7 @@ void mem_setup(struct bootinfo *bi)
            page_free_count(&pages) * PAGE_SIZE >> 20);
 }
 
-static uint64_t alloc(size_t n, size_t align)
+static uint64_t alloc(size_t n, size_t align, bool zero)
 {
     unsigned long f;
     uint64_t pa;
@@ -53,19 +53,24 @@ static uint64_t alloc(size_t n, size_t align)
     pa = align > 1 ? page_alloc_aligned(&pages, n, align) :
                      page_alloc(&pages, n);
     spin_unlock(&mem_lock, f);
-    if (pa)
+    if (pa && zero)
         memset(phys_to_virt(pa), 0, n * PAGE_SIZE);
     return pa;
 }
 
 uint64_t mem_alloc_pages(size_t n)
 {
-    return alloc(n, 1);
+    return alloc(n, 1, true);
 }
 
 uint64_t mem_alloc_pages_aligned(size_t n, size_t align)
 {
-    return align ? alloc(n, align) : 0;
+    return align ? alloc(n, align, true) : 0;
+}
+
+uint64_t mem_alloc_pages_unzeroed(size_t n)
+{
+    return alloc(n, 1, false);
 }
 
 void mem_free_pages(uint64_t pa, size_t n)

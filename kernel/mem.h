@@ -18,6 +18,9 @@ void mem_setup(struct bootinfo *bi);
 uint64_t mem_alloc_pages(size_t n);
 /* The same, the address a multiple of align pages (a power of two). */
 uint64_t mem_alloc_pages_aligned(size_t n, size_t align);
+/* n contiguous pages holding whatever they held: for a caller that never
+   reads them (a frame that only counts a page the arch backs itself). */
+uint64_t mem_alloc_pages_unzeroed(size_t n);
 void mem_free_pages(uint64_t pa, size_t n);
 size_t mem_free_count(void);
 size_t mem_total_count(void);

@@ -36,8 +36,16 @@ static size_t gslot_pages;      /* pages of G slots and the G table;
    (fewer than n when memory ran out). */
 static size_t map_fresh(uintptr_t va, size_t n)
 {
+#ifdef ARCH_GSLOT_BACKING
+    /* The arch backs slot pages itself: their frames only count them,
+       and zeroing one would cost its memory for nothing. */
+    bool zero = va < VM_GSLOT_BASE || va >= VM_GSLOT_BASE + VM_GSLOT_MAX;
+#else
+    bool zero = true;
+#endif
+
     for (size_t i = 0; i < n; i++) {
-        uint64_t pa = mem_alloc_pages(1);
+        uint64_t pa = zero ? mem_alloc_pages(1) : mem_alloc_pages_unzeroed(1);
 
         if (!pa || arch_map_page(va + i * PAGE_SIZE, pa, MAP_WRITE)) {
             if (pa)
@@ -245,6 +253,12 @@ static inline bool arch_gslot_frame(uint64_t pa)
     return pa != 0;
 }
 
+static inline void arch_gslot_unmap(uintptr_t lo, uintptr_t hi)
+{
+    for (uintptr_t va = lo; va < hi; va += PAGE_SIZE)
+        arch_unmap_page(va);
+}
+
 static inline void arch_gslot_drop(uintptr_t lo, uintptr_t hi)
 {
     (void)lo;
@@ -321,7 +335,7 @@ static bool restore_given_back(uintptr_t va)
 
 bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
 {
-    uintptr_t top = slot + VM_GSLOT_SIZE;
+    uintptr_t top = slot + VM_GSLOT_SIZE, run = 0;
     struct gsave *s = NULL;
     unsigned long f;
     uint64_t pa;
@@ -336,16 +350,24 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
         s->bytes = sizeof *s;
         s->lo = lo & ~(uintptr_t)(CHUNK - 1);
         s->frames[0] = 0;
+        /* Each run of mapped pages is unmapped in one step: the hosted
+           build's is a system call, whose cost is per call. */
         for (size_t k = 1; k < SLOT_PAGES; k++) {
             uintptr_t va = slot + k * PAGE_SIZE;
 
             s->frames[k] = 0;
             if (arch_virt_to_phys(va, &pa)) {
                 s->frames[k] = pa & ~(PAGE_SIZE - 1);
-                arch_unmap_page(va);
+                if (!run)
+                    run = va;
                 any = true;
+            } else if (run) {
+                arch_gslot_unmap(run, va);
+                run = 0;
             }
         }
+        if (run)
+            arch_gslot_unmap(run, top);
         if (any) {
             saves[vm_gslot_index(slot)] = s;
             __atomic_store_n(&released, released + 1, __ATOMIC_RELAXED);

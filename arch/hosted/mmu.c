@@ -227,7 +227,11 @@ int arch_map_page(uintptr_t va, uint64_t pa, int flags)
         return -12;
     }
     *e = in_ram(pa) ? pa | 1 : 0;
-    if (in_ram(pa))
+    /* The page's bytes are the host's at va, not the frame's: a frame
+       vm.c zeroed goes back to the host.  A slot page's frame was never
+       touched (vm.c's map_fresh), and the call would cost a TLB
+       shootdown per G on a host that emulates them. */
+    if (in_ram(pa) && area != 2)
         madvise(phys_to_virt(pa), PAGE_SIZE, MADV_DONTNEED);
     return 0;
 }
@@ -288,6 +292,18 @@ void *arch_gslot_bytes(uintptr_t va, uint64_t pa)
 bool arch_gslot_frame(uint64_t pa)
 {
     return in_ram(pa);
+}
+
+/* One guard region over the whole run: each madvise on the shared slot
+   area costs a TLB shootdown across the process's threads, which is most
+   of a release's time on a host that emulates them. */
+void arch_gslot_unmap(uintptr_t lo, uintptr_t hi)
+{
+    if (madvise((void *)lo, hi - lo, MADV_GUARD_INSTALL))
+        panic("arch_gslot_unmap: the host refused a guard region at "
+              "[0x%lx, 0x%lx)", lo, hi);
+    for (uintptr_t va = lo; va < hi; va += PAGE_SIZE)
+        *pte_of(2, va) = GUARDED;
 }
 
 void arch_gslot_drop(uintptr_t lo, uintptr_t hi)
