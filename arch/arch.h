@@ -373,9 +373,12 @@ void arch_tlb_flush_local(void);
  * the direct map, and freeing the frame frees them (vm.c's defaults).  An
  * arch that backs slot pages with memory of its own (the hosted build)
  * defines ARCH_GSLOT_BACKING and these:
- *   arch_gslot_bytes(va, pa): where the bytes of slot page va, which
- *     arch_virt_to_phys put at pa, are read and written whether the page
- *     is mapped or not; NULL if it reads as zero.
+ *   arch_gslot_read(va, pa, buf): the bytes of slot page va (page
+ *     aligned; arch_virt_to_phys put it at pa), mapped or not: a pointer
+ *     to them, or to buf (PAGE_SIZE bytes) once copied there; NULL if
+ *     the page reads as zero.
+ *   arch_gslot_write(va, pa, src, n): copies n bytes from src to slot
+ *     address va, mapped or not, within one page (at pa).
  *   arch_gslot_frame(pa): whether pa is a page allocator frame, which
  *     vm.c frees when it gives the page back.
  *   arch_gslot_unmap(lo, hi): unmaps the slot pages [lo, hi), every one
@@ -386,7 +389,8 @@ void arch_tlb_flush_local(void);
  *     all (release.c stays off if not).
  */
 #ifdef ARCH_GSLOT_BACKING
-void *arch_gslot_bytes(uintptr_t va, uint64_t pa);
+const void *arch_gslot_read(uintptr_t va, uint64_t pa, void *buf);
+void arch_gslot_write(uintptr_t va, uint64_t pa, const void *src, size_t n);
 bool arch_gslot_frame(uint64_t pa);
 void arch_gslot_unmap(uintptr_t lo, uintptr_t hi);
 void arch_gslot_drop(uintptr_t lo, uintptr_t hi);

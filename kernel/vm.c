@@ -243,9 +243,18 @@ static void gsave_free(struct gsave *s)
 
 #ifndef ARCH_GSLOT_BACKING
 /* Bare metal: a slot page is its frame (arch.h). */
-static inline void *arch_gslot_bytes(uintptr_t va, uint64_t pa)
+static inline const void *arch_gslot_read(uintptr_t va, uint64_t pa,
+                                          void *buf)
 {
-    return pa ? (char *)phys_to_virt(pa) + (va & (PAGE_SIZE - 1)) : NULL;
+    (void)va;
+    (void)buf;
+    return pa ? phys_to_virt(pa) : NULL;
+}
+
+static inline void arch_gslot_write(uintptr_t va, uint64_t pa,
+                                    const void *src, size_t n)
+{
+    memcpy((char *)phys_to_virt(pa) + (va & (PAGE_SIZE - 1)), src, n);
 }
 
 static inline bool arch_gslot_frame(uint64_t pa)
@@ -266,11 +275,32 @@ static inline void arch_gslot_drop(uintptr_t lo, uintptr_t hi)
 }
 #endif
 
-/* Where the byte at va of the unmapped slot lies, NULL if it reads as
-   zero. */
-static char *frame_byte(const struct gsave *s, uintptr_t slot, uintptr_t va)
+/* Copies of slot pages where the arch gives them no address of their
+   own (arch_gslot_read), and the page a restore fills; under vm_lock. */
+static char span_copy[SAVE_SPAN], page_copy[PAGE_SIZE];
+
+/* The unmapped slot's pages from s->lo's up, as arch_gslot_read gives
+   them: pages[0] is s->lo's page.  Under vm_lock. */
+static void read_span(const struct gsave *s, uintptr_t slot,
+                      const char *pages[SAVE_SPAN / PAGE_SIZE])
 {
-    return arch_gslot_bytes(va, s->frames[(va - slot) / PAGE_SIZE]);
+    uintptr_t first = s->lo & ~(PAGE_SIZE - 1);
+
+    for (size_t i = 0; first + i * PAGE_SIZE < slot + VM_GSLOT_SIZE; i++) {
+        uintptr_t va = first + i * PAGE_SIZE;
+
+        pages[i] = arch_gslot_read(va, s->frames[(va - slot) / PAGE_SIZE],
+                                   span_copy + i * PAGE_SIZE);
+    }
+}
+
+/* The byte at va in what read_span gave, NULL if it reads as zero. */
+static const char *span_byte(const char *const *pages, uintptr_t lo,
+                             uintptr_t va)
+{
+    const char *p = pages[(va - (lo & ~(PAGE_SIZE - 1))) / PAGE_SIZE];
+
+    return p ? p + (va & (PAGE_SIZE - 1)) : NULL;
 }
 
 static bool chunk_zero(const char *p)
@@ -299,24 +329,30 @@ static void restore(uintptr_t slot, struct gsave *s)
         size_t n = (top - first) / PAGE_SIZE, i = 0;
         const char *from = s->saved.data;
 
-        uintptr_t page = 0;
-        uint64_t pa = 0;
-
         if (map_fresh(first, n) != n)
             panic("vm_fault: out of memory to give back the stack of the "
                   "slot at 0x%lx", (unsigned long)slot);
         gslot_pages += n;
-        /* Through arch_gslot_bytes rather than va: a sanitizer build
-           would check the writes against the G's poisoned frames. */
-        for (uintptr_t va = s->lo; va < top; va += CHUNK, i++)
-            if (s->saved.bitmap[i / 64] & (1UL << (i % 64))) {
-                if ((va & ~(PAGE_SIZE - 1)) != page) {
-                    page = va & ~(PAGE_SIZE - 1);
-                    arch_virt_to_phys(page, &pa);
+        /* A page at a time, through arch_gslot_write rather than va: a
+           sanitizer build would check writes to the G's poisoned frames,
+           and the hosted build writes a page in one call.  The pages are
+           fresh, so the pieces not kept are zero already. */
+        for (uintptr_t page = first; page < top; page += PAGE_SIZE) {
+            uintptr_t lo = page < s->lo ? s->lo : page;
+            bool any = false;
+            uint64_t pa;
+
+            memset(page_copy, 0, PAGE_SIZE);
+            for (uintptr_t va = lo; va < page + PAGE_SIZE; va += CHUNK, i++)
+                if (s->saved.bitmap[i / 64] & (1UL << (i % 64))) {
+                    memcpy(page_copy + (va - page), from, CHUNK);
+                    from += CHUNK;
+                    any = true;
                 }
-                memcpy(arch_gslot_bytes(va, pa), from, CHUNK);
-                from += CHUNK;
-            }
+            if (any && arch_virt_to_phys(page, &pa))
+                arch_gslot_write(lo, pa, page_copy + (lo - page),
+                                 page + PAGE_SIZE - lo);
+        }
     }
     saves[vm_gslot_index(slot)] = NULL;
     __atomic_store_n(&released, released - 1, __ATOMIC_RELAXED);
@@ -383,6 +419,7 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
 {
     uintptr_t top = slot + VM_GSLOT_SIZE;
     uint64_t bitmap[SAVE_SPAN / CHUNK / 64] = { 0 };
+    const char *pages[SAVE_SPAN / PAGE_SIZE];
     struct gsave *s, *d = NULL;
     size_t n = 0, i = 0, bytes;
     unsigned long f;
@@ -395,8 +432,9 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
         spin_unlock(&vm_lock, f);
         return 0;               /* touched meanwhile: mapped back */
     }
+    read_span(s, slot, pages);
     for (uintptr_t va = s->lo; va < top; va += CHUNK, i++) {
-        const char *p = frame_byte(s, slot, va);
+        const char *p = span_byte(pages, s->lo, va);
 
         if (p && !chunk_zero(p)) {
             bitmap[i / 64] |= 1UL << (i % 64);
@@ -417,7 +455,7 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
     i = 0;
     for (uintptr_t va = s->lo; va < top; va += CHUNK, i++)
         if (bitmap[i / 64] & (1UL << (i % 64))) {
-            memcpy(to, frame_byte(s, slot, va), CHUNK);
+            memcpy(to, span_byte(pages, s->lo, va), CHUNK);
             to += CHUNK;
         }
     arch_gslot_drop(slot + PAGE_SIZE, top);

@@ -283,10 +283,29 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
     return true;
 }
 
-void *arch_gslot_bytes(uintptr_t va, uint64_t pa)
+/*
+ * Through the memfd rather than slot_view: a page read or written through
+ * the view is a fault there, and the punch that frees the page later a
+ * TLB shootdown to take it out again, on every release.  slot_view is
+ * the fallback if the host refuses the call.
+ */
+const void *arch_gslot_read(uintptr_t va, uint64_t pa, void *buf)
 {
+    off_t off = (off_t)(va - VM_GSLOT_BASE);
+
     (void)pa;
-    return slot_view + (va - VM_GSLOT_BASE);
+    if (pread(slot_fd, buf, PAGE_SIZE, off) == PAGE_SIZE)
+        return buf;
+    return slot_view + off;
+}
+
+void arch_gslot_write(uintptr_t va, uint64_t pa, const void *src, size_t n)
+{
+    off_t off = (off_t)(va - VM_GSLOT_BASE);
+
+    (void)pa;
+    if (pwrite(slot_fd, src, n, off) != (ssize_t)n)
+        memcpy(slot_view + off, src, n);
 }
 
 bool arch_gslot_frame(uint64_t pa)
