@@ -142,18 +142,37 @@ uint64_t arch_wallclock(void)
     return time(NULL);
 }
 
+/* Reads a byte of each page of s[0..n), so that a G stack page given
+   back meanwhile (mmu.c) faults and is mapped back: the host's system
+   calls report such a page as EFAULT instead. */
+static void touch_pages(const char *s, size_t n)
+{
+    const volatile char *p = s;
+
+    for (size_t i = 0; i < n; i += PAGE_SIZE - (uintptr_t)(p + i) % PAGE_SIZE)
+        (void)p[i];
+}
+
 /* Writes s[0..n) to fd, through interrupted and partial writes; gives
-   up on an error. */
+   up on an error, or on a second EFAULT in a row. */
 static void write_all(int fd, const char *s, size_t n)
 {
+    bool touched = false;
+
     while (n) {
         ssize_t k = write(fd, s, n);
 
         if (k <= 0) {
             if (k < 0 && errno == EINTR)
                 continue;
+            if (k < 0 && errno == EFAULT && !touched) {
+                touch_pages(s, n);
+                touched = true;
+                continue;
+            }
             return;
         }
+        touched = false;
         s += k;
         n -= k;
     }

@@ -1,6 +1,8 @@
 /*
- * release_irq - an interrupt that lands on a G whose stack pages were
- * given back while it ran on registers alone.
+ * release_irq - what reaches a G's stack pages while they are given back
+ * without running the G's own code: an interrupt that lands on a G that
+ * ran on registers alone, and the console writing a buffer on a parked
+ * G's stack.
  *
  * sched/release.c gives back the pages of a parked G, and the G may be
  * readied and run before the release is over.  Its own code faults on the
@@ -21,6 +23,8 @@
  * its stack.
  */
 #include <stdio.h>
+#include <string.h>
+#include <spindle/chan.h>
 #include <spindle/cpu.h>
 #include <spindle/sched.h>
 #include <spindle/sync.h>
@@ -184,6 +188,63 @@ TEST(interrupt_on_given_back_stack)
            TRIES);
     CHECKF(bad_words == 0, "%ld of %d words on the G's stack changed",
            bad_words, WORDS);
+}
+
+/* ---- a console write from a given-back stack ------------------------- */
+
+static char *parked_line;       /* on the parked G's stack */
+static size_t parked_len;
+static sp_chan *wake_ch;
+
+static void parked_writer(void *arg)
+{
+    char line[] = "# release_irq: this line was on a given-back stack\n";
+    int v;
+
+    (void)arg;
+    parked_line = line;
+    parked_len = sizeof line - 1;
+    spinner_g = getg();
+    __atomic_store_n(&ready, 2, __ATOMIC_RELEASE);
+    sp_chan_recv(wake_ch, &v);
+    if (strcmp(line, "# release_irq: this line was on a given-back "
+               "stack\n"))
+        bad_words++;
+    sp_waitgroup_done(&wg);
+}
+
+/*
+ * The console's write reads a buffer on a parked G's stack whose pages
+ * were given back.  Bare metal faults on it and maps it back; the hosted
+ * build's write(2) fails with EFAULT instead, and the line would be lost
+ * unless the console touches the buffer and tries again.
+ */
+TEST(console_write_from_given_back_stack)
+{
+    size_t before = vm_gslots_released();
+    int v = 1;
+
+    bad_words = 0;
+    wake_ch = sp_chan_make(sizeof(int), 0);
+    sp_waitgroup_add(&wg, 1);
+    sp_go(parked_writer, NULL);
+    while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != 2 ||
+           __atomic_load_n(&spinner_g->status, __ATOMIC_ACQUIRE) !=
+               G_WAITING)
+        sp_sleep(SP_MS(1));
+    CHECKF(vm_gslot_release(g_slot(spinner_g),
+                            (uintptr_t)spinner_g->sp & ~(uintptr_t)31),
+           "could not give back the parked G's pages");
+    smp_call_all_irq(flush_tlb, NULL);
+    arch_console_write(parked_line, parked_len);
+    CHECKF(vm_gslots_released() == before, "the write left the pages "
+           "given back (%zu slots, want %zu)", vm_gslots_released(),
+           before);
+    vm_gslot_release_finish(g_slot(spinner_g), false);
+    sp_chan_send(wake_ch, &v);
+    sp_waitgroup_wait(&wg);
+    sp_chan_free(wake_ch);
+    CHECKF(bad_words == 0, "the line on the G's stack changed");
 }
 
 int main(void)
