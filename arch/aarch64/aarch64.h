@@ -84,6 +84,19 @@
 #define CPU_ESTACK      8       /* arch.estack_top: arch is second */
 #define ESTACK_SIZE     (16 * 1024)
 
+/* struct cpu: arch.entry_save, one area per exception kind (below), in
+   which the vector entry puts the interrupted state a nested fault would
+   overwrite: the words at ES_X0 ... ES_SPSR. */
+#define CPU_ENTRY_SAVE  16
+#define ENTRY_KINDS     5
+#define ENTRY_SAVE_WORDS 5
+#define ENTRY_SAVE_SIZE (ENTRY_SAVE_WORDS * 8)
+#define ES_X0           0
+#define ES_X1           8
+#define ES_X30          16
+#define ES_ELR          24
+#define ES_SPSR         32
+
 /* Exception kinds vectors.S passes to trap.c. */
 #define KIND_SYNC       0
 #define KIND_IRQ        1

@@ -14,6 +14,12 @@
 
 _Static_assert(offsetof(struct cpu, arch.estack_top) == CPU_ESTACK,
                "vectors.S finds the emergency stack at CPU_ESTACK");
+_Static_assert(offsetof(struct cpu, arch.entry_save) == CPU_ENTRY_SAVE,
+               "vectors.S finds the entry save areas at CPU_ENTRY_SAVE");
+_Static_assert(KIND_BAD < ENTRY_KINDS &&
+               sizeof(((struct cpu *)0)->arch.entry_save) ==
+                   ENTRY_KINDS * ENTRY_SAVE_SIZE,
+               "an entry save area per exception kind");
 
 static struct cpu boot_cpu;
 static uint64_t boot_estack[ESTACK_SIZE / 8] __attribute__((aligned(16)));

@@ -6,18 +6,27 @@
  *
  * The kernel runs at EL1 on SP_EL1 and has no EL0, so only the four
  * "current EL with SPx" vectors are expected; the others panic.  Each
- * entry stashes x0, x1 and x30 in system registers nothing else uses
- * (TPIDRRO_EL0, TPIDR_EL0, SP_EL0), then calls save_frame.
+ * entry first puts the interrupted x0, x1, x30, ELR and SPSR in its
+ * kind's area of struct cpu (arch.entry_save, always mapped), keeps the
+ * area's address in TPIDR_EL0 (TPIDRRO_EL0 is its scratch), then calls
+ * save_frame, which copies them from there into the frame.
  *
  * Why save_frame first asks the MMU (AT S1E1W) whether the frame's pages
  * are mapped: the frame goes on the interrupted stack, which for a G may
  * be a page not mapped yet (G stacks grow on demand) or a guard page (a
- * stack overflow).  A store that faulted there would take a new
- * exception inside this code and overwrite ELR/SPSR, losing the
- * interrupted state for good.  x86 has IST stacks for this; here the
- * frame then goes on the core's emergency stack instead, and trap.c maps
- * the page (and returns, so the instruction or interrupt comes again) or
- * reports the stack overflow.
+ * stack overflow).  x86 has IST stacks for this; here the frame then
+ * goes on the core's emergency stack instead, and trap.c maps the page
+ * (and returns, so the instruction or interrupt comes again) or reports
+ * the stack overflow.  A page can still go between the probe and the
+ * stores: another core giving back the stack pages of a G readied during
+ * the release (sched/release.c), whose broadcast TLBI takes the page
+ * from this core too.  The store then faults inside this code, and the
+ * fault's own entry overwrites ELR, SPSR and the scratch registers; but
+ * the interrupted state is in the entry save area by then, and the
+ * frame's registers so far are in GPRs, which the fault's return puts
+ * back.  trap.c maps the page back (vm_fault), and the store goes on.
+ * A fault's save area is its own kind's, so the interrupt's is left as
+ * it was.
  *
  * The frame layout is struct trapframe (aarch64.h, offsets checked in
  * trap.c): x0-x30, sp, elr, spsr, esr, far, fpcr, fpsr, q0-q31.  The
@@ -25,15 +34,25 @@
  * of it and the C handler may too, and because a preempted G resumes
  * from this frame (sched/preempt.c).
  * Register map in save_frame and save_frame_sync: x0 the interrupted sp,
- * x1 scratch; x30 the return address into the entry stub.
+ * x1 scratch, then (from label 2) the entry save area, and x2-x3
+ * scratch once saved; x30 the return address into the entry stub.
  */
 #include "aarch64.h"
 
     .macro ventry kind, save=save_frame
     .balign 128
     msr tpidrro_el0, x0
-    msr tpidr_el0, x1
-    msr sp_el0, x30
+    mrs x0, tpidr_el1
+    add x0, x0, #(CPU_ENTRY_SAVE + \kind * ENTRY_SAVE_SIZE)
+    str x1, [x0, #ES_X1]
+    str x30, [x0, #ES_X30]
+    mrs x1, tpidrro_el0
+    str x1, [x0, #ES_X0]
+    mrs x1, elr_el1
+    str x1, [x0, #ES_ELR]
+    mrs x1, spsr_el1
+    str x1, [x0, #ES_SPSR]
+    msr tpidr_el0, x0
     bl \save
     mov x0, sp
     mov x1, #\kind
@@ -97,7 +116,8 @@ save_frame:
 1:  mrs x1, tpidr_el1               /* struct cpu */
     ldr x1, [x1, #CPU_ESTACK]
     sub sp, x1, #TF_SIZE
-2:  str x0, [sp, #TF_SP]
+2:  mrs x1, tpidr_el0               /* this kind's entry save area */
+    str x0, [sp, #TF_SP]
     stp x2, x3, [sp, #16]
     stp x4, x5, [sp, #32]
     stp x6, x7, [sp, #48]
@@ -111,15 +131,13 @@ save_frame:
     stp x22, x23, [sp, #176]
     stp x24, x25, [sp, #192]
     stp x26, x27, [sp, #208]
-    mrs x0, tpidrro_el0
-    mrs x1, tpidr_el0
-    stp x0, x1, [sp, #0]
-    mrs x0, sp_el0
     stp x28, x29, [sp, #224]
-    str x0, [sp, #240]              /* x30 */
-    mrs x0, elr_el1
-    mrs x1, spsr_el1
-    stp x0, x1, [sp, #TF_ELR]
+    ldp x2, x3, [x1, #ES_X0]
+    stp x2, x3, [sp, #0]
+    ldr x2, [x1, #ES_X30]
+    str x2, [sp, #240]              /* x30 */
+    ldp x2, x3, [x1, #ES_ELR]
+    stp x2, x3, [sp, #TF_ELR]
     mrs x0, esr_el1
     mrs x1, far_el1
     stp x0, x1, [sp, #TF_ESR]
