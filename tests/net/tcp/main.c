@@ -728,8 +728,10 @@ TEST(accept_is_not_deadlock)
     struct accepted a;
     uint64_t t0;
 
-    SEND("idle 1000");
+    /* Before the request: the peer's second starts when the request
+       reaches it, which may be before this core gets to its next line. */
     t0 = sp_nanotime();
+    SEND("idle 1000");
     /* Nothing here has a deadline or a timer: main waits on ch, the
        acceptor on the network, as do the echo servers' Gs. */
     sp_go(acceptor9, ch);
