@@ -550,13 +550,11 @@ void sp_chan_close(sp_chan *c)
 
 sp_chan *sp_chan_make(size_t elemsize, size_t cap)
 {
-    size_t valoff = elemsize > 4 ? 8 : sizeof(struct cell);
-    size_t align = elemsize > 4 ? 8 : 4;
-    size_t cellsize = (valoff + elemsize + align - 1) & ~(align - 1);
+    size_t cellsize = (sizeof(struct cell) + elemsize + 7) & ~(size_t)7;
     void *mem;
     sp_chan *c;
 
-    if (elemsize > SIZE_MAX / 2 || cap > CHAN_CAP_MAX ||
+    if (elemsize > SIZE_MAX / 2 ||
         (cap && cellsize > (SIZE_MAX - sizeof *c - CACHE_LINE) / cap))
         return NULL;
     /* The header's lines are aligned: over-allocate by one. */
@@ -570,13 +568,12 @@ sp_chan *sp_chan_make(size_t elemsize, size_t cap)
     c->elemsize = elemsize;
     c->cap = cap;
     c->cellsize = cellsize;
-    c->valoff = valoff;
     c->mask = cap - 1;
     c->pow2 = cap && !(cap & (cap - 1));
     c->cells = (unsigned char *)(c + 1);
     c->mem = mem;
     for (size_t i = 0; i < cap; i++)
-        ((struct cell *)(c->cells + i * cellsize))->seq = (uint32_t)(2 * i);
+        ((struct cell *)(c->cells + i * cellsize))->seq = 2 * i;
     return c;
 }
 

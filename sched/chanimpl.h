@@ -43,23 +43,11 @@ struct waitq {
    cells) never get near it. */
 #define ENQ_CLOSED (1ULL << 62)
 
-/*
- * A ring cell: the sequence number, then the value at c->valoff (4, or 8
- * for elements wider than 4 bytes, which keeps them aligned).  The
- * number is the low 32 bits of chanring.h's 2 pos or 2 pos + 1, compared
- * by signed difference, which stays right while the positions it is
- * compared with are within 2^30 of it: capacities are at most
- * CHAN_CAP_MAX.  Four bytes, not eight, so that a channel of ints has
- * eight cells to a line: with senders and receivers on different cores
- * every line of the ring moves between them once a lap, and fewer lines
- * a message is the one cost of a message that does not shrink with a
- * faster core (docs/benchmarks.md).
- */
+/* A ring cell: the sequence number, then the value. */
 struct cell {
-    uint32_t seq;
+    uint64_t seq;
+    unsigned char val[];
 };
-
-#define CHAN_CAP_MAX (1UL << 29)
 
 enum ring { RING_OK, RING_WAIT, RING_CLOSED };
 
@@ -73,7 +61,6 @@ struct sp_chan {
     /* Fixed by sp_chan_make; the line is read-only from then on. */
     _Alignas(CACHE_LINE) size_t elemsize, cap;
     size_t cellsize;            /* bytes per ring cell */
-    size_t valoff;              /* where a cell's value starts */
     uint64_t mask;              /* cap - 1 when cap is a power of two */
     bool pow2;
     unsigned char *cells;

@@ -6,10 +6,7 @@
  * Each cell has a sequence number: cell i is free for the sender at
  * position pos (pos % cap == i) when seq == 2 pos, and holds the value
  * for the receiver at pos when seq == 2 pos + 1 (doubled, so that with
- * cap 1 "full at pos" and "free at pos + 1" differ).  seq keeps the low
- * 32 bits (chanimpl.h): "behind" (full, or empty) is believed only of a
- * position that is still current, which the cell is then within 2 cap
- * of.  A sender claims pos
+ * cap 1 "full at pos" and "free at pos + 1" differ).  A sender claims pos
  * by a CAS on enq, writes the value and publishes it with a store-release
  * of seq = 2 pos + 1; a receiver claims by a CAS on deq, reads, and frees
  * the cell for the next lap with seq = 2 (pos + cap).  close sets
@@ -45,19 +42,6 @@ static inline struct cell *cellat(sp_chan *c, uint64_t pos)
     return (struct cell *)(c->cells + i * c->cellsize);
 }
 
-static inline unsigned char *cellval(sp_chan *c, struct cell *cl)
-{
-    return (unsigned char *)cl + c->valoff;
-}
-
-/* A cell's number against what position pos would have it be (want, the
-   low 32 bits of 2 pos or 2 pos + 1): 0 equal, negative behind,
-   positive ahead (chanimpl.h: positions are within 2^30 of each other). */
-static inline int32_t seqdiff(uint32_t seq, uint64_t want)
-{
-    return (int32_t)(seq - (uint32_t)want);
-}
-
 /*
  * The ringer's half of the handshake, right after the seq-cst CAS that
  * claimed a cell for a push (q = recvq) or a pop (q = sendq): takes one
@@ -89,33 +73,26 @@ chan_ring_push(sp_chan *c, const void *elem, bool locked, struct g **wake)
 
     for (;;) {
         struct cell *cl;
-        int32_t d;
+        uint64_t seq;
 
         if (pos & ENQ_CLOSED)
             return RING_CLOSED;
         cl = cellat(c, pos);
-        d = seqdiff(__atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE), 2 * pos);
-        if (d == 0) {
+        seq = __atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE);
+        if (seq == 2 * pos) {
             /* Seq-cst: the claim is what a waiter's handshake reads
                (ring_claimable); see the handshake in chan.c. */
             if (__atomic_compare_exchange_n(&c->enq, &pos, pos + 1, false,
                                             __ATOMIC_SEQ_CST,
                                             __ATOMIC_RELAXED)) {
                 *wake = ring_ringer(c, &c->recvq, WAITING_RECV, locked);
-                copyelem(c, cellval(c, cl), elem);
+                copyelem(c, cl->val, elem);
                 /* Release: the value before the receiver's acquire. */
-                __atomic_store_n(&cl->seq, (uint32_t)(2 * pos + 1),
-                                 __ATOMIC_RELEASE);
+                __atomic_store_n(&cl->seq, 2 * pos + 1, __ATOMIC_RELEASE);
                 return RING_OK;
             }
-        } else if (d < 0) {
-            /* Last lap's value is still in it, if pos is current (a pos
-               read long ago can be 2^31 behind, and seqdiff wrong). */
-            uint64_t now = __atomic_load_n(&c->enq, __ATOMIC_RELAXED);
-
-            if (now == pos)
-                return RING_WAIT;
-            pos = now;
+        } else if ((int64_t)(seq - 2 * pos) < 0) {
+            return RING_WAIT;   /* last lap's value is still in it */
         } else {
             pos = __atomic_load_n(&c->enq, __ATOMIC_RELAXED);
         }
@@ -132,28 +109,21 @@ chan_ring_pop(sp_chan *c, void *elem, bool locked, struct g **wake)
 
     for (;;) {
         struct cell *cl = cellat(c, pos);
-        int32_t d = seqdiff(__atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE),
-                            2 * pos + 1);
+        uint64_t seq = __atomic_load_n(&cl->seq, __ATOMIC_ACQUIRE);
 
-        if (d == 0) {
+        if (seq == 2 * pos + 1) {
             if (__atomic_compare_exchange_n(&c->deq, &pos, pos + 1, false,
                                             __ATOMIC_SEQ_CST,
                                             __ATOMIC_RELAXED)) {
                 *wake = ring_ringer(c, &c->sendq, WAITING_SEND, locked);
-                copyelem(c, elem, cellval(c, cl));
+                copyelem(c, elem, cl->val);
                 /* Release: our read before the next sender's write. */
-                __atomic_store_n(&cl->seq, (uint32_t)(2 * (pos + c->cap)),
+                __atomic_store_n(&cl->seq, 2 * (pos + c->cap),
                                  __ATOMIC_RELEASE);
                 return RING_OK;
             }
-        } else if (d < 0) {
-            /* Empty, or its sender has not published; if pos is current
-               (as for a push). */
-            uint64_t now = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
-
-            if (now == pos)
-                break;
-            pos = now;
+        } else if ((int64_t)(seq - (2 * pos + 1)) < 0) {
+            break;              /* empty, or its sender has not published */
         } else {
             pos = __atomic_load_n(&c->deq, __ATOMIC_RELAXED);
         }

@@ -36,8 +36,7 @@
 
 typedef struct sp_chan sp_chan;
 
-/* A channel of cap elements of elemsize bytes; NULL when out of memory,
-   or when cap is above 2^29 (536,870,912). */
+/* A channel of cap elements of elemsize bytes; NULL when out of memory. */
 sp_chan *sp_chan_make(size_t elemsize, size_t cap);
 
 /* Frees c (NULL is fine).  Nobody may be waiting on it or use it again. */

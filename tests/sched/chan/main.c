@@ -10,7 +10,6 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "chanimpl.h"
 #include "sched.h"
 
 #define WAIT_NS 20000000000ULL      /* a waiting loop gives up after 20 s */
@@ -281,51 +280,6 @@ TEST(elem_sizes)
     sp_chan_free(u);
     sp_chan_free(sig);
     sp_chan_free(NULL);
-}
-
-/*
- * A ring keeps the low 32 bits of its cells' sequence numbers
- * (chanimpl.h).  Started just below the position whose number wraps, a
- * channel still fills to its capacity, drains in order and reports
- * empty and full on every lap across the wrap; and a capacity the
- * numbers cannot tell apart is refused.
- */
-static bool laps_across_wrap(size_t elemsize, size_t cap)
-{
-    sp_chan *c = sp_chan_make(elemsize, cap);
-    uint64_t start = (1ULL << 31) - 2 * cap, v = 0, w = 0, got;
-
-    if (!c)
-        return false;
-    c->enq = c->deq = start;
-    for (uint64_t p = start; p < start + cap; p++)
-        ((struct cell *)(c->cells + p % cap * c->cellsize))->seq =
-            (uint32_t)(2 * p);
-    for (int lap = 0; lap < 8; lap++) {
-        for (size_t i = 0; i < cap; i++, v++)
-            if (!sp_chan_trysend(c, &v))
-                return false;
-        if (sp_chan_trysend(c, &v) || sp_chan_len(c) != cap)
-            return false;
-        for (size_t i = 0; i < cap; i++, w++) {
-            got = 0;
-            if (!sp_chan_tryrecv(c, &got, NULL) ||
-                memcmp(&got, &w, elemsize))
-                return false;
-        }
-        if (sp_chan_tryrecv(c, &got, NULL))
-            return false;
-    }
-    sp_chan_free(c);
-    return 2 * (start + 8 * cap) > (1ULL << 32);
-}
-
-TEST(ring_positions_wrap_32_bits)
-{
-    CHECK(laps_across_wrap(sizeof(uint32_t), 3));
-    CHECK(laps_across_wrap(sizeof(uint64_t), 4));
-    CHECK(laps_across_wrap(1, 5));
-    CHECK(!sp_chan_make(sizeof(int), CHAN_CAP_MAX + 1));
 }
 
 /* ---- select: fairness among ready cases ------------------------------ */
