@@ -34,18 +34,23 @@ static size_t gslot_pages;      /* pages of G slots and the G table;
 
 /* Maps fresh pages over [va, va + n pages); returns how many it mapped
    (fewer than n when memory ran out). */
-static size_t map_fresh(uintptr_t va, size_t n)
+/* A frame for page va, zeroed, or 0 if memory ran out.  Where the arch
+   backs slot pages itself, their frames only count them, and zeroing one
+   would cost its memory for nothing. */
+static uint64_t fresh_frame(uintptr_t va)
 {
 #ifdef ARCH_GSLOT_BACKING
-    /* The arch backs slot pages itself: their frames only count them,
-       and zeroing one would cost its memory for nothing. */
-    bool zero = va < VM_GSLOT_BASE || va >= VM_GSLOT_BASE + VM_GSLOT_MAX;
-#else
-    bool zero = true;
+    if (va >= VM_GSLOT_BASE && va < VM_GSLOT_BASE + VM_GSLOT_MAX)
+        return mem_alloc_pages_unzeroed(1);
 #endif
+    (void)va;
+    return mem_alloc_pages(1);
+}
 
+static size_t map_fresh(uintptr_t va, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
-        uint64_t pa = zero ? mem_alloc_pages(1) : mem_alloc_pages_unzeroed(1);
+        uint64_t pa = fresh_frame(va + i * PAGE_SIZE);
 
         if (!pa || arch_map_page(va + i * PAGE_SIZE, pa, MAP_WRITE)) {
             if (pa)
@@ -328,20 +333,25 @@ static void restore(uintptr_t slot, struct gsave *s)
         uintptr_t first = s->lo & ~(PAGE_SIZE - 1);
         size_t n = (top - first) / PAGE_SIZE, i = 0;
         const char *from = s->saved.data;
+        uint64_t pa[SAVE_SPAN / PAGE_SIZE];
 
-        if (map_fresh(first, n) != n)
-            panic("vm_fault: out of memory to give back the stack of the "
-                  "slot at 0x%lx", (unsigned long)slot);
-        gslot_pages += n;
-        /* A page at a time, through arch_gslot_write rather than va: a
-           sanitizer build would check writes to the G's poisoned frames,
-           and the hosted build writes a page in one call.  The pages are
-           fresh, so the pieces not kept are zero already. */
-        for (uintptr_t page = first; page < top; page += PAGE_SIZE) {
+        /*
+         * Filled, then mapped: another core reaches the slot without a
+         * fault as soon as a page is mapped (and on the hosted build the
+         * whole slot), and must find the kept bytes there.  A page at a
+         * time, through arch_gslot_write rather than va: a sanitizer
+         * build would check writes to the G's poisoned frames, and the
+         * hosted build writes a page in one call.  The pages are fresh,
+         * so the pieces not kept are zero already.
+         */
+        for (size_t k = 0; k < n; k++) {
+            uintptr_t page = first + k * PAGE_SIZE;
             uintptr_t lo = page < s->lo ? s->lo : page;
             bool any = false;
-            uint64_t pa;
 
+            if (!(pa[k] = fresh_frame(page)))
+                panic("vm_fault: out of memory to give back the stack of "
+                      "the slot at 0x%lx", (unsigned long)slot);
             memset(page_copy, 0, PAGE_SIZE);
             for (uintptr_t va = lo; va < page + PAGE_SIZE; va += CHUNK, i++)
                 if (s->saved.bitmap[i / 64] & (1UL << (i % 64))) {
@@ -349,10 +359,15 @@ static void restore(uintptr_t slot, struct gsave *s)
                     from += CHUNK;
                     any = true;
                 }
-            if (any && arch_virt_to_phys(page, &pa))
-                arch_gslot_write(lo, pa, page_copy + (lo - page),
+            if (any)
+                arch_gslot_write(lo, pa[k], page_copy + (lo - page),
                                  page + PAGE_SIZE - lo);
         }
+        for (size_t k = 0; k < n; k++)
+            if (arch_map_page(first + k * PAGE_SIZE, pa[k], MAP_WRITE))
+                panic("vm_fault: no page table to map back 0x%lx",
+                      (unsigned long)(first + k * PAGE_SIZE));
+        gslot_pages += n;
     }
     saves[vm_gslot_index(slot)] = NULL;
     __atomic_store_n(&released, released - 1, __ATOMIC_RELAXED);
@@ -428,9 +443,11 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
     vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     s = saves[vm_gslot_index(slot)];
-    if (!s || s->state != REC_UNMAPPED) {
+    if (!s || s->state != REC_UNMAPPED || !keep) {
+        if (s && s->state == REC_UNMAPPED)
+            restore(slot, s);   /* the caller saw the G run meanwhile */
         spin_unlock(&vm_lock, f);
-        return 0;               /* touched meanwhile: mapped back */
+        return 0;               /* else touched meanwhile: mapped back */
     }
     read_span(s, slot, pages);
     for (uintptr_t va = s->lo; va < top; va += CHUNK, i++) {
@@ -442,10 +459,10 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
         }
     }
     bytes = offsetof(struct gsave, saved.data) + n * CHUNK;
-    if (!keep || bytes > REC_MAX || !(d = rec_alloc(bytes))) {
+    if (bytes > REC_MAX || !(d = rec_alloc(bytes))) {
         restore(slot, s);
         spin_unlock(&vm_lock, f);
-        return keep ? -1 : 0;
+        return -1;
     }
     d->state = REC_SAVED;
     d->bytes = bytes;

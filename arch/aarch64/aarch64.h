@@ -86,16 +86,20 @@
 
 /* struct cpu: arch.entry_save, one area per exception kind (below), in
    which the vector entry puts the interrupted state a nested fault would
-   overwrite: the words at ES_X0 ... ES_SPSR. */
+   overwrite (ES_X0 ... ES_FAR), and trap_return what it puts back last
+   (ES_X0 ... ES_SPSR, ES_SP). */
 #define CPU_ENTRY_SAVE  16
 #define ENTRY_KINDS     5
-#define ENTRY_SAVE_WORDS 5
+#define ENTRY_SAVE_WORDS 8
 #define ENTRY_SAVE_SIZE (ENTRY_SAVE_WORDS * 8)
 #define ES_X0           0
 #define ES_X1           8
 #define ES_X30          16
 #define ES_ELR          24
 #define ES_SPSR         32
+#define ES_ESR          40
+#define ES_FAR          48
+#define ES_SP           56
 
 /* Exception kinds vectors.S passes to trap.c. */
 #define KIND_SYNC       0

@@ -162,10 +162,12 @@ static inline void arch_pio_write8(uint16_t port, uint8_t v)
 struct arch_cpu {
     uint64_t estack_top;        /* emergency stack (vectors.S); offset
                                    checked in cpu.c */
-    /* Per exception kind: the interrupted x0, x1, x30, ELR and SPSR,
-       put aside by the vector entry before any store to a stack
-       (vectors.S; aarch64.h's ENTRY_* and offsets checked in cpu.c). */
-    uint64_t entry_save[5][5];
+    /* Per exception kind: the interrupted x0, x1, x30, ELR, SPSR, ESR
+       and FAR, put aside by the vector entry before any store to a
+       stack, and what trap_return puts back after its last load from
+       one (vectors.S; aarch64.h's ENTRY_* and offsets checked in
+       cpu.c). */
+    uint64_t entry_save[5][8];
     uint64_t mpidr;             /* MPIDR_EL1 affinity bits */
     uintptr_t gicr;             /* GICv3: this core's redistributor */
     uint8_t gic_mask;           /* GICv2: this core's CPU interface bit */

@@ -52,11 +52,17 @@
     str x1, [x0, #ES_ELR]
     mrs x1, spsr_el1
     str x1, [x0, #ES_SPSR]
+    mrs x1, esr_el1
+    str x1, [x0, #ES_ESR]
+    mrs x1, far_el1
+    str x1, [x0, #ES_FAR]
     msr tpidr_el0, x0
     bl \save
     mov x0, sp
     mov x1, #\kind
     bl aarch64_trap
+    mrs x1, tpidr_el1
+    add x1, x1, #(CPU_ENTRY_SAVE + \kind * ENTRY_SAVE_SIZE)
     b trap_return
     .endm
 
@@ -138,9 +144,8 @@ save_frame:
     str x2, [sp, #240]              /* x30 */
     ldp x2, x3, [x1, #ES_ELR]
     stp x2, x3, [sp, #TF_ELR]
-    mrs x0, esr_el1
-    mrs x1, far_el1
-    stp x0, x1, [sp, #TF_ESR]
+    ldp x2, x3, [x1, #ES_ESR]
+    stp x2, x3, [sp, #TF_ESR]
     mrs x0, fpcr
     mrs x1, fpsr
     stp x0, x1, [sp, #TF_FPCR]
@@ -163,10 +168,18 @@ save_frame:
     ret
 
 /*
- * Restores the frame at sp and returns from the exception.  Everything
- * is masked first: the C handler may have unmasked FIQs, and ELR/SPSR
- * must not change between here and eret.  The scheduler never enters
- * here directly: a preempted G returns through its handler (preempt.c).
+ * Restores the frame at sp and returns from the exception; x1 is this
+ * exception kind's entry save area (the vector's stub).  Everything is
+ * masked first: the C handler may have unmasked FIQs, and ELR/SPSR must
+ * not change between here and eret.  The frame may be on a G stack
+ * page that another core gives back meanwhile (see the top of this
+ * file): a load from it may fault, and the fault's own entry and return
+ * overwrite ELR, SPSR and the scratch registers but put back every GPR.
+ * So every load from the frame comes first, what is set last (ELR, SPSR,
+ * x0, x1, x30, sp) going through the save area, and the rest is loads
+ * from that area, which is always mapped.  The scheduler never enters
+ * here directly: a preempted G returns through its handler
+ * (preempt.c).
  */
     .globl trap_return
 trap_return:
@@ -187,12 +200,17 @@ trap_return:
     ldp q26, q27, [sp, #TF_Q + 416]
     ldp q28, q29, [sp, #TF_Q + 448]
     ldp q30, q31, [sp, #TF_Q + 480]
-    ldp x0, x1, [sp, #TF_FPCR]
-    msr fpcr, x0
-    msr fpsr, x1
-    ldp x0, x1, [sp, #TF_ELR]
-    msr elr_el1, x0
-    msr spsr_el1, x1
+    ldp x2, x3, [sp, #TF_FPCR]
+    msr fpcr, x2
+    msr fpsr, x3
+    ldp x2, x3, [sp, #TF_ELR]
+    stp x2, x3, [x1, #ES_ELR]
+    ldp x2, x3, [sp, #0]            /* x0, x1 */
+    stp x2, x3, [x1, #ES_X0]
+    ldr x2, [sp, #240]              /* x30 */
+    str x2, [x1, #ES_X30]
+    ldr x2, [sp, #TF_SP]
+    str x2, [x1, #ES_SP]
     ldp x2, x3, [sp, #16]
     ldp x4, x5, [sp, #32]
     ldp x6, x7, [sp, #48]
@@ -207,15 +225,16 @@ trap_return:
     ldp x24, x25, [sp, #192]
     ldp x26, x27, [sp, #208]
     ldp x28, x29, [sp, #224]
-    /* x0 and x30 last, through the scratch registers: sp goes back to
-       the interrupted sp, which is not always just above the frame. */
-    ldr x0, [sp, #240]
-    msr tpidr_el0, x0
-    ldr x0, [sp, #0]
-    msr tpidrro_el0, x0
-    ldr x1, [sp, #8]
-    ldr x30, [sp, #TF_SP]
+    /* The last load from the frame is above: the rest reads the save
+       area.  sp goes back to the interrupted sp, which is not always
+       just above the frame. */
+    ldr x0, [x1, #ES_ELR]
+    msr elr_el1, x0
+    ldr x0, [x1, #ES_SPSR]
+    msr spsr_el1, x0
+    ldr x30, [x1, #ES_SP]
     mov sp, x30
-    mrs x0, tpidrro_el0
-    mrs x30, tpidr_el0
+    ldr x30, [x1, #ES_X30]
+    ldr x0, [x1, #ES_X0]
+    ldr x1, [x1, #ES_X1]
     eret
