@@ -32,8 +32,6 @@ static uintptr_t saves_mapped = VM_SAVES_BASE;  /* end of saves[] */
 static size_t gslot_pages;      /* pages of G slots and the G table;
                                    under vm_lock */
 
-/* Maps fresh pages over [va, va + n pages); returns how many it mapped
-   (fewer than n when memory ran out). */
 /* A frame for page va, zeroed, or 0 if memory ran out.  Where the arch
    backs slot pages itself, their frames only count them, and zeroing one
    would cost its memory for nothing. */
@@ -47,6 +45,8 @@ static uint64_t fresh_frame(uintptr_t va)
     return mem_alloc_pages(1);
 }
 
+/* Maps fresh pages over [va, va + n pages); returns how many it mapped
+   (fewer than n when memory ran out). */
 static size_t map_fresh(uintptr_t va, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -443,11 +443,14 @@ int vm_gslot_release_finish(uintptr_t slot, bool keep)
     vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
     s = saves[vm_gslot_index(slot)];
-    if (!s || s->state != REC_UNMAPPED || !keep) {
-        if (s && s->state == REC_UNMAPPED)
-            restore(slot, s);   /* the caller saw the G run meanwhile */
+    if (!s || s->state != REC_UNMAPPED) {
         spin_unlock(&vm_lock, f);
-        return 0;               /* else touched meanwhile: mapped back */
+        return 0;               /* touched meanwhile: mapped back */
+    }
+    if (!keep) {                /* the caller saw the G run meanwhile */
+        restore(slot, s);
+        spin_unlock(&vm_lock, f);
+        return 0;
     }
     read_span(s, slot, pages);
     for (uintptr_t va = s->lo; va < top; va += CHUNK, i++) {

@@ -35,7 +35,7 @@
  * from this frame (sched/preempt.c).
  * Register map in save_frame and save_frame_sync: x0 the interrupted sp,
  * x1 scratch, then (from label 2) the entry save area, and x2-x3
- * scratch once saved; x30 the return address into the entry stub.
+ * scratch once saved; x30 the return address into the vector entry.
  */
 #include "aarch64.h"
 
@@ -169,7 +169,7 @@ save_frame:
 
 /*
  * Restores the frame at sp and returns from the exception; x1 is this
- * exception kind's entry save area (the vector's stub).  Everything is
+ * exception kind's entry save area (set by the vector entry).  Everything is
  * masked first: the C handler may have unmasked FIQs, and ELR/SPSR must
  * not change between here and eret.  The frame may be on a G stack
  * page that another core gives back meanwhile (see the top of this
