@@ -39,6 +39,9 @@ SMP     ?= $(shell n=$(NPROC); [ $$n -lt 2 ] && n=2; echo $$n)
 V       ?= 0
 B       := build/$(ARCH)
 NEWLIB  := build/newlib/$(ARCH)
+# The host-package check before a build's first step; empty in the
+# sub-makes of test-prepare, which checked every arch's packages first.
+DEPS    := $(if $(DEPS_CHECKED),,deps)
 
 ifeq ($(V),1)
 Q :=
@@ -132,7 +135,7 @@ include kernel/net/lwip.mk
 # header by tools/psf.py.
 FONT_PSF := /usr/share/consolefonts/Lat15-VGA16.psf.gz
 FONT_H   := build/gen/fbfont.h
-$(FONT_H): tools/psf.py | deps
+$(FONT_H): tools/psf.py | $(DEPS)
 	$(call msg,FONT,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)python3 tools/psf.py header $(FONT_PSF) $@
@@ -155,7 +158,7 @@ help:
 deps:
 	$(Q)tools/deps.sh $(ARCH)
 
-$(NEWLIB)/lib/libc.a: tools/newlib.sh | deps
+$(NEWLIB)/lib/libc.a: tools/newlib.sh | $(DEPS)
 	$(Q)tools/newlib.sh $(ARCH) $(NEWLIB)
 
 # Another arch's newlib, for test-prepare (which ran deps for it first).
@@ -629,19 +632,20 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # aarch64-efi-dtb under AAVMF with a device tree (QEMU's acpi=off),
 # aarch64-uboot through U-Boot's bootefi (a device tree too).  In `make
 # test` (and with ARCH=x86_64 or aarch64) each boots only the slice
-# EFI_TESTS at 2 cores, since the firmware adds 2-6 s a boot; `make
-# test-efi` boots every test image through each.
+# EFI_TESTS at 2 cores, since the firmware adds 2-6 s a boot: the tests
+# of what the firmware hands over (cores, memory map, tables, clocks and
+# timer, screen), not the scheduler's own; `make test-efi` boots every
+# test image through each.
 TEST_CONFIGS := x86_64 x86_64-efi aarch64 aarch64-efi aarch64-efi-dtb aarch64-uboot \
                 hosted hosted-asan hosted-tsan
 FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
-EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/sched/sync \
-                tests/time/timers tests/time/preempt tests/kernel/fbcon \
-                tests/kernel/firmware_tables
+EFI_TESTS    := tests/kernel/smp tests/sched/spawn tests/time/timers tests/time/preempt \
+                tests/kernel/fbcon tests/kernel/firmware_tables
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))
-TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" \
+TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" --smp-for aarch64 "1 4" \
                     --smp-for hosted "4 8" --smp-for hosted-asan "1 4" \
                     --smp-for hosted-tsan 4)
 fw_arch       = $(firstword $(subst -, ,$(1)))
@@ -658,12 +662,15 @@ test_images   = $(if $(filter $(FW_CONFIGS),$(1)),$(EFI_TESTS:%=build/$(call fw_
 # names the jobserver only in recipes, hence =).
 TEST_JOBS     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 
-# Before the bare-metal images: the host packages of every configuration,
-# one arch at a time (apt-get holds a lock), then newlib for each
-# bare-metal arch, the host tests and the hosted builds' images side by
-# side (one jobserver), as newlib's configure steps leave a core idle.
+# Before the boots: the host packages of every configuration, one arch
+# at a time (apt-get holds a lock), then everything else in one make
+# (one jobserver): newlib for each bare-metal arch, both started first
+# as the longest jobs, then lwIP, the host tests and fuzz targets, each
+# hosted build's images, and each bare-metal arch's images once its
+# newlib is there.
 TEST_ARCHES  := $(sort $(foreach c,$(TEST_RUN),$(call fw_arch,$(c))))
-TEST_NEWLIBS := $(foreach a,$(filter-out hosted,$(TEST_ARCHES)),build/newlib/$(a)/lib/libc.a)
+TEST_BARE    := $(filter-out hosted,$(TEST_ARCHES))
+TEST_NEWLIBS := $(TEST_BARE:%=build/newlib/%/lib/libc.a)
 TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 
 # The gdb test's hosted image comes with the hosted test images, or on
@@ -673,9 +680,9 @@ GDB_TEST_PREP := $(if $(filter hosted,$(TEST_HOSTED)),,gdb-test-image)
 test-prepare:
 	$(Q)for a in $(TEST_ARCHES) fuzz gdb; do tools/deps.sh $$a; done
 	$(Q)for a in $(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))); do tools/deps.sh efi $$a; done
-	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) $(TEST_NEWLIBS) $(LWIP_STAMP) \
+	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) DEPS_CHECKED=1 $(TEST_NEWLIBS) $(LWIP_STAMP) \
 	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%) \
-	    $(GDB_TEST_PREP)
+	    $(GDB_TEST_PREP) $(TEST_BARE:%=test-images-arch-%)
 
 .PHONY: gdb-test-image
 gdb-test-image: $(LWIP_STAMP)
@@ -687,10 +694,15 @@ gdb-test-image: $(LWIP_STAMP)
 $(TEST_HOSTED:%=test-images-%): test-images-%: $(LWIP_STAMP)
 	$(Q)$(MAKE) --no-print-directory $(call config_args,$*) test-images
 
-# The hosted images were built by test-prepare; the bare-metal ones now.
+# One bare-metal arch's images (test-prepare): each configuration of the
+# arch in turn, as they share build/<arch>; the font header first, which
+# both arches include.
+.PHONY: $(TEST_BARE:%=test-images-arch-%)
+$(TEST_BARE:%=test-images-arch-%): test-images-arch-%: build/newlib/%/lib/libc.a $(LWIP_STAMP) $(FONT_H)
+	$(Q)set -e; $(foreach c,$(filter $*%,$(filter-out $(TEST_HOSTED),$(TEST_RUN))),\
+	    $(MAKE) --no-print-directory $(call config_args,$(c)) test-images;)
+
 test: test-prepare
-	$(Q)set -e; $(foreach c,$(filter-out $(TEST_HOSTED),$(TEST_RUN)),\
-	    $(MAKE) --no-print-directory $(TEST_JOBS) $(call config_args,$(c)) test-images;)
 	$(Q)tools/runtests.sh --host "$(HOST_TESTS:%=$(HB)/%_test) $(HOST_SCRIPTS) $(EFI_CHECK)" \
 	    --fuzz "$(FUZZ_TARGETS:%=$(FB)/%)" --font $(FONT_PSF) \
 	    $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \

@@ -42,7 +42,7 @@ LIBS    := -lm -lrt
 # No newlib to build first, but the host packages are still checked
 # (tools/deps.sh hosted: gcc, make, binutils, procps, and the sanitizer
 # runtimes of libgcc-12-dev).
-LIBC_DEP   := deps
+LIBC_DEP   := $(DEPS)
 IMAGE_RULE := HOSTED_IMAGE
 # No newlib (glibc stands in), no BSD socket calls (glibc's are the
 # host's: kernel/net/bsd*.c and inet.c would replace them), and no
