@@ -30,8 +30,11 @@ static bool line_in(char *buf, size_t len)
     while (n + 1 < len) {
         long k = sp_read(ctl, buf + n, 1);
 
-        if (k <= 0)
+        if (k <= 0) {
+            printf("# control connection: %s after %zu bytes of a line\n",
+                   k == 0 ? "end of stream" : sp_net_strerror((int)k), n);
             return false;
+        }
         if (buf[n] == '\n') {
             buf[n] = 0;
             return true;
