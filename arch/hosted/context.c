@@ -87,19 +87,22 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 #if defined(__SANITIZE_THREAD__)
 /*
  * One TSan fiber per G slot, made when the slot first runs a G and reused
- * by every later G in it: the slot's Gs follow one another.  gcc 12's
- * TSan dies past 8,128 threads and fibers, and does work in proportion
- * to the fibers made at every acquire and release, while tests park
- * 100,000 Gs: so only the first TSAN_FIBERS slots get one (more than any
- * test keeps alive but the spawn storms); a G of a later slot runs in
- * the fiber of the core's thread (g0's), which costs TSan its view of
+ * by every later G in it: the slot's Gs follow one another.  Only the
+ * first TSAN_FIBERS slots get one.  gcc 12's TSan dies past 8,128 threads
+ * and fibers, and every acquire and release costs it work in proportion
+ * to the fibers ever made (its vector clocks have an entry each), so the
+ * cap sets the price of every lock, atomic and switch of the run: 2,000
+ * fibers made a spawn storm of 100,000 Gs take 14 s where 256 take 4.
+ * 256 slots cover what most tests keep alive at once (not the sieve's
+ * chain or the spawn, park and timer storms).  A G of a later slot runs
+ * in the fiber of the core's thread (g0's), which costs TSan its view of
  * races between that G and others on the same core, not correctness:
  * across cores the run queue's atomics carry the happens-before.  Such
  * switches leave TSan's shadow call stack unbalanced, so TSan builds do
  * not instrument function entry and exit (hosted.mk), and its reports
  * name only the racing functions.
  */
-#define TSAN_FIBERS 2000
+#define TSAN_FIBERS 256
 static void **slot_fiber;
 
 static void *fiber_for(uintptr_t stack_top)
