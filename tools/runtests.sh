@@ -91,20 +91,50 @@ matrix_of() {
 # conf DIR KEY ARCH: the values of KEY in DIR/test.conf for ARCH, one a
 # line: those of its `KEY.ARCH` lines if it has any (`KEY.hosted` serves
 # every hosted build), else those of its `KEY` lines.  A value is the rest
-# of its line after the key and the blanks that follow it.
+# of its line after the key and the blanks that follow it.  The file is
+# read once per DIR and ARCH (conf_load), into conf_val.
+declare -A conf_val=() conf_read=()
 conf() {
+    conf_load "$1" "$3"
+    printf '%s' "${conf_val[$1|$3|$2]:-}"
+}
+
+# conf_v VAR DIR KEY ARCH: VAR=$(conf DIR KEY ARCH) without the subshell.
+conf_v() {
+    local _cv
+    conf_load "$2" "$4"
+    _cv=${conf_val[$2|$4|$3]:-}
+    while [[ $_cv == *$'\n' ]]; do _cv=${_cv%$'\n'}; done
+    printf -v "$1" '%s' "$_cv"
+}
+
+# conf_load DIR ARCH: every key of DIR/test.conf for ARCH into conf_val.
+# Called in the loops themselves, not only in conf()'s $(...) subshells,
+# so that what it reads stays.
+conf_load() {
+    local k v
+    [ -n "${conf_read[$1|$2]:-}" ] && return 0
+    conf_read[$1|$2]=1
     [ -f "$1/test.conf" ] || return 0
-    awk -v k="$2" -v a="$3" -v b="${3%%-*}" '
+    while IFS=$'\t' read -r k v; do
+        conf_val[$1|$2|$k]+=$v$'\n'
+    done < <(awk -v a="$2" -v b="${2%%-*}" '
         /^[ \t]*(#|$)/ { next }
-        { v = $0; sub(/^[ \t]*[^ \t]+[ \t]*/, "", v); sub(/[ \t]+$/, "", v) }
-        $1 == k "." a { xa[na++] = v; next }
-        $1 == k "." b { xb[nb++] = v; next }
-        $1 == k       { x[n++] = v }
+        {
+            v = $0; sub(/^[ \t]*[^ \t]+[ \t]*/, "", v); sub(/[ \t]+$/, "", v)
+            k = $1; s = ""
+            if ((i = index(k, ".")) > 0) { s = substr(k, i + 1); k = substr(k, 1, i - 1) }
+            keys[k] = 1
+        }
+        s == a  { xa[k, na[k]++] = v; next }
+        s == b  { xb[k, nb[k]++] = v; next }
+        s == "" { x[k, n[k]++] = v }
         END {
-            if (na) for (i = 0; i < na; i++) print xa[i]
-            else if (nb) for (i = 0; i < nb; i++) print xb[i]
-            else for (i = 0; i < n; i++) print x[i]
-        }' "$1/test.conf"
+            for (k in keys)
+                if (na[k]) for (i = 0; i < na[k]; i++) print k "\t" xa[k, i]
+                else if (nb[k]) for (i = 0; i < nb[k]; i++) print k "\t" xb[k, i]
+                else for (i = 0; i < n[k]; i++) print k "\t" x[k, i]
+        }' "$1/test.conf")
 }
 
 # conf_check DIR: fails, naming the line, if DIR/test.conf has a key the
@@ -316,11 +346,16 @@ for bin in $fuzz; do
 done
 
 nboots=0
+declare -A checked=()
 for item in "${items[@]}"; do
     arch=${item%% *} img=${item#* }
     dir=${img#build/*/}; dir=${dir%.elf}
-    [ -n "$only" ] && [ "$only" != "$(basename "$dir")" ] && [ "$only" != "$dir" ] && continue
-    conf_check "$dir" || exit 2
+    [ -n "$only" ] && [ "$only" != "${dir##*/}" ] && [ "$only" != "$dir" ] && continue
+    if [ -z "${checked[$dir]:-}" ]; then
+        conf_check "$dir" || exit 2
+        checked[$dir]=1
+    fi
+    conf_load "$dir" "$arch"
     nvar=$(conf "$dir" cmdline "$arch" | grep -c .)
     [ "$nvar" -gt 0 ] || nvar=1
     for n in $(boots_at "$dir" "$arch"); do nboots=$((nboots + nvar)); done
@@ -330,24 +365,24 @@ i=0
 for item in "${items[@]}"; do
     arch=${item%% *} img=${item#* }
     logs=build/$arch/test-logs
-    mkdir -p "$logs"
+    [ -d "$logs" ] || mkdir -p "$logs"
     dir=${img#build/*/}; dir=${dir%.elf}
-    name=$(basename "$dir")
+    name=${dir##*/}
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")
-    [ -n "$(conf "$dir" cmdline "$arch")" ] &&
-        mapfile -t variants < <(conf "$dir" cmdline "$arch")
-    mem=$(conf "$dir" mem "$arch")
+    conf_v cmdlines "$dir" cmdline "$arch"
+    [ -n "$cmdlines" ] && mapfile -t variants <<< "$cmdlines"
+    conf_v mem "$dir" mem "$arch"
     mem=${mem:-${MEM:-}}
-    qcpu=$(conf "$dir" cpu "$arch")
+    conf_v qcpu "$dir" cpu "$arch"
     qcpu=${qcpu:-${CPU:-}}
-    qacpi=$(conf "$dir" acpi "$arch")
-    netw=$(conf "$dir" net "$arch")
-    queues=$(conf "$dir" queues "$arch")
-    hostcpu=$(conf "$dir" hostcpu "$arch")
-    expect=$(conf "$dir" expect "$arch")
-    screen=$(conf "$dir" screen "$arch")
-    tracechk=$(conf "$dir" trace "$arch")
+    conf_v qacpi "$dir" acpi "$arch"
+    conf_v netw "$dir" net "$arch"
+    conf_v queues "$dir" queues "$arch"
+    conf_v hostcpu "$dir" hostcpu "$arch"
+    conf_v expect "$dir" expect "$arch"
+    conf_v screen "$dir" screen "$arch"
+    conf_v tracechk "$dir" trace "$arch"
     timeout_s=$(timeout_of "$arch")
     matrix=$(boots_at "$dir" "$arch")
     if [ -z "${matrix// /}" ]; then
@@ -376,14 +411,16 @@ for item in "${items[@]}"; do
         kargs=${variants[$v]}
         i=$((i + 1))
         log=$logs/$name-smp$n${kargs:+-v$v}.log
-        rm -f "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check"
+        for stale in "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check"; do
+            [ -e "$stale" ] && rm -f "$stale"
+        done
         # A `trace` test's dump: in the console log, or (hosted builds,
         # which write it to a file) in LOG.trace.
         tracesrc=$log tkargs=
         if [ -n "$tracechk" ] && [ "${arch%%-*}" = hosted ]; then
             tracesrc=$log.trace tkargs="trace_file=$log.trace"
         fi
-        start=$(date +%s%N)
+        start=${EPOCHREALTIME/./}
         # A `net` test: the forwards to the guest, and maybe a host peer.
         # QEMU exits at once if another process took a port between the
         # probe and its start: then again on other ports, up to 3 times.
@@ -432,8 +469,16 @@ for item in "${items[@]}"; do
             break
         done
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
-        ms=$((($(date +%s%N) - start) / 1000000))
-        label=$(printf '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}")
+        ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+        printf -v label '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}"
+        # In one pass over the console: its PASS and FAIL lines, its last
+        # closing line ("- -" if none), and whether a sanitizer reported.
+        read -r np nf tp tf san < <(awk '
+            /^TEST .* PASS$/ { p++ }
+            /^TEST .* FAIL/ { f++ }
+            /^[0-9]+ passed, [0-9]+ failed$/ { tp = $1; tf = $3 }
+            /^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: / { san = 1 }
+            END { print p + 0, f + 0, (tp == "" ? "-" : tp), (tf == "" ? "-" : tf), san + 0 }' "$log")
         why=
         if [ -n "$expect" ]; then
             p=1 f=0
@@ -448,11 +493,9 @@ for item in "${items[@]}"; do
             fi
             [ -n "$why" ] && p=0 f=1
         else
-            p=$(grep -c '^TEST .* PASS$' "$log")
-            f=$(grep -c '^TEST .* FAIL' "$log")
-            total=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+            p=$np f=$nf total="$tp passed, $tf failed"
             if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
-            elif [ -z "$total" ]; then why="no closing 'N passed, M failed' line (exit status $rc)"
+            elif [ "$tp" = - ]; then why="no closing 'N passed, M failed' line (exit status $rc)"
             elif [ "$total" != "$p passed, $f failed" ]; then why="closing line '$total' does not match the $p PASS / $f FAIL lines"
             elif [ $rc != 0 ] && [ "$f" = 0 ]; then why="exit status $rc"
             fi
@@ -483,7 +526,7 @@ for item in "${items[@]}"; do
             [ -n "$why" ] && f=$((f + 1))
         fi
         # A sanitizer report (hosted builds) fails the run, whatever else.
-        if grep -qE '^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: ' "$log"; then
+        if [ "$san" = 1 ]; then
             why="sanitizer report"; f=$((f + 1))
         fi
         passed=$((passed + p)) failed=$((failed + f))
