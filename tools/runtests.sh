@@ -420,7 +420,7 @@ for item in "${items[@]}"; do
         if [ -n "$tracechk" ] && [ "${arch%%-*}" = hosted ]; then
             tracesrc=$log.trace tkargs="trace_file=$log.trace"
         fi
-        start=${EPOCHREALTIME/./}
+        start=${EPOCHREALTIME//[!0-9]/}      # us; the separator follows the locale
         # A `net` test: the forwards to the guest, and maybe a host peer.
         # QEMU exits at once if another process took a port between the
         # probe and its start: then again on other ports, up to 3 times.
@@ -469,7 +469,7 @@ for item in "${items[@]}"; do
             break
         done
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
-        ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+        ms=$(((${EPOCHREALTIME//[!0-9]/} - start) / 1000))
         printf -v label '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}"
         # In one pass over the console: its PASS and FAIL lines, its last
         # closing line ("- -" if none), and whether a sanitizer reported.
