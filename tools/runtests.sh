@@ -16,7 +16,8 @@
 # `.x86_64` or `.aarch64` keys serve them too.
 # the total line covers every group.  Host test programs (--host) run
 # first, then the corpus replay of each libFuzzer target (--fuzz, through
-# tools/fuzz.sh), each reporting TEST lines of its own.
+# tools/fuzz.sh), each reporting TEST lines of its own: the compiled ones
+# a job per host core, scripts one at a time (host_start).
 #
 # A case counts once per boot: each "TEST <name> PASS|FAIL" line of a boot
 # is one result.  A boot that times out, ends without its closing
@@ -313,37 +314,64 @@ peer_stop() {
 }
 trap 'peer_stop' EXIT
 
-# host_run LABEL LOG CMD...: runs a host program whose TEST lines are
-# its results (a non-zero exit without a FAIL line is one failure).
-host_run() {
-    local label=$1 log=$2 rc p f
+# host_start LABEL LOG CMD...: starts a host program whose TEST lines are
+# its results, in the background, once fewer than host_jobs run; its exit
+# status goes to LOG.rc.  A script (#!) runs alone, after everything
+# started before it: it may read what a program wrote (tracepy_test.py,
+# tracebuf_test's dump) or boot an image whose timing it checks
+# (gdb_test).  host_report reports them all, in start order.
+host_jobs=$(nproc 2>/dev/null || echo 2)
+host_labels=() host_logs=()
+host_start() {
+    local label=$1 log=$2 script=
     shift 2
-    "$@" > "$log" 2>&1
-    rc=$?
-    p=$(grep -c '^TEST .* PASS$' "$log")
-    f=$(grep -c '^TEST .* FAIL' "$log")
-    if [ $rc != 0 ] && [ "$f" = 0 ]; then f=1; fi
-    passed=$((passed + p)) failed=$((failed + f))
-    printf '%-62s %3d passed, %d failed\n' "$label" "$p" "$f"
-    if [ "$f" != 0 ]; then
-        failures+=("$label: $(grep -m 1 '^TEST .* FAIL' "$log" || echo "exit status $rc")")
-        grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"
+    [ "$(head -c 2 "$1" 2>/dev/null)" = '#!' ] && script=1
+    if [ -n "$script" ]; then
+        wait
+    else
+        while [ "$(jobs -pr | wc -l)" -ge "$host_jobs" ]; do wait -n; done
     fi
+    rm -f "$log.rc"
+    { "$@" > "$log" 2>&1; echo $? > "$log.rc"; } &
+    host_labels+=("$label") host_logs+=("$log")
+    [ -z "$script" ] || wait
 }
 
-# Host unit tests, then the fuzz targets' corpus replays.
+# host_report: waits for the host programs, then counts each one's PASS
+# and FAIL lines (a non-zero exit without a FAIL line is one failure).
+host_report() {
+    local k label log rc p f
+    wait
+    for k in "${!host_labels[@]}"; do
+        label=${host_labels[$k]} log=${host_logs[$k]}
+        rc=$(cat "$log.rc" 2>/dev/null || echo "?")
+        p=$(grep -c '^TEST .* PASS$' "$log")
+        f=$(grep -c '^TEST .* FAIL' "$log")
+        if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+        passed=$((passed + p)) failed=$((failed + f))
+        printf '%-62s %3d passed, %d failed\n' "$label" "$p" "$f"
+        if [ "$f" != 0 ]; then
+            failures+=("$label: $(grep -m 1 '^TEST .* FAIL' "$log" || echo "exit status $rc")")
+            grep '^TEST .* FAIL' "$log" | sed 's/^/    /'; tail_of "$log"
+        fi
+    done
+}
+
+# Host unit tests, then the fuzz targets' corpus replays: a job per host
+# core (they measure no time), reported in order once all have ended.
 mkdir -p build/host/test-logs
 for bin in $host; do
     name=$(basename "$bin")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != host ] && continue
-    host_run "host $name" "build/host/test-logs/$name.log" "$bin"
+    host_start "host $name" "build/host/test-logs/$name.log" "$bin"
 done
 for bin in $fuzz; do
     name=fuzz_$(basename "$bin")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != fuzz ] && continue
-    host_run "host $name (corpus)" "build/host/test-logs/$name.log" \
+    host_start "host $name (corpus)" "build/host/test-logs/$name.log" \
         tools/fuzz.sh replay "$bin"
 done
+host_report
 
 nboots=0
 declare -A checked=()
