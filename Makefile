@@ -630,7 +630,7 @@ test-host: $(HOST_TESTS:%=$(HB)/%_test)
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
 
 # `make test` tests every configuration of TEST_CONFIGS: both bare-metal
-# arches (x86_64 at 1, 4 and 8 cores, aarch64 at 1 and 4) and the hosted
+# arches (x86_64 at 1, 4 and 8 cores, aarch64 at 4) and the hosted
 # build as it is, under ASan+UBSan and under TSan, each at 4.  With ARCH=
 # (and SANITIZE=) on the command line, only that one, over its whole
 # matrix (x86_64 at 1, 2, 3, 4 and 8, aarch64 at 1, 2 and 4, the hosted
@@ -655,7 +655,7 @@ EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/ker
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))
-TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" --smp-for aarch64 "1 4" \
+TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" --smp-for aarch64 4 \
                     --smp-for hosted 4 --smp-for hosted-asan 4 --smp-for hosted-tsan 4)
 fw_arch       = $(firstword $(subst -, ,$(1)))
 config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter $(FW_CONFIGS),$(1)),ARCH=$(call fw_arch,$(1)) APP=hello CMDLINE= image,ARCH=$(1))))
