@@ -82,6 +82,9 @@ CC      := $(CROSS)gcc
 LD      := $(CROSS)ld
 NM      := $(CROSS)nm
 OBJDUMP := $(CROSS)objdump
+# An image's disassembly and symbol list, written beside it.
+IMAGE_ASM = $(OBJDUMP) -d $(1) > $(basename $(1)).asm
+IMAGE_SYM = $(NM) -n $(1) > $(basename $(1)).sym
 # Asked of the compiler on first use, not when the Makefile is read: on a
 # fresh machine `deps` installs the cross compiler during this very run
 # (before it, GCC_INC would be empty and <stddef.h> not found).
@@ -198,8 +201,8 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -c -o $$@.ksyms.o $$@.ksyms.S
 	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $$(LIBS)
-$(if $(filter apps/%,$(1)),	$(Q)$(OBJDUMP) -d $$@ > $(B)/$(1).asm
-	$(Q)$(NM) -n $$@ > $(B)/$(1).sym)
+$(if $(filter apps/%,$(1)),	$(Q)$$(call IMAGE_ASM,$$@)
+	$(Q)$$(call IMAGE_SYM,$$@))
 	$(Q)$$(call IMAGE_BIN,$$@)
 	$(Q)rm -f $$@.1
 endef
@@ -207,10 +210,10 @@ $(foreach d,$(IMAGE_DIRS),$(eval $(call $(IMAGE_RULE),$(d))))
 
 $(B)/%.asm: $(B)/%.elf
 	$(call msg,OBJDUMP,$@)
-	$(Q)$(OBJDUMP) -d $< > $@
+	$(Q)$(call IMAGE_ASM,$<)
 $(B)/%.sym: $(B)/%.elf
 	$(call msg,NM,$@)
-	$(Q)$(NM) -n $< > $@
+	$(Q)$(call IMAGE_SYM,$<)
 
 # make run gives the guest a NIC on QEMU's user network (NET=user): host
 # port HOSTPORT (8080) on 127.0.0.1 reaches the guest's GUESTPORT (80).

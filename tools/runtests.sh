@@ -89,19 +89,14 @@ matrix_of() {
     esac
 }
 
-# conf DIR KEY ARCH: the values of KEY in DIR/test.conf for ARCH, one a
-# line: those of its `KEY.ARCH` lines if it has any (`KEY.hosted` serves
-# every hosted build), else those of its `KEY` lines.  A value is the rest
-# of its line after the key and the blanks that follow it.  The file is
-# read once per DIR and ARCH (conf_load), into conf_val.
+# conf VAR DIR KEY ARCH: sets VAR to the values of KEY in DIR/test.conf
+# for ARCH, one a line: those of its `KEY.ARCH` lines if it has any
+# (`KEY.hosted` serves every hosted build), else those of its `KEY` lines.
+# A value is the rest of its line after the key and the blanks that
+# follow it.  The file is read once per DIR and ARCH (conf_load), into
+# conf_val.
 declare -A conf_val=() conf_read=()
 conf() {
-    conf_load "$1" "$3"
-    printf '%s' "${conf_val[$1|$3|$2]:-}"
-}
-
-# conf_v VAR DIR KEY ARCH: VAR=$(conf DIR KEY ARCH) without the subshell.
-conf_v() {
     local _cv
     conf_load "$2" "$4"
     _cv=${conf_val[$2|$4|$3]:-}
@@ -110,8 +105,8 @@ conf_v() {
 }
 
 # conf_load DIR ARCH: every key of DIR/test.conf for ARCH into conf_val.
-# Called in the loops themselves, not only in conf()'s $(...) subshells,
-# so that what it reads stays.
+# The loops' own conf calls load it before boots_at's $(...) subshells
+# look in it (a subshell's load would be lost with it).
 conf_load() {
     local k v
     [ -n "${conf_read[$1|$2]:-}" ] && return 0
@@ -155,7 +150,7 @@ conf_check() {
 # `hosted` for a hosted sanitizer build, and no `!ARCH` leaves it out.
 in_arches() {
     local a w
-    a=$(conf "$1" arches "$2")
+    conf a "$1" arches "$2"
     [ -n "$a" ] || return 0
     for w in $a; do
         if [ "$w" = "!$2" ]; then return 1; fi
@@ -171,15 +166,16 @@ in_arches() {
 # matrix lacks (unless --smp asked for one count); nothing if its
 # `arches` leave ARCH out.
 boots_at() {
-    local m n s x
+    local m n s x more
     in_arches "$1" "$2" || return 0
     m=$(matrix_of "$2")
-    s=$(conf "$1" smp "$2")
+    conf s "$1" smp "$2"
     for n in $m; do
         if [ -z "$s" ] || grep -qw -- "$n" <<< "$s"; then printf '%s ' "$n"; fi
     done
     if [ -z "$smp" ]; then
-        for x in $(conf "$1" moresmp "$2"); do
+        conf more "$1" moresmp "$2"
+        for x in $more; do
             grep -qw -- "$x" <<< "$m" || printf '%s ' "$x"
         done
     fi
@@ -383,8 +379,8 @@ for item in "${items[@]}"; do
         conf_check "$dir" || exit 2
         checked[$dir]=1
     fi
-    conf_load "$dir" "$arch"
-    nvar=$(conf "$dir" cmdline "$arch" | grep -c .)
+    conf cmdlines "$dir" cmdline "$arch"
+    nvar=$(grep -c . <<< "$cmdlines")
     [ "$nvar" -gt 0 ] || nvar=1
     for n in $(boots_at "$dir" "$arch"); do nboots=$((nboots + nvar)); done
 done
@@ -398,28 +394,30 @@ for item in "${items[@]}"; do
     name=${dir##*/}
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
     variants=("")
-    conf_v cmdlines "$dir" cmdline "$arch"
+    conf cmdlines "$dir" cmdline "$arch"
     [ -n "$cmdlines" ] && mapfile -t variants <<< "$cmdlines"
-    conf_v mem "$dir" mem "$arch"
+    conf mem "$dir" mem "$arch"
     mem=${mem:-${MEM:-}}
-    conf_v qcpu "$dir" cpu "$arch"
+    conf qcpu "$dir" cpu "$arch"
     qcpu=${qcpu:-${CPU:-}}
-    conf_v qacpi "$dir" acpi "$arch"
-    conf_v netw "$dir" net "$arch"
-    conf_v queues "$dir" queues "$arch"
-    conf_v hostcpu "$dir" hostcpu "$arch"
-    conf_v expect "$dir" expect "$arch"
-    conf_v screen "$dir" screen "$arch"
-    conf_v tracechk "$dir" trace "$arch"
+    conf qacpi "$dir" acpi "$arch"
+    conf netw "$dir" net "$arch"
+    conf queues "$dir" queues "$arch"
+    conf hostcpu "$dir" hostcpu "$arch"
+    conf expect "$dir" expect "$arch"
+    conf screen "$dir" screen "$arch"
+    conf tracechk "$dir" trace "$arch"
     timeout_s=$(timeout_of "$arch")
     matrix=$(boots_at "$dir" "$arch")
     if [ -z "${matrix// /}" ]; then
         if ! in_arches "$dir" "$arch"; then
+            conf arches "$dir" arches "$arch"
             printf '%-62s not run on %s (its arches: %s)\n' "$arch $dir" \
-                "$arch" "$(conf "$dir" arches "$arch")"
+                "$arch" "$arches"
         else
+            conf smps "$dir" smp "$arch"
             printf '%-62s not run at smp %s (its smp: %s)\n' "$arch $dir" \
-                "$(matrix_of "$arch")" "$(conf "$dir" smp "$arch")"
+                "$(matrix_of "$arch")" "$smps"
         fi
         continue
     fi
@@ -439,9 +437,7 @@ for item in "${items[@]}"; do
         kargs=${variants[$v]}
         i=$((i + 1))
         log=$logs/$name-smp$n${kargs:+-v$v}.log
-        for stale in "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check"; do
-            [ -e "$stale" ] && rm -f "$stale"
-        done
+        rm -f "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check"
         # A `trace` test's dump: in the console log, or (hosted builds,
         # which write it to a file) in LOG.trace.
         tracesrc=$log tkargs=
@@ -510,7 +506,7 @@ for item in "${items[@]}"; do
         why=
         if [ -n "$expect" ]; then
             p=1 f=0
-            want=$(conf "$dir" status "$arch")
+            conf want "$dir" status "$arch"
             want=${want:-$panic_status}
             if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
             elif [ $rc != "$want" ]; then why="exit status $rc, expected $want"

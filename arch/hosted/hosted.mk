@@ -63,6 +63,6 @@ $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
 	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -Wa,--noexecstack -c -o $$@.ksyms.o $$@.ksyms.S
 	$(Q)$(CC) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $(LIBS)
-$(if $(filter apps/%,$(1)),	$(Q)$(NM) -n $$@ > $(B)/$(1).sym)
+$(if $(filter apps/%,$(1)),	$(Q)$$(call IMAGE_SYM,$$@))
 	$(Q)rm -f $$@.1
 endef
