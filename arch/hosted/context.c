@@ -25,6 +25,9 @@
 
 struct hosted_ctx {
     void *fiber;                /* TSan fiber of this context */
+    uintptr_t first_top;        /* a new context's stack top until its
+                                   first switch in, which makes its fiber
+                                   (TSan builds); then 0 */
     void *fake_stack;           /* ASan's save area while switched out */
     const void *stack_lo;       /* this context's stack, for ASan */
     size_t stack_size;
@@ -86,10 +89,14 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 
 #if defined(__SANITIZE_THREAD__)
 /*
- * One TSan fiber per G slot, made when the slot first runs a G and reused
- * by every later G in it: the slot's Gs follow one another.  Only the
- * first TSAN_FIBERS slots get one.  gcc 12's TSan dies past 8,128 threads
- * and fibers, and every acquire and release costs it work in proportion
+ * One TSan fiber per G slot, made when the slot first runs a G (the
+ * first switch to it, on the core that runs it) and reused by every later
+ * G in it: the slot's Gs follow one another.  Not when the G is made: a
+ * fiber costs TSan about 5 ms of page faults where faults are slow, and
+ * newproc also runs in timer functions, with interrupts off, where that
+ * would make every later timer of the core as late.  Only the first
+ * TSAN_FIBERS slots get one.  gcc 12's TSan dies past 8,128 threads and
+ * fibers, and every acquire and release costs it work in proportion
  * to the fibers ever made (its vector clocks have an entry each), so the
  * cap sets the price of every lock, atomic and switch of the run: 2,000
  * fibers made a spawn storm of 100,000 Gs take 14 s where 256 take 4.
@@ -120,11 +127,6 @@ static void *fiber_for(uintptr_t stack_top)
         slot_fiber[i] = __tsan_create_fiber(0);
     return slot_fiber[i];
 }
-#else
-static void *fiber_for(uintptr_t stack_top)
-{
-    return NULL;
-}
 #endif
 
 void *hosted_thread_fiber(void)
@@ -144,8 +146,13 @@ static inline void before_switch(struct hosted_ctx *me, struct hosted_ctx *to)
     void *cur = __tsan_get_current_fiber();
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     bool in_slot = sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX;
-    void *target = to->fiber;
+    void *target;
 
+    if (to->first_top) {
+        to->fiber = fiber_for(to->first_top);
+        to->first_top = 0;
+    }
+    target = to->fiber;
     me->fiber = in_slot && cur != hosted_arch()->tsan_fiber ? cur :
                 in_slot ? NULL : cur;
     if (!target)
@@ -207,7 +214,8 @@ void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
     if (x->stack_lo)
         __asan_unpoison_memory_region(x->stack_lo, x->stack_size);
 #endif
-    x->fiber = fiber_for(stack_top);
+    x->fiber = NULL;
+    x->first_top = stack_top;
     x->fake_stack = NULL;
     *f = (struct switch_frame){
         .ctx = x,

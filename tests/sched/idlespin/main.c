@@ -80,8 +80,10 @@ static void watch(uint64_t window, long *samples, long *seen)
            (unsigned long long)(window + SETTLE_NS) / SP_MS(1));
     ran = 0;
     getg()->preemptoff++;
-    t0 = sp_nanotime();
+    /* The window starts at the wakeup, sp_go's last step, not before the
+       G is made (which under TSan may take milliseconds). */
     sp_go(noop, NULL);          /* runnext: wakes a core it cannot feed */
+    t0 = sp_nanotime();
     while ((now = sp_nanotime()) < t0 + SP_MS(8))
         if (now >= t0 + SP_MS(1)) {
             (*samples)++;
