@@ -135,14 +135,20 @@ static bool in_gslot(uintptr_t va)
 
 /*
  * A slot whose pages are given back has a record in saves[index], in
- * two states.  UNMAPPED: its pages are unmapped but their frames held
- * (frames[page]), until every core's TLB has dropped them; a touch maps
- * the same frames back.  SAVED: the frames are free and the bytes of
- * [lo, top of the slot) are kept compacted, the CHUNK-byte pieces that
- * are not zero in address order (bitmap says which); a touch maps fresh
- * pages and fills them.  Either way the slot is whole again before the
- * touching code goes on.  Records come from a small allocator of 64-byte
- * multiples carved from pages (rec_alloc).  All under vm_lock.
+ * three states.  UNMAPPING: its releaser is unmapping its pages, without
+ * vm_lock (on the hosted build each run of pages is a system call and a
+ * TLB shootdown, which every other slot's fault, release and allocation
+ * would otherwise wait for); a touch of the slot waits for the next
+ * state (restore_given_back).  UNMAPPED: its pages are unmapped but their
+ * frames held (frames[page]), until every core's TLB has dropped them; a
+ * touch maps the same frames back.  SAVED: the frames are free and the
+ * bytes of [lo, top of the slot) are kept compacted, the CHUNK-byte pieces
+ * that are not zero in address order (bitmap says which); a touch maps
+ * fresh pages and fills them.  Either way the slot is whole again before
+ * the touching code goes on.  Records come from a small allocator of
+ * 64-byte multiples carved from pages (rec_alloc).  Records and saves[]
+ * under vm_lock; an UNMAPPING slot's page table entries are its
+ * releaser's.
  */
 #define SLOT_PAGES      (VM_GSLOT_SIZE / PAGE_SIZE)
 #define CHUNK           32
@@ -151,7 +157,7 @@ static bool in_gslot(uintptr_t va)
 #define REC_MAX         2048
 #define REC_CLASSES     (REC_MAX / REC_UNIT)
 
-enum { REC_UNMAPPED = 1, REC_SAVED };
+enum { REC_UNMAPPING = 1, REC_UNMAPPED, REC_SAVED };
 
 struct gsave {
     uint32_t state;
@@ -172,7 +178,7 @@ static struct {
     char *end[REC_CLASSES];
 } recs;
 
-static size_t released;         /* slots in either state; atomic stores
+static size_t released;         /* slots UNMAPPED or SAVED; atomic stores
                                    under vm_lock */
 static uint64_t nreleases;      /* finished releases since boot */
 
@@ -235,10 +241,10 @@ static struct gsave *held_get(void)
     return s;
 }
 
-/* Frees a record of either kind. */
+/* Frees a record of any kind. */
 static void gsave_free(struct gsave *s)
 {
-    if (s->state == REC_UNMAPPED) {
+    if (s->state != REC_SAVED) {
         s->lo = (uintptr_t)held_free;
         held_free = s;
     } else {
@@ -374,11 +380,20 @@ static void restore(uintptr_t slot, struct gsave *s)
     gsave_free(s);
 }
 
-/* Maps back the slot that holds va if it has a record; under vm_lock. */
-static bool restore_given_back(uintptr_t va)
+/*
+ * Maps back the slot that holds va if it has a record; under vm_lock,
+ * whose flags *f holds.  A slot being unmapped is waited for with the
+ * lock dropped: its releaser takes the lock again to finish.
+ */
+static bool restore_given_back(uintptr_t va, unsigned long *f)
 {
-    struct gsave *s = saves[vm_gslot_index(va)];
+    struct gsave *s;
 
+    while ((s = saves[vm_gslot_index(va)]) && s->state == REC_UNMAPPING) {
+        spin_unlock(&vm_lock, *f);
+        cpu_pause();
+        *f = spin_lock(&vm_lock);
+    }
     if (s)
         restore(vm_gslot_of(va), s);
     return s != NULL;
@@ -396,38 +411,50 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
         return false;
     vm_stack_probe(VM_PROBE_BYTES);
     f = spin_lock(&vm_lock);
-    if (!saves[vm_gslot_index(slot)] && (s = held_get())) {
-        s->state = REC_UNMAPPED;
-        s->bytes = sizeof *s;
-        s->lo = lo & ~(uintptr_t)(CHUNK - 1);
-        s->frames[0] = 0;
-        /* Each run of mapped pages is unmapped in one step: the hosted
-           build's is a system call, whose cost is per call. */
-        for (size_t k = 1; k < SLOT_PAGES; k++) {
-            uintptr_t va = slot + k * PAGE_SIZE;
-
-            s->frames[k] = 0;
-            if (arch_virt_to_phys(va, &pa)) {
-                s->frames[k] = pa & ~(PAGE_SIZE - 1);
-                if (!run)
-                    run = va;
-                any = true;
-            } else if (run) {
-                arch_gslot_unmap(run, va);
-                run = 0;
-            }
-        }
-        if (run)
-            arch_gslot_unmap(run, top);
-        if (any) {
-            saves[vm_gslot_index(slot)] = s;
-            __atomic_store_n(&released, released + 1, __ATOMIC_RELAXED);
-        } else {
-            gsave_free(s);
+    if (saves[vm_gslot_index(slot)] || !(s = held_get())) {
+        spin_unlock(&vm_lock, f);
+        return false;
+    }
+    s->state = REC_UNMAPPING;
+    s->bytes = sizeof *s;
+    s->lo = lo & ~(uintptr_t)(CHUNK - 1);
+    s->frames[0] = 0;
+    for (size_t k = 1; k < SLOT_PAGES; k++) {
+        s->frames[k] = 0;
+        if (arch_virt_to_phys(slot + k * PAGE_SIZE, &pa)) {
+            s->frames[k] = pa & ~(PAGE_SIZE - 1);
+            any = true;
         }
     }
+    if (!any) {
+        gsave_free(s);
+        spin_unlock(&vm_lock, f);
+        return false;
+    }
+    saves[vm_gslot_index(slot)] = s;
     spin_unlock(&vm_lock, f);
-    return any;
+
+    /* Each run of mapped pages is unmapped in one step: the hosted
+       build's is a system call, whose cost is per call.  The G may run
+       meanwhile; what it writes lands in the frames held. */
+    for (size_t k = 1; k < SLOT_PAGES; k++) {
+        uintptr_t va = slot + k * PAGE_SIZE;
+
+        if (s->frames[k] && !run) {
+            run = va;
+        } else if (!s->frames[k] && run) {
+            arch_gslot_unmap(run, va);
+            run = 0;
+        }
+    }
+    if (run)
+        arch_gslot_unmap(run, top);
+
+    f = spin_lock(&vm_lock);
+    s->state = REC_UNMAPPED;
+    __atomic_store_n(&released, released + 1, __ATOMIC_RELAXED);
+    spin_unlock(&vm_lock, f);
+    return true;
 }
 
 int vm_gslot_release_finish(uintptr_t slot, bool keep)
@@ -523,7 +550,7 @@ bool vm_fault(uintptr_t va)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
-    restore_given_back(va);
+    restore_given_back(va, &f);
     /* Another core may have mapped it meanwhile (a G's stack touched by
        another G, a channel partner say, while its pages were given
        back). */
@@ -549,7 +576,7 @@ bool vm_gslot_restore(uintptr_t va)
         return false;
     fault_hold();
     f = spin_lock(&vm_lock);
-    given_back = restore_given_back(va);
+    given_back = restore_given_back(va, &f);
     spin_unlock(&vm_lock, f);
     fault_release();
     return given_back;

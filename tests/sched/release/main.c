@@ -89,13 +89,13 @@ static long pages_in_use(void)
     return (long)(mem_total_count() - mem_free_count());
 }
 
-/* Waits until n more slots than `since` are released; false if not
-   within WAIT_NS. */
+/* Waits until n more releases than `since` have finished (their pages
+   are free, not only unmapped); false if not within WAIT_NS. */
 static bool released(uint64_t since, long n)
 {
     uint64_t end = sp_nanotime() + WAIT_NS;
 
-    while ((long)(vm_gslots_released() - since) < n) {
+    while ((long)(vm_gslot_releases() - since) < n) {
         if (sp_nanotime() > end)
             return false;
         sp_sleep(SP_MS(5));
@@ -110,7 +110,7 @@ static bool released(uint64_t since, long n)
 static void run(enum how how, const char *name)
 {
     struct parkers pk = { .how = how, .bad = 0 };
-    uint64_t since = vm_gslots_released();
+    uint64_t since = vm_gslots_released(), done = vm_gslot_releases();
     long parked, during;
 
     /* The boot log says why when it is off (a hosted build on a Linux
@@ -129,13 +129,13 @@ static void run(enum how how, const char *name)
     if (how == SLEEP || how == LIBC) {
         /* They wake by themselves: at least half must be released
            before that, and their pages given back at once. */
-        CHECKF(released(since, NGS / 2), "%s: %ld of %d parked Gs "
+        CHECKF(released(done, NGS / 2), "%s: %ld of %d parked Gs "
                "released within 5 s", name,
-               (long)(vm_gslots_released() - since), NGS);
+               (long)(vm_gslot_releases() - done), NGS);
     } else {
-        CHECKF(released(since, NGS), "%s: %ld of %d parked Gs released "
+        CHECKF(released(done, NGS), "%s: %ld of %d parked Gs released "
                "within 5 s", name,
-               (long)(vm_gslots_released() - since), NGS);
+               (long)(vm_gslot_releases() - done), NGS);
         during = pages_in_use();
         printf("# %s: %ld released, pages in use %ld -> %ld\n", name,
                (long)(vm_gslots_released() - since), parked,
