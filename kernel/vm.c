@@ -403,18 +403,20 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
 {
     uintptr_t top = slot + VM_GSLOT_SIZE, run = 0;
     struct gsave *s = NULL;
-    unsigned long f;
+    unsigned long irq, f;
     uint64_t pa;
     bool any = false;
 
     if (lo < top - SAVE_SPAN || lo > top)
         return false;
     vm_stack_probe(VM_PROBE_BYTES);
+    /* Interrupts off until the record is UNMAPPED, the lock or not: an
+       interrupt here that touched the slot (a timer function starting a
+       G on a dead one) would wait for this very unmapping. */
+    irq = arch_irq_save();
     f = spin_lock(&vm_lock);
-    if (saves[vm_gslot_index(slot)] || !(s = held_get())) {
-        spin_unlock(&vm_lock, f);
-        return false;
-    }
+    if (saves[vm_gslot_index(slot)] || !(s = held_get()))
+        goto out;
     s->state = REC_UNMAPPING;
     s->bytes = sizeof *s;
     s->lo = lo & ~(uintptr_t)(CHUNK - 1);
@@ -428,15 +430,15 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
     }
     if (!any) {
         gsave_free(s);
-        spin_unlock(&vm_lock, f);
-        return false;
+        goto out;
     }
     saves[vm_gslot_index(slot)] = s;
     spin_unlock(&vm_lock, f);
 
     /* Each run of mapped pages is unmapped in one step: the hosted
        build's is a system call, whose cost is per call.  The G may run
-       meanwhile; what it writes lands in the frames held. */
+       meanwhile on another core; what it writes lands in the frames
+       held. */
     for (size_t k = 1; k < SLOT_PAGES; k++) {
         uintptr_t va = slot + k * PAGE_SIZE;
 
@@ -453,8 +455,10 @@ bool vm_gslot_release(uintptr_t slot, uintptr_t lo)
     f = spin_lock(&vm_lock);
     s->state = REC_UNMAPPED;
     __atomic_store_n(&released, released + 1, __ATOMIC_RELAXED);
+out:
     spin_unlock(&vm_lock, f);
-    return true;
+    arch_irq_restore(irq);
+    return any;
 }
 
 int vm_gslot_release_finish(uintptr_t slot, bool keep)
