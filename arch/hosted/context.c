@@ -25,9 +25,6 @@
 
 struct hosted_ctx {
     void *fiber;                /* TSan fiber of this context */
-    uintptr_t first_top;        /* a new context's stack top until its
-                                   first switch in, which makes its fiber
-                                   (TSan builds); then 0 */
     void *fake_stack;           /* ASan's save area while switched out */
     const void *stack_lo;       /* this context's stack, for ASan */
     size_t stack_size;
@@ -68,12 +65,17 @@ __attribute__((noinline)) int *hosted_errno(void)
 #include <sanitizer/tsan_interface.h>
 #endif
 
+static bool in_slot_area(uintptr_t va)
+{
+    return va >= VM_GSLOT_BASE && va < VM_GSLOT_BASE + VM_GSLOT_MAX;
+}
+
 /* The stack that sp lies on: its G slot, or this core's own stack. */
 static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 {
     struct cpu *c = arch_this_cpu();
 
-    if (sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX) {
+    if (in_slot_area(sp)) {
         uintptr_t slot = vm_gslot_of(sp);
 
         x->stack_lo = (void *)(slot + PAGE_SIZE);
@@ -112,13 +114,12 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 #define TSAN_FIBERS 256
 static void **slot_fiber;
 
-static void *fiber_for(uintptr_t stack_top)
+/* The fiber of the slot that holds va (in_slot_area), made on its first
+   use; NULL past the first TSAN_FIBERS slots. */
+static void *fiber_for(uintptr_t va)
 {
-    size_t i = (stack_top - 1 - VM_GSLOT_BASE) / VM_GSLOT_SIZE;
+    size_t i = (va - VM_GSLOT_BASE) / VM_GSLOT_SIZE;
 
-    if (stack_top <= VM_GSLOT_BASE || i >= VM_GSLOT_MAX / VM_GSLOT_SIZE)
-        panic("arch_context_init: stack 0x%lx is not in a G slot",
-              (unsigned long)stack_top);
     if (i >= TSAN_FIBERS)
         return NULL;
     if (!slot_fiber)
@@ -144,15 +145,14 @@ static inline void before_switch(struct hosted_ctx *me, struct hosted_ctx *to)
     /* A G without a fiber of its own runs in, and leaves, its core's:
        only a context that owns its fiber records one. */
     void *cur = __tsan_get_current_fiber();
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    bool in_slot = sp >= VM_GSLOT_BASE && sp < VM_GSLOT_BASE + VM_GSLOT_MAX;
-    void *target;
+    bool in_slot = in_slot_area((uintptr_t)__builtin_frame_address(0));
+    void *target = to->fiber;
 
-    if (to->first_top) {
-        to->fiber = fiber_for(to->first_top);
-        to->first_top = 0;
-    }
-    target = to->fiber;
+    /* A G's context lies in its slot; with no fiber recorded it has not
+       run yet (or its slot has none), and its slot's fiber is looked up
+       or made now. */
+    if (!target && in_slot_area((uintptr_t)to))
+        target = to->fiber = fiber_for((uintptr_t)to);
     me->fiber = in_slot && cur != hosted_arch()->tsan_fiber ? cur :
                 in_slot ? NULL : cur;
     if (!target)
@@ -214,8 +214,7 @@ void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
     if (x->stack_lo)
         __asan_unpoison_memory_region(x->stack_lo, x->stack_size);
 #endif
-    x->fiber = NULL;
-    x->first_top = stack_top;
+    x->fiber = NULL;            /* made on the first switch in */
     x->fake_stack = NULL;
     *f = (struct switch_frame){
         .ctx = x,
