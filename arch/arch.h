@@ -3,9 +3,9 @@
  *
  * kernel/, sched/ and drivers/ reach the machine only through the functions
  * declared here.  Each architecture (arch/x86_64, arch/aarch64, arch/hosted)
- * implements them; the Makefile puts arch/$(ARCH) on the include path, so
- * "arch_impl.h" below resolves to that architecture's static inline
- * primitives (single instructions: irq on/off, per-CPU pointer, pause).
+ * implements them; each one's arch_impl.h, chosen below by the target,
+ * holds its static inline primitives (single instructions: irq on/off,
+ * per-CPU pointer, pause).
  *
  * Every function states what it saves, what ordering it implies, and from
  * which context it may be called.  "Any context" includes interrupt handlers
@@ -56,7 +56,17 @@ struct trapframe;
  *                                          build, whose text is read-only,
  *                                          always goes to label.
  */
-#include "arch_impl.h"
+/* The hosted build says so (SPINDLE_HOSTED, arch/hosted/hosted.mk); a
+   bare-metal build is known by its compiler's target. */
+#if defined(SPINDLE_HOSTED)
+#include "arch/hosted/arch_impl.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64/arch_impl.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/arch_impl.h"
+#else
+#error "arch/arch.h: Spindle has no port to this target"
+#endif
 
 /* One x86 `pause`'s worth of spin-waiting on any arch: the unit of the
    spins that, as Go's procyield, count their waits rather than time
@@ -68,7 +78,7 @@ static inline void cpu_pause(void)
 }
 
 /*
- * Turns every arch_branch_site into its jump, for good (sched/tracer.h's
+ * Turns every arch_branch_site into its jump, for good (sched/exectrace.h's
  * sites, when trace= is given).  Boot core, once, while no other core
  * runs code with a site in it (they wait for sched.ready); each of them
  * passes an exception (the IPI that follows sched.ready, or the first
@@ -313,7 +323,7 @@ bool arch_pci_host(struct pci_host *h);
  * The platform's own NIC where it has one outside PCI (the hosted build's
  * TAP device, named by tap= on the command line); NULL otherwise.
  * irq_fn(arg, 0) is its receive interrupt's handler (one queue).  Once,
- * from G 1 (kernel/net/net.c).
+ * from G 1 (net/net.c).
  */
 struct netdev;
 struct netdev *arch_netdev_probe(void (*irq_fn)(void *, int), void *arg);
@@ -423,7 +433,7 @@ void arch_console_write(const char *s, size_t n);
 __attribute__((noreturn)) void arch_exit(int status);
 
 /*
- * The execution tracer's dump file (sched/tracer.c).  The hosted build
+ * The execution tracer's dump file (sched/exectrace.c).  The hosted build
  * opens `path` on the host for writing (truncating it), or when path is
  * NULL the image's own path with .trace in place of .elf; NULL if it
  * cannot (said on the console).  Bare metal has no files: the tracer's

@@ -2,8 +2,8 @@
  * bench.h - what the benchmark harness (main.c) and the workloads
  * (spawn.c, compute.c, comm.c) share.
  */
-#ifndef BENCH_H
-#define BENCH_H
+#ifndef BENCH_BENCH_H
+#define BENCH_BENCH_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -21,7 +21,7 @@
  *   timers      100,000 Gs each sleep a random 1-20 ms           ms total
  *   timers_late_mean, _p99, _max   how late they woke           us
  *   preempt_late_p99, _max   a G hogs the CPU for 2 s while     us
- *               another sleeps 1 ms in a loop; tools/bench.sh runs
+ *               another sleeps 1 ms in a loop; tools/bench/bench.sh runs
  *               it at 1 core, in its 1-core boot
  *   preempt_cost  CPU a spinning G loses to preemption            %
  *   preempt_gap   what one preemption costs it (time.c)           us
@@ -47,7 +47,7 @@
  *   only=a,b     run only these workloads (names from the table)
  *   skip=a,b     and not these
  *   fib1=MS      the fib time measured at 1 core, for fib_speedup; the app
- *                cannot reboot itself at 1 core, so tools/bench.sh boots
+ *                cannot reboot itself at 1 core, so tools/bench/bench.sh boots
  *                once at smp=1 with only=fib and passes the result here.
  */
 #include <math.h>

@@ -5,7 +5,7 @@
  *
  * N is 1,000,000 where memory allows, else one G per two free pages (a
  * G holds a little over one); the figure is per G either way.
- * tools/bench.sh gives the machine 9 GiB for it.
+ * tools/bench/bench.sh gives the machine 9 GiB for it.
  *
  * The memory is the first repetition's, the one that makes the G slots:
  * a dead G keeps its slot and its mapped pages for the next G (gfree.c),
@@ -24,9 +24,8 @@
 #include <spindle/sched.h>
 #include <spindle/time.h>
 #include "bench.h"
-#include "mem.h"
-#include "sched.h"
-#include "vm.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
 
 #define PARK_MAX    1000000L
 #define PAGE        4096L

@@ -8,7 +8,7 @@
  *   preempt  ncpu Gs spin without calling anything for 2 s while one more
  *            G sleeps 1 ms in a loop; p99 and max of the sleeper's
  *            lateness.  At 1 core only preemption lets the sleeper run
- *            (tools/bench.sh runs it in its 1-core boot).  At more cores every core has a hog, so
+ *            (tools/bench/bench.sh runs it in its 1-core boot).  At more cores every core has a hog, so
  *            it measures the same thing.
  */
 #include <stdio.h>

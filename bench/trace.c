@@ -2,7 +2,7 @@
  * trace.c - what the execution tracer costs per event: trace_event_ns.
  *
  * 1,000,000 events through the scheduler's own hook (TRACE, from
- * sched/tracer.h), in stretches of 1,000 with interrupts off as at its
+ * sched/exectrace.h), in stretches of 1,000 with interrupts off as at its
  * call sites, timed together.  With the tracer on (make bench
  * CMDLINE="trace=wrap ...": wrap, so that every event is written, none
  * dropped) that is the cost of one event; off (no trace=), the cost of
@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <spindle/time.h>
 #include <spindle/trace.h>
-#include "arch.h"
+#include "arch/export_test.h"
 #include "bench.h"
-#include "tracer.h"
+#include "sched/export_test.h"
 
 #define NEVENTS 1000000
 #define STRETCH 1000

@@ -4,10 +4,10 @@
  * (boot/x86_64/efi.c, boot/aarch64/efi.c).
  */
 #include <string.h>
-#include "bootinfo.h"
-#include "handoff.h"
-#include "panic.h"
-#include "printk.h"
+#include "boot/efi/handoff.h"
+#include "kernel/bootinfo.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 _Static_assert(__builtin_offsetof(struct efi_handoff, ram_gib) == EFI_HANDOFF_RAM_GIB,
                "entry.S reads ram_gib at EFI_HANDOFF_RAM_GIB");

@@ -11,10 +11,10 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "arch.h"
-#include "pci.h"
-#include "printk.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "drivers/pci.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 #define CFG_VENDOR      0x00
 #define CFG_COMMAND     0x04

@@ -1,8 +1,8 @@
 /*
  * pl011.c - the PL011 UART (see pl011.h).
  */
-#include "arch.h"
-#include "pl011.h"
+#include "arch/arch.h"
+#include "drivers/pl011.h"
 
 #define UARTDR      0x000
 #define UARTFR      0x018

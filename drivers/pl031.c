@@ -1,8 +1,8 @@
 /*
  * pl031.c - the PL031 RTC (see pl031.h).
  */
-#include "arch.h"
-#include "pl031.h"
+#include "arch/arch.h"
+#include "drivers/pl031.h"
 
 #define RTCDR       0x000           /* data register: seconds */
 

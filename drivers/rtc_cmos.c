@@ -5,8 +5,8 @@
  * and 1), and the century comes from register 0x32 where it is sane.
  */
 #include <stdbool.h>
-#include "arch.h"
-#include "rtc_cmos.h"
+#include "arch/arch.h"
+#include "drivers/rtc_cmos.h"
 
 #define REG_SEC         0x00
 #define REG_MIN         0x02

@@ -2,8 +2,8 @@
  * uart16550.c - the 16550 UART (see uart16550.h), register by register
  * as the National Semiconductor PC16550D data sheet names them.
  */
-#include "arch.h"
-#include "uart16550.h"
+#include "arch/arch.h"
+#include "drivers/uart16550.h"
 
 #define THR     0       /* transmit holding (DLAB=0) */
 #define IER     1

@@ -15,13 +15,12 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "arch.h"
-#include "cpu.h"
-#include "irq.h"
-#include "mem.h"
-#include "printk.h"
-#include "rss.h"
-#include "virtio_net.h"
+#include "arch/arch.h"
+#include "drivers/virtio_net.h"
+#include "kernel/cpu.h"
+#include "kernel/irq.h"
+#include "kernel/mem.h"
+#include "kernel/printk.h"
 
 #define VIRTIO_NET_DEVICE_LO    0x1000      /* transitional */
 #define VIRTIO_NET_DEVICE_HI    0x1041      /* modern: 0x1040 + 1 */
@@ -269,7 +268,7 @@ static uint16_t cfg16(struct virtio_net *n, uint32_t off)
  * Receive-side scaling over queues 0 .. pairs - 1: IPv4 TCP hashed by
  * addresses and ports under rss_key, the table's entries taking the
  * queues in turn; anything else (UDP, ICMP, ARP, fragments) to queue 0,
- * whose stack alone has UDP sockets and DHCP (kernel/net/netimpl.h).
+ * whose stack alone has UDP sockets and DHCP (net/netimpl.h).
  * Fills n->rss_table.  False if the device cannot do it or refused.
  */
 static bool set_rss(struct virtio_net *n, int pairs)

@@ -13,10 +13,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cpu.h"
-#include "netdev.h"
-#include "virtio_pci.h"
-#include "virtq.h"
+#include "drivers/virtio_pci.h"
+#include "drivers/virtq.h"
+#include "kernel/cpu.h"
+#include "net/netdev.h"
 
 #define VNET_FRAME_MAX  NETDEV_FRAME_MAX
 #define VNET_FRAME_MIN  NETDEV_FRAME_MIN

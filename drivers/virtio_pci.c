@@ -5,9 +5,9 @@
  * field's own width, and 64-bit fields as two 32-bit halves, low first,
  * which every device must accept (§4.1.3.1).
  */
-#include "arch.h"
-#include "printk.h"
-#include "virtio_pci.h"
+#include "arch/arch.h"
+#include "drivers/virtio_pci.h"
+#include "kernel/printk.h"
 
 /* struct virtio_pci_common_cfg (§4.1.4.3), byte offsets. */
 #define C_DFSELECT      0x00

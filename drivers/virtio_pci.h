@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "pci.h"
+#include "drivers/pci.h"
 
 #define VIRTIO_VENDOR           0x1AF4
 #define VIRTIO_F_VERSION_1      (1ULL << 32)

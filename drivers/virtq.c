@@ -55,7 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "virtq.h"
+#include "drivers/virtq.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "virtq: the rings are little-endian and are accessed as plain integers"

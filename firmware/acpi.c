@@ -18,7 +18,7 @@
  * types) specifications.
  */
 #include <string.h>
-#include "acpi.h"
+#include "firmware/acpi.h"
 
 #define PACKED __attribute__((packed))
 

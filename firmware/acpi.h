@@ -23,8 +23,8 @@
  *
  * Not thread-safe and keeps no state: call once on the boot core.
  */
-#ifndef KERNEL_ACPI_H
-#define KERNEL_ACPI_H
+#ifndef FIRMWARE_ACPI_H
+#define FIRMWARE_ACPI_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -16,8 +16,8 @@
  * no route (drivers that need an interrupt say so).
  */
 #include <string.h>
-#include "acpi.h"
-#include "machine.h"
+#include "firmware/acpi.h"
+#include "firmware/machine.h"
 
 #define GICD_SIZE       0x10000
 #define GICC_SIZE       0x2000

@@ -12,7 +12,7 @@
  * the walkers here.
  */
 #include <string.h>
-#include "fdt_blob.h"
+#include "firmware/fdt_blob.h"
 
 /* ---- Walking ---- */
 

@@ -26,13 +26,13 @@
  * gives an error, or a wrong answer if it lands on bytes that read as a
  * token (a <1> cell reads as FDT_BEGIN_NODE), but still never a bad read.
  */
-#ifndef KERNEL_FDT_H
-#define KERNEL_FDT_H
+#ifndef FIRMWARE_FDT_H
+#define FIRMWARE_FDT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "machine.h"
+#include "firmware/machine.h"
 
 #define FDT_MAGIC       0xd00dfeedu
 #define FDT_MAX_DEPTH   32      /* deepest node nesting fdt_check accepts */

@@ -22,7 +22,7 @@
  * Offsets are ints: FDT_MAX_SIZE (1 GiB) keeps every sum below INT_MAX.
  */
 #include <string.h>
-#include "fdt_blob.h"
+#include "firmware/fdt_blob.h"
 
 /* Header field offsets (§5.2); size_dt_struct is new in version 17. */
 enum {

@@ -3,11 +3,11 @@
  * tokens and a checked view of its header.  Not for other users: they
  * have fdt.h.
  */
-#ifndef KERNEL_FDT_BLOB_H
-#define KERNEL_FDT_BLOB_H
+#ifndef FIRMWARE_FDT_BLOB_H
+#define FIRMWARE_FDT_BLOB_H
 
 #include <stdint.h>
-#include "fdt.h"
+#include "firmware/fdt.h"
 
 /* Structure block tokens (DT spec v0.4 §5.4.1). */
 enum {

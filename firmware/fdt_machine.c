@@ -9,7 +9,7 @@
  * interrupt-parent) costs microseconds and keeps the walkers stateless.
  */
 #include <string.h>
-#include "fdt.h"
+#include "firmware/fdt.h"
 
 /* The GIC whose interrupt specifiers fdt_parse_machine decodes. */
 struct gicref {

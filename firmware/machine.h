@@ -2,11 +2,12 @@
  * machine.h - the description of an aarch64 machine the kernel boots
  * from: memory, cores, the GIC, the timer, the console UART, PSCI, PCI
  * and virtio-mmio devices.  Filled from the device tree
- * (fdt_parse_machine, kernel/fdt_machine.c) or from the ACPI tables
- * (arch/aarch64/acpi.c), and handed to the kernel in struct bootinfo.
+ * (fdt_parse_machine, firmware/fdt_machine.c) or from the ACPI tables
+ * (acpi_to_machine, firmware/acpi_machine.c), and handed to the kernel
+ * in struct bootinfo.
  */
-#ifndef KERNEL_MACHINE_H
-#define KERNEL_MACHINE_H
+#ifndef FIRMWARE_MACHINE_H
+#define FIRMWARE_MACHINE_H
 
 #include <stdint.h>
 

@@ -1,13 +1,13 @@
 /*
- * acpi_env.c - what kernel/acpi.c needs from its user (acpi.h), for the
+ * acpi_env.c - what firmware/acpi.c needs from its user (acpi.h), for the
  * kernel on every arch: firmware tables are reached through the direct
  * map, which covers all RAM and the firmware's tables, and messages go
  * to the console.  (The host test supplies its own.)
  */
 #include <stdarg.h>
-#include "acpi.h"
-#include "mem.h"
-#include "printk.h"
+#include "firmware/acpi.h"
+#include "kernel/mem.h"
+#include "kernel/printk.h"
 
 void *acpi_map(uint64_t pa, size_t len)
 {

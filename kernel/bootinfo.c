@@ -1,8 +1,8 @@
 /*
  * bootinfo.c - helpers the boot paths use to fill struct bootinfo.
  */
-#include "bootinfo.h"
-#include "printk.h"
+#include "kernel/bootinfo.h"
+#include "kernel/printk.h"
 
 const struct bootinfo *boot_info;
 

@@ -8,7 +8,7 @@
 #define KERNEL_BOOTINFO_H
 
 #include <stdint.h>
-#include "page.h"
+#include "kernel/page.h"
 
 #define BOOT_MAXMEM 64
 

@@ -9,7 +9,7 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "cmdline.h"
+#include "kernel/cmdline.h"
 
 /* A token needs a character and a separator, hence the bound. */
 #define MAXTOK (CMDLINE_MAX / 2)

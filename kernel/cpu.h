@@ -8,8 +8,8 @@
 #ifndef KERNEL_CPU_H
 #define KERNEL_CPU_H
 
-#include "arch.h"
-#include "lockrank.h"
+#include "arch/arch.h"
+#include "kernel/lockrank.h"
 
 #define MAXCPU 64
 
@@ -43,7 +43,7 @@ struct cpu {
     struct m *m;                /* the scheduler's M, set by sched_start */
     int panicking;              /* in the panic path: locks get broken */
     int fault_held;             /* > 0: no injected allocation failure
-                                   (fault.h); this core only */
+                                   (faultinject.h); this core only */
 };
 
 extern struct cpu *cpus[MAXCPU];

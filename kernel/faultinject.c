@@ -1,15 +1,15 @@
 /*
- * fault.c - injecting the faults of fault= (fault.h).
+ * faultinject.c - injecting the faults of fault= (faultinject.h).
  *
  * The dice are one shared counter run through a mixer: taken only while
  * a fault is on, where a shared line costs nothing that matters.
  */
-#include "arch.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "fault.h"
-#include "printk.h"
-#include "sched.h"
+#include "arch/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/faultinject.h"
+#include "kernel/printk.h"
+#include "sched/sched.h"
 
 bool fault_armed;
 struct faultcfg fault_cfg;

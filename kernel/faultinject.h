@@ -1,6 +1,6 @@
 /*
- * fault.h - fault injection, switched on by fault= on the command line
- * (faultcfg.h has its forms).  Faults take effect when the app's main()
+ * faultinject.h - fault injection, switched on by fault= on the command line
+ * (faultinject_cfg.h has its forms).  Faults take effect when the app's main()
  * starts, so that booting is never what they break, and cost one load of
  * fault_armed where they are checked while off.
  *
@@ -22,12 +22,12 @@
  *           a multiple of it, and nothing is lost.
  *   stall   the spinning protocol's stall windows (sched_stall_set).
  */
-#ifndef KERNEL_FAULT_H
-#define KERNEL_FAULT_H
+#ifndef KERNEL_FAULTINJECT_H
+#define KERNEL_FAULTINJECT_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "faultcfg.h"
+#include "kernel/faultinject_cfg.h"
 
 extern bool fault_armed;        /* set once, before main() */
 extern struct faultcfg fault_cfg;

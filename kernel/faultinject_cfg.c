@@ -1,8 +1,8 @@
 /*
- * faultcfg.c - parsing fault= (faultcfg.h).
+ * faultinject_cfg.c - parsing fault= (faultinject_cfg.h).
  */
-#include "fmt.h"
-#include "faultcfg.h"
+#include "kernel/faultinject_cfg.h"
+#include "kernel/fmt.h"
 
 /* Reads a decimal number in [1, max] from *s up to ':' , ',' or the end;
    advances *s past it.  False if there is none, or it is out of range. */

@@ -1,6 +1,6 @@
 /*
- * faultcfg.h - the fault= command-line value: which faults to inject and
- * how often (kernel/fault.h injects them).  Pure parsing, so the host
+ * faultinject_cfg.h - the fault= command-line value: which faults to inject and
+ * how often (kernel/faultinject.h injects them).  Pure parsing, so the host
  * tests and the command-line fuzzer run it as the kernel does.
  *
  *   fault=alloc:PERMILLE        page allocations fail at that rate
@@ -12,8 +12,8 @@
  *
  * Items are joined by commas: fault=ipi:20:5,timer:10:2000.
  */
-#ifndef KERNEL_FAULTCFG_H
-#define KERNEL_FAULTCFG_H
+#ifndef KERNEL_FAULTINJECT_CFG_H
+#define KERNEL_FAULTINJECT_CFG_H
 
 #include <stdbool.h>
 #include <stddef.h>

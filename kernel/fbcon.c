@@ -9,7 +9,7 @@
  * volatile pointer: device memory (aarch64's Device-nGnRnE) takes
  * aligned single stores only.
  */
-#include "fbcon.h"
+#include "kernel/fbcon.h"
 #include "fbfont.h"
 
 #define FG      0xAAAAAA        /* the VGA text palette's light grey */

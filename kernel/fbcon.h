@@ -1,6 +1,6 @@
 /*
  * fbcon.h - a text console drawn on a linear framebuffer of 32-bit
- * pixels: a fixed 8x16 font (build/gen/fbfont.h, made by tools/psf.py
+ * pixels: a fixed 8x16 font (build/gen/fbfont.h, made by tools/build/psf.py
  * from a Debian console font), light grey on black.
  *
  * Pure drawing, no locks and no kernel calls: the caller serializes
@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "bootinfo.h"
+#include "kernel/bootinfo.h"
 
 /* The text grid's largest size; a larger screen uses its top left. */
 #define FBCON_MAXCOLS 480       /* 3840 pixels */

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include "fmt.h"
+#include "kernel/fmt.h"
 
 #define INTMAX ((int)(~0u >> 1))
 

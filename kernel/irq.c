@@ -5,11 +5,11 @@
  * never change: irq_alloc's store-release of `fn` pairs with the
  * load-acquire in irq_dispatch, so a handler that is seen is complete.
  */
-#include "arch.h"
-#include "cpu.h"
-#include "irq.h"
-#include "printk.h"
-#include "spinlock.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/irq.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
 
 static struct {
     void (*fn)(void *);         /* store-release once; NULL: free */

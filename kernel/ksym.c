@@ -2,12 +2,12 @@
  * ksym.c - function names for backtraces.
  *
  * The image is linked twice: in the first link the table below is
- * missing (weak undefined symbols resolve to address 0); tools/ksyms.sh
+ * missing (weak undefined symbols resolve to address 0); tools/build/ksyms.sh
  * then lists that image's text symbols into ksyms.S, and the second link
  * adds it.  The table sits after all code, so adding it moves no function.
  */
 #include <stddef.h>
-#include "panic.h"
+#include "kernel/panic.h"
 
 extern const uint64_t ksym_count __attribute__((weak));
 extern const uint64_t ksym_addrs[] __attribute__((weak));

@@ -9,18 +9,20 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "fault.h"
-#include "mem.h"
-#include "net.h"
-#include "panic.h"
-#include "printk.h"
-#include "sched.h"
-#include "smp.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "drivers/pci.h"
+#include "drivers/virtio_net.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/faultinject.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/vm.h"
+#include "net/net.h"
+#include "sched/sched.h"
 
 #define MAX_ARGS 32
 
@@ -35,13 +37,24 @@ static uint64_t cycles_to_us(uint64_t d)
 
 #define BOOT_STACK_SIZE (64 * 1024)
 
+/* The NIC for net/: a virtio-net device on PCI, else the platform's own
+   (the hosted build's TAP device); NULL if there is none. */
+static struct netdev *nic_probe(void)
+{
+    struct netdev *nic;
+
+    pci_init();
+    nic = vnet_probe(net_nic_irq, NULL, net_max_queues());
+    return nic ? nic : arch_netdev_probe(net_nic_irq, NULL);
+}
+
 /* G 1: the app's main(); its return value ends the machine. */
 static void run_main(void *arg)
 {
     char *argv[MAX_ARGS];
     int argc = cmdline_argv("app", argv, MAX_ARGS);
 
-    net_init();
+    net_init(nic_probe());
     fault_arm();
     exit(main(argc, argv));
 }

@@ -3,14 +3,14 @@
  * built from the boot memory map.
  */
 #include <string.h>
-#include "bootinfo.h"
-#include "fault.h"
-#include "mem.h"
-#include "page.h"
-#include "panic.h"
-#include "printk.h"
-#include "spinlock.h"
-#include "vm.h"
+#include "kernel/bootinfo.h"
+#include "kernel/faultinject.h"
+#include "kernel/mem.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
+#include "kernel/vm.h"
 
 static struct page_alloc pages;
 static struct spinlock mem_lock = SPINLOCK_INIT(LOCK_MEM);

@@ -19,7 +19,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include "page.h"
+#include "kernel/page.h"
 
 #define PGSHIFT 12
 #define PGSIZE ((uint64_t)1 << PGSHIFT)

@@ -8,12 +8,12 @@
  * panics while another is already panicking just stops.
  */
 #include <stdarg.h>
-#include "arch.h"
-#include "cpu.h"
-#include "panic.h"
-#include "printk.h"
-#include "sched.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
+#include "sched/sched.h"
 
 static int panic_cpu = -1;
 

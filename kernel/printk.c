@@ -10,15 +10,15 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include "printk.h"
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "fbcon.h"
-#include "fmt.h"
-#include "mem.h"
-#include "spinlock.h"
+#include "kernel/printk.h"
+#include "arch/arch.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/fbcon.h"
+#include "kernel/fmt.h"
+#include "kernel/mem.h"
+#include "kernel/spinlock.h"
 
 static struct spinlock console_lock = SPINLOCK_INIT(LOCK_CONSOLE);
 

@@ -7,16 +7,16 @@
  * interrupts off, halting between checks; arch_halt enables interrupts
  * and halts atomically, so an IPI sent after the check still wakes it.
  */
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "fault.h"
-#include "mem.h"
-#include "panic.h"
-#include "printk.h"
-#include "smp.h"
-#include "sched.h"
+#include "arch/arch.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/faultinject.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "sched/sched.h"
 
 struct cpu *cpus[MAXCPU];
 int ncpu = 1;

@@ -5,7 +5,7 @@
 #define KERNEL_SMP_H
 
 #include <stdbool.h>
-#include "cpu.h"
+#include "kernel/cpu.h"
 
 /* Discovers, limits (smp=) and starts the cores; returns how many run. */
 int smp_init(void);

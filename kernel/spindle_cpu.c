@@ -1,11 +1,11 @@
 /*
- * api.c - the kernel calls behind include/spindle/cpu.h.
+ * spindle_cpu.c - the kernel calls behind include/spindle/cpu.h.
  */
-#include "arch.h"
-#include "cpu.h"
-#include "spindle/cpu.h"
-#include "spindle/sched.h"
-#include "sched.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include <spindle/cpu.h>
+#include <spindle/sched.h>
+#include "sched/sched.h"
 
 
 int sp_ncpu(void)

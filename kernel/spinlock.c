@@ -3,9 +3,9 @@
  * another core holds, the panics for misuse, and the lock-order checker
  * (lockrank.h).
  */
-#include "spinlock.h"
-#include "cpu.h"
-#include "panic.h"
+#include "kernel/spinlock.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
 
 void spin_lock_self(struct spinlock *l)
 {

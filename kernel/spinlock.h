@@ -26,9 +26,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch.h"
-#include "cpu.h"
-#include "lockrank.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/lockrank.h"
 
 struct spinlock {
     int locked;                 /* CAS 0->1 by lockers, store-release 0 */

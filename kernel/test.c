@@ -4,9 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
-#include "printk.h"
-#include "spindle/test.h"
+#include "kernel/fmt.h"
+#include "kernel/printk.h"
+#include <spindle/test.h>
 
 static char reason[256];
 static int failed;              /* the running case failed; first wins */

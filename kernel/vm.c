@@ -9,12 +9,12 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "arch.h"
-#include "fault.h"
-#include "mem.h"
-#include "panic.h"
-#include "spinlock.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "kernel/faultinject.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "kernel/vm.h"
 
 /* The G table's upper half is this file's: a word per slot, saves[]. */
 #define VM_SAVES_BASE   (VM_GTAB_AREA + ARCH_VM_AREA / 2)

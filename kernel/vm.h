@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "arch.h"
+#include "arch/arch.h"
 
 /*
  * Where the four areas lie: 16, 32, 48 and 64 TiB, 1 TiB each, unless the

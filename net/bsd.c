@@ -3,7 +3,7 @@
  * arpa/inet.h, poll.h) on the socket layer of spindle/net.h, for C code
  * ported to Spindle: socket, bind, listen, accept, connect, send, recv,
  * sendto, recvfrom, shutdown, [gs]etsockopt, getsockname, getpeername,
- * poll, fcntl, and read/write/close through newlib (kernel/newlib.c).
+ * poll, fcntl, and read/write/close through newlib (posix/newlib.c).
  * Bare metal only: ARCH=hosted links glibc's.
  *
  * This file is the layer's design and its descriptor table: the
@@ -73,9 +73,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <spindle/net.h>
-#include "bsd.h"
-#include "bsdimpl.h"
-#include "spinlock.h"
+#include "net/bsd.h"
+#include "kernel/spinlock.h"
+#include "net/bsdimpl.h"
 
 static struct spinlock fd_lock = SPINLOCK_INIT(LOCK_BSD_FDS);
 static struct bsock *fdtab[NFD];

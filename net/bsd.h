@@ -1,15 +1,15 @@
 /*
  * bsd.h - what the BSD socket calls (bsd*.c, include/bsd/) need from the
  * socket layer (sock.c) beyond spindle/net.h, and what newlib's system
- * calls (kernel/newlib.c) need from them.
+ * calls (posix/newlib.c) need from them.
  *
  * Free of the BSD headers and of lwIP's, so that sock.c and newlib.c can
  * include it; bsd*.c are built for bare metal only (ARCH=hosted has
  * glibc's sockets), sock.c for every arch.  What the bsd*.c files share
  * among themselves is bsdimpl.h.
  */
-#ifndef KERNEL_NET_BSD_H
-#define KERNEL_NET_BSD_H
+#ifndef NET_BSD_H
+#define NET_BSD_H
 
 #include <stdbool.h>
 #include <stddef.h>

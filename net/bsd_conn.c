@@ -15,8 +15,8 @@
 #include <spindle/sched.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
-#include "bsd.h"
-#include "bsdimpl.h"
+#include "net/bsd.h"
+#include "net/bsdimpl.h"
 
 /* ---- socket, bind, listen ------------------------------------------- */
 

@@ -11,8 +11,8 @@
 #include <spindle/net.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
-#include "bsd.h"
-#include "bsdimpl.h"
+#include "net/bsd.h"
+#include "net/bsdimpl.h"
 
 /* ---- TCP data ------------------------------------------------------- */
 

@@ -14,8 +14,8 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <spindle/sync.h>
-#include "bsd.h"
-#include "bsdimpl.h"
+#include "net/bsd.h"
+#include "net/bsdimpl.h"
 
 /* ---- Options -------------------------------------------------------- */
 

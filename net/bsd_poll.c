@@ -34,12 +34,12 @@
 #include <spindle/net.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
-#include "bsd.h"
-#include "bsdimpl.h"
-#include "netimpl.h"
-#include "polldesc.h"
-#include "sched.h"
-#include "spinlock.h"
+#include "kernel/spinlock.h"
+#include "net/bsd.h"
+#include "net/bsdimpl.h"
+#include "net/netimpl.h"
+#include "sched/polldesc.h"
+#include "sched/sched.h"
 
 /* ---- Waking poll() -------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * bsdimpl.h - what the files of the BSD socket calls (kernel/net/bsd*.c)
+ * bsdimpl.h - what the files of the BSD socket calls (net/bsd*.c)
  * share: the socket behind a descriptor, the descriptor table (bsd.c),
  * the address conversions (bsd_addr.c), the wake-ups of poll()
  * (bsd_poll.c) and UDP's implicit bind (bsd_conn.c).  The design is at
@@ -9,8 +9,8 @@
  * external linkage carry a bsd_ (or bsock_) prefix.  Uses the BSD headers
  * of include/bsd/: bare metal only, as are the files that include it.
  */
-#ifndef KERNEL_NET_BSDIMPL_H
-#define KERNEL_NET_BSDIMPL_H
+#ifndef NET_BSDIMPL_H
+#define NET_BSDIMPL_H
 
 #include <errno.h>
 #include <stdbool.h>

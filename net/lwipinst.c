@@ -1,7 +1,7 @@
 /*
  * lwipinst.c - the table of each copy of lwIP (lwipinst.h).
  */
-#include "lwipinst.h"
+#include "net/lwipinst.h"
 
 #define DECLARE(i, name) extern __typeof__(name) lw##i##_##name;
 #define ENTRY(i, name) .name = lw##i##_##name,

@@ -3,7 +3,7 @@
  * struct stack), each with its own globals (connections, pools, timers,
  * ARP table).
  *
- * kernel/net/lwip.mk links lwIP NET_STACKS times with its global names
+ * net/net.mk links lwIP NET_STACKS times with its global names
  * prefixed: copy i's tcp_write is lw<i>_tcp_write.  The kernel reaches a
  * copy only through its struct lwip_api, so a call can only go to the
  * stack whose lock the caller holds: st->lw->tcp_write(...).  A plain
@@ -12,8 +12,8 @@
  * The address helpers keep state nowhere, so every copy's is the same
  * code; copy 0's serves everyone under the usual names (below).
  */
-#ifndef KERNEL_NET_LWIPINST_H
-#define KERNEL_NET_LWIPINST_H
+#ifndef NET_LWIPINST_H
+#define NET_LWIPINST_H
 
 #include "lwip/dhcp.h"
 #include "lwip/etharp.h"
@@ -28,7 +28,7 @@
 #include "netif/ethernet.h"
 
 #ifndef NET_STACKS
-#error "NET_STACKS comes from kernel/net/lwip.mk"
+#error "NET_STACKS comes from net/net.mk"
 #endif
 
 /* Every lwIP function the kernel calls, for X(copy, name). */

@@ -5,13 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <spindle/net.h>
-#include "cmdline.h"
-#include "net.h"
-#include "netimpl.h"
-#include "pci.h"
-#include "printk.h"
-#include "netdev.h"
-#include "virtio_net.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "net/net.h"
+#include "net/netdev.h"
+#include "net/netimpl.h"
 
 struct netdev *net_dev;
 static bool use_dhcp;
@@ -88,16 +86,18 @@ static void report_at_exit(void)
     }
 }
 
-void net_init(void)
+int net_max_queues(void)
+{
+    return NET_STACKS;
+}
+
+void net_init(struct netdev *nic)
 {
     ip4_addr_t addr, mask, gw;
     const uint8_t *m;
     unsigned long f;
 
-    pci_init();
-    net_dev = vnet_probe(stack_nic_irq, NULL, NET_STACKS);
-    if (!net_dev)
-        net_dev = arch_netdev_probe(stack_nic_irq, NULL);
+    net_dev = nic;
     if (!net_dev) {
         printk("net: no virtio-net device\n");
         return;

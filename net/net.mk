@@ -1,20 +1,22 @@
-# kernel/net/lwip.mk - lwIP 2.1.3 as a static library, $(LWIP_LIB), built with
-# the kernel's compiler and flags.  Included by the Makefile once CFLAGS, B,
-# CROSS, LIBC_DEP, Q and msg are final (after arch/hosted/hosted.mk).
+# net/net.mk - the network's build: lwIP 2.1.3 as a static library,
+# $(LWIP_LIB), built with the kernel's compiler and flags, and the flags
+# of net/'s own files.  Included by the Makefile once CFLAGS, B, CROSS,
+# LIBC_DEP, Q and msg are final (after arch/hosted/hosted.mk).
 #
 #   LWIP_LIB    $(B)/lwip/liblwip.a, to link into the images: NET_STACKS
 #               copies of lwIP, copy i's global names prefixed lw<i>_
-#   NET_STACKS  how many copies (kernel/net/lwipinst.h)
-#   LWIP_INC    the include flags of any kernel file that uses lwIP
+#   NET_STACKS  how many copies (net/lwipinst.h)
+#   LWIP_INC    the include flags of any file that uses lwIP
 #   LWIP_STAMP  order-only prerequisite of such files: the lwIP tree exists
 #
 # The source tree is Debian's lwip source package, unpacked by
-# tools/lwip.sh into build/lwip/lwip (shared by every ARCH); the
-# configuration is kernel/net/lwipopts.h and kernel/net/arch/cc.h.
+# tools/build/lwip.sh into build/lwip/lwip (shared by every ARCH); the
+# port (configuration and compiler glue) is net/lwip/lwipopts.h and
+# net/lwip/arch/cc.h, found by lwIP as "lwipopts.h" and "arch/cc.h".
 
 LWIP_DIR   := build/lwip/lwip
 LWIP_STAMP := build/lwip/.stamp
-LWIP_INC   := -Ikernel/net -I$(LWIP_DIR)/src/include
+LWIP_INC   := -Inet/lwip -I$(LWIP_DIR)/src/include
 
 # What a NO_SYS, IPv4-only, raw-API stack over Ethernet compiles (see
 # lwipopts.h); raw.c is empty until LWIP_RAW is turned on.
@@ -28,7 +30,7 @@ LWIP_OBJS := $(LWIP_SRCS:src/%.c=$(B)/lwip/%.o)
 LWIP_LIB  := $(B)/lwip/liblwip.a
 
 # One lwIP per receive queue, each with its own state under its own lock
-# (kernel/net/stack.c): lwIP keeps its state in globals, so each copy is
+# (net/stack.c): lwIP keeps its state in globals, so each copy is
 # the whole library linked into one object whose global symbols are
 # renamed (tcp_write becomes lw1_tcp_write in copy 1).  References
 # outside lwIP (memcpy, sys_now) keep their names and are shared.
@@ -40,8 +42,8 @@ LWIP_COPIES := $(foreach i,$(shell seq 0 $(shell expr $(NET_STACKS) - 1)),$(B)/l
 # sanitizer builds), so no -Wno-... is needed: only the include paths.
 LWIP_CFLAGS := $(LWIP_INC)
 
-$(LWIP_STAMP): tools/lwip.sh tools/once.sh tools/lwip-tcp-in.patch
-	$(Q)tools/lwip.sh build/lwip
+$(LWIP_STAMP): tools/build/lwip.sh tools/build/once.sh tools/build/lwip-tcp-in.patch
+	$(Q)tools/build/lwip.sh build/lwip
 
 # The sources appear with the stamp; order-only, so a re-fetch (same
 # files) rebuilds nothing.
@@ -60,6 +62,11 @@ $(B)/lwip/copy%.o: $(B)/lwip/lwip.o
 	$(call msg,COPY,$@)
 	$(Q)$(NM) -g --defined-only $< | awk '{ print $$3, "lw$*_" $$3 }' > $@.syms
 	$(Q)$(CROSS)objcopy --redefine-syms=$@.syms $< $@
+
+# net/'s own files: lwIP's headers, and how many copies there are.
+NET_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard net/*.c))
+$(NET_OBJS): CFLAGS += $(LWIP_INC) -DNET_STACKS=$(NET_STACKS)
+$(NET_OBJS): | $(LWIP_STAMP)
 
 $(LWIP_LIB): $(LWIP_COPIES)
 	$(call msg,AR,$@)

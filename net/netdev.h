@@ -7,14 +7,14 @@
  *
  * A device has nqueues RX/TX queue pairs (1 unless it is multiqueue).
  * Every operation on queue q but link_up is called under the lock of
- * the stack that receives or sends on q (kernel/net/netimpl.h), so a
+ * the stack that receives or sends on q (net/netimpl.h), so a
  * device's queue needs no lock of its own; report, under every stack's.  The device's interrupt for
  * queue q calls the irq_fn its probe was given as irq_fn(arg, q), on
  * core q where the platform can aim it (queue q belongs to core q, and
  * a device offers at most ncpu queues), else on the boot core.
  */
-#ifndef KERNEL_NET_NETDEV_H
-#define KERNEL_NET_NETDEV_H
+#ifndef NET_NETDEV_H
+#define NET_NETDEV_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +22,14 @@
 
 #define NETDEV_FRAME_MAX  1514      /* Ethernet frame without FCS */
 #define NETDEV_FRAME_MIN  14        /* an Ethernet header */
+
+#define RSS_KEY_LEN     40      /* bytes: enough for IPv6 with ports */
+
+/* The key a device that steers by RSS hashes with (the RSS
+   specification's example key, which spreads flows well; secrecy is not
+   the point for a unikernel).  The stack picks ports by the same key
+   (net/rss.h). */
+extern const uint8_t rss_key[RSS_KEY_LEN];
 
 struct netdev;
 
@@ -57,7 +65,7 @@ struct netdev {
     int nqueues;                /* RX/TX pairs, 1..ncpu */
     /* Receive-side scaling, when the device steers by it: a received
        IPv4 TCP packet goes to queue rss_table[hash % rss_entries]
-       (kernel/net/rss.h's hash under rss_key), anything else to queue 0.
+       (net/rss.h's hash under rss_key), anything else to queue 0.
        NULL otherwise. */
     const uint16_t *rss_table;
     uint32_t rss_entries;

@@ -1,5 +1,5 @@
 /*
- * netimpl.h - what the files of kernel/net share: the network stacks,
+ * netimpl.h - what the files of net share: the network stacks,
  * their locks, and the hand-off of Gs that lwIP's callbacks ready
  * (stack.c).
  *
@@ -19,14 +19,14 @@
  * stack 0's first: stack 0 hands the others ARP replies and the address
  * DHCP gave it.
  */
-#ifndef KERNEL_NET_NETIMPL_H
-#define KERNEL_NET_NETIMPL_H
+#ifndef NET_NETIMPL_H
+#define NET_NETIMPL_H
 
 #include <stdint.h>
-#include "cpu.h"
-#include "lwipinst.h"
-#include "spinlock.h"
-#include "timers.h"
+#include "kernel/cpu.h"
+#include "kernel/spinlock.h"
+#include "net/lwipinst.h"
+#include "sched/timers.h"
 
 struct g;
 struct sp_sock;
@@ -123,7 +123,5 @@ void stack_start(void (*status)(struct netif *nif));
    Under st's lock; from a G. */
 void stack_timers_check(struct stack *st);
 
-/* The NIC's interrupt handler (vnet_probe's irq_fn). */
-void stack_nic_irq(void *arg, int q);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * rss.c - the Toeplitz hash and the queue-aware port choice (rss.h).
  */
-#include "rss.h"
+#include "net/rss.h"
 
 const uint8_t rss_key[RSS_KEY_LEN] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,

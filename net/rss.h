@@ -10,17 +10,13 @@
  * Addresses and ports are in host byte order; the hash reads them as
  * they travel, most significant byte first.
  */
-#ifndef KERNEL_NET_RSS_H
-#define KERNEL_NET_RSS_H
+#ifndef NET_RSS_H
+#define NET_RSS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "net/netdev.h"
 
-#define RSS_KEY_LEN     40      /* bytes: enough for IPv6 with ports */
-
-/* The key Spindle gives the NIC (the specification's example key, which
-   spreads flows well; secrecy is not the point for a unikernel). */
-extern const uint8_t rss_key[RSS_KEY_LEN];
 
 /*
  * The Toeplitz hash of the n bytes at in under key (which must hold at

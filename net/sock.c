@@ -27,12 +27,12 @@
 #include <string.h>
 #include <spindle/net.h>
 #include <spindle/time.h>
-#include "bsd.h"
-#include "net.h"
-#include "netimpl.h"
-#include "netpoll.h"
-#include "panic.h"
-#include "sockimpl.h"
+#include "kernel/panic.h"
+#include "net/bsd.h"
+#include "net/net.h"
+#include "net/netimpl.h"
+#include "net/sockimpl.h"
+#include "sched/netpoll.h"
 
 #define NSOCK       (MEMP_NUM_TCP_PCB + MEMP_NUM_TCP_PCB_LISTEN + \
                      MEMP_NUM_UDP_PCB)

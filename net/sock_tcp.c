@@ -7,13 +7,13 @@
 #include <string.h>
 #include <spindle/net.h>
 #include <spindle/time.h>
-#include "bsd.h"
-#include "netdev.h"
-#include "net.h"
-#include "sched.h"
-#include "netimpl.h"
-#include "rss.h"
-#include "sockimpl.h"
+#include "net/bsd.h"
+#include "net/net.h"
+#include "net/netdev.h"
+#include "net/netimpl.h"
+#include "net/rss.h"
+#include "net/sockimpl.h"
+#include "sched/sched.h"
 
 /* ---- lwIP's callbacks (under the socket's stack's lock) ------------ */
 

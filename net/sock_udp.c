@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <string.h>
 #include <spindle/net.h>
-#include "bsd.h"
-#include "netimpl.h"
-#include "sockimpl.h"
+#include "net/bsd.h"
+#include "net/netimpl.h"
+#include "net/sockimpl.h"
 
 static void udp_recv_cb(void *arg, struct udp_pcb *pcb, struct pbuf *p,
                         const ip_addr_t *addr, u16_t port)

@@ -1,16 +1,16 @@
 /*
- * sockimpl.h - what the socket files share (kernel/net/sock*.c): the
+ * sockimpl.h - what the socket files share (net/sock*.c): the
  * socket itself, its lifetime and the helpers every operation uses.  See
  * sock.c for the design.
  */
-#ifndef KERNEL_NET_SOCKIMPL_H
-#define KERNEL_NET_SOCKIMPL_H
+#ifndef NET_SOCKIMPL_H
+#define NET_SOCKIMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "netimpl.h"
-#include "polldesc.h"
-#include "spinlock.h"
+#include "kernel/spinlock.h"
+#include "net/netimpl.h"
+#include "sched/polldesc.h"
 
 #define BACKLOG     64          /* connections accepted, not yet taken */
 #define UDP_QUEUE   64          /* datagrams queued per socket */

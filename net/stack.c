@@ -27,14 +27,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <spindle/net.h>
-#include "arch.h"
-#include "net.h"
-#include "netimpl.h"
-#include "netpoll.h"
-#include "printk.h"
-#include "sched.h"
-#include "timers.h"
-#include "netdev.h"
+#include "arch/arch.h"
+#include "kernel/printk.h"
+#include "net/net.h"
+#include "net/netdev.h"
+#include "net/netimpl.h"
+#include "sched/netpoll.h"
+#include "sched/sched.h"
+#include "sched/timers.h"
 
 #define RX_BUDGET 64            /* frames per pass before re-checking */
 #define ETH_MIN_FRAME 60        /* without the FCS */
@@ -323,7 +323,7 @@ static struct g *poll(int q)
     return list;
 }
 
-void stack_nic_irq(void *arg, int q)
+void net_nic_irq(void *arg, int q)
 {
     netpoll_interrupt(q);
 }

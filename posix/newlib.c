@@ -6,7 +6,7 @@
  * see gfree.c for how stdio is shared).
  *
  * There is no file system: fds 0-2 are the console, the others are the
- * BSD sockets of kernel/net/bsd*.c (read, write, close, fstat, isatty and
+ * BSD sockets of net/bsd*.c (read, write, close, fstat, isatty and
  * lseek go there), everything else is EBADF or ENOENT.
  */
 #include <errno.h>
@@ -16,15 +16,15 @@
 #include <sys/lock.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include "arch.h"
-#include "bsd.h"
-#include "cpu.h"
-#include "panic.h"
-#include "printk.h"
-#include "sched.h"
-#include "spindle/time.h"
-#include "spinlock.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "net/bsd.h"
+#include "sched/sched.h"
+#include <spindle/time.h>
+#include "kernel/spinlock.h"
+#include "kernel/vm.h"
 
 #undef errno
 extern int errno;

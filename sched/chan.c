@@ -61,14 +61,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arch.h"
-#include "chanimpl.h"
-#include "chanring.h"
-#include "panic.h"
-#include "sched.h"
-#include "schedimpl.h"
-#include "spinlock.h"
-#include "spindle/chan.h"
+#include "arch/arch.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "sched/chanimpl.h"
+#include "sched/chanring.h"
+#include "sched/sched.h"
+#include "sched/schedimpl.h"
+#include <spindle/chan.h>
 
 /* ---- wait queues (caller holds the channel lock) -------------------- */
 

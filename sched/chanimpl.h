@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "sched.h"
-#include "schedimpl.h"
-#include "spinlock.h"
-#include "spindle/chan.h"
+#include "kernel/spinlock.h"
+#include "sched/sched.h"
+#include "sched/schedimpl.h"
+#include <spindle/chan.h>
 
 struct sudog {
     struct g *g;

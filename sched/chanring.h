@@ -30,10 +30,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "chanimpl.h"
-#include "sched.h"
-#include "spinlock.h"
-#include "spindle/chan.h"
+#include "kernel/spinlock.h"
+#include "sched/chanimpl.h"
+#include "sched/sched.h"
+#include <spindle/chan.h>
 
 static inline struct cell *cellat(sp_chan *c, uint64_t pos)
 {

@@ -7,12 +7,12 @@
  * into its own idle P), no timer is waiting or running, and the network
  * has nothing, then no G can ever run again: any G still parked is stuck.  Go prints the same line and exits 2.
  */
-#include "arch.h"
-#include "netpoll.h"
-#include "panic.h"
-#include "printk.h"
-#include "schedimpl.h"
-#include "timers.h"
+#include "arch/arch.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "sched/netpoll.h"
+#include "sched/schedimpl.h"
+#include "sched/timers.h"
 
 #define DEADLOCK_EXIT_STATUS 2
 

@@ -1,12 +1,12 @@
 /*
- * tracer.c - the execution tracer (trace=1, trace=wrap): every G
+ * exectrace.c - the execution tracer (trace=1, trace=wrap): every G
  * transition, steal, timer firing and core halt, recorded per core and
- * dumped at exit or on sp_trace_flush for tools/trace.py, which makes a
+ * dumped at exit or on sp_trace_flush for tools/run/trace.py, which makes a
  * Perfetto-loadable JSON file and a summary of it.
  *
- * Buffers.  Each core owns one struct tracebuf (kernel/tracebuf.h) on
+ * Buffers.  Each core owns one struct tracebuf (sched/exectrace_buf.h) on
  * cache lines of its own, and only that core writes it, with interrupts
- * off (TRACE's contract, tracer.h): no lock, no atomic read-modify-write,
+ * off (TRACE's contract, exectrace.h): no lock, no atomic read-modify-write,
  * no line shared with another writer.  The only shared word on the path
  * is trace_flag.on, which is written when the tracer starts and around a
  * flush, so it stays in every core's cache.
@@ -25,20 +25,20 @@
  * each dump is a segment of its own (seg=), and the decoder does not
  * carry a G's state across segments.
  *
- * Where the dump goes: the console, as the "TRACE " lines of tracebuf.h;
+ * Where the dump goes: the console, as the "TRACE " lines of exectrace_buf.h;
  * on the hosted build, a file (trace_file=PATH, else the image's path
  * with .trace for .elf) through arch_trace_file_*.  A panic or a deadlock
  * ends the machine without a dump.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "arch.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "fmt.h"
-#include "printk.h"
-#include "schedimpl.h"
-#include "tracer.h"
+#include "arch/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/fmt.h"
+#include "kernel/printk.h"
+#include "sched/exectrace.h"
+#include "sched/schedimpl.h"
 #include <spindle/trace.h>
 
 struct trace_flag trace_flag;

@@ -1,9 +1,9 @@
 /*
- * tracer.h - the execution tracer's hooks in the scheduler (trace=1 or
- * trace=wrap; tracer.c).  Not schedtrace= (trace.c), which prints Go's
+ * exectrace.h - the execution tracer's hooks in the scheduler (trace=1 or
+ * trace=wrap; exectrace.c).  Not schedtrace= (schedtrace.c), which prints Go's
  * periodic summary line.
  *
- * TRACE(type, g, arg) records one event (kernel/tracebuf.h has the
+ * TRACE(type, g, arg) records one event (sched/exectrace_buf.h has the
  * types) in the calling core's buffer.  Contract for every call site:
  * interrupts are off (the buffer's owner is the core, and an interrupt
  * that traced in the middle of an event would tear it), and the event
@@ -15,14 +15,14 @@
  * Off (no trace=), a call site costs one no-op instruction (tracing):
  * the arguments are evaluated only when it is on.
  */
-#ifndef SCHED_TRACER_H
-#define SCHED_TRACER_H
+#ifndef SCHED_EXECTRACE_H
+#define SCHED_EXECTRACE_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch.h"
-#include "cpu.h"
-#include "tracebuf.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "sched/exectrace_buf.h"
 
 /* The tracer's on/off flag, alone on its cache line: written only when
    the tracer starts (tracer_init) and around a flush (tracer_flush),

@@ -1,10 +1,10 @@
 /*
- * tracebuf.c - the tracer's per-core buffer, its dump encoding and its
- * command-line values.  See tracebuf.h for the contracts.
+ * exectrace_buf.c - the tracer's per-core buffer, its dump encoding and its
+ * command-line values.  See exectrace_buf.h for the contracts.
  */
 #include <string.h>
-#include "fmt.h"
-#include "tracebuf.h"
+#include "kernel/fmt.h"
+#include "sched/exectrace_buf.h"
 
 void tracebuf_init(struct tracebuf *b, struct trace_ev *ev, uint64_t cap,
                    bool wrap)

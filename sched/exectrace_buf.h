@@ -1,13 +1,13 @@
 /*
- * tracebuf.h - the execution tracer's per-core event buffer, its text
- * encoding, and the trace= / trace_buf= values (sched/tracer.c records
+ * exectrace_buf.h - the execution tracer's per-core event buffer, its text
+ * encoding, and the trace= / trace_buf= values (sched/exectrace.c records
  * the scheduler's events with it).  Pure C with no kernel state, so that
  * the host tests and the command-line fuzzer run it as the kernel does.
  *
  * One buffer belongs to one core: only that core writes it (tracebuf_put,
  * with interrupts off), and it is read (tracebuf_first, the events
  * array, tracebuf_lost) only while the owner is known not to write, which
- * the caller arranges (sched/tracer.c: the flag off, then a cross-core
+ * the caller arranges (sched/exectrace.c: the flag off, then a cross-core
  * call that each owner answers between events).  So it takes no lock, no
  * atomic and no barrier.
  *
@@ -16,8 +16,8 @@
  * each event overwrites the oldest, the end of the run is kept, and the
  * overwritten ones are the lost).
  */
-#ifndef KERNEL_TRACEBUF_H
-#define KERNEL_TRACEBUF_H
+#ifndef SCHED_EXECTRACE_BUF_H
+#define SCHED_EXECTRACE_BUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -125,7 +125,7 @@ uint64_t tracebuf_lost(const struct tracebuf *b);
  *
  * A chunk is up to TRACE_CHUNK_EVENTS events, oldest first, in base64;
  * CRC is the CRC-32 (zlib's) of the decoded bytes, in 8 hex digits, so
- * the decoder (tools/trace.py) tells a damaged or truncated dump from a
+ * the decoder (tools/run/trace.py) tells a damaged or truncated dump from a
  * whole one.
  */
 #define TRACE_CHUNK_EVENTS 6

@@ -22,9 +22,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "panic.h"
-#include "schedimpl.h"
-#include "vm.h"
+#include "kernel/panic.h"
+#include "kernel/vm.h"
+#include "sched/schedimpl.h"
 
 #define GFREE_MAX   64
 #define GFREE_BATCH 32

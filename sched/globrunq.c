@@ -6,10 +6,10 @@
  * Locks: sched.lock guards the queue (and the idle list, idle.c); the
  * page allocator's lock is taken under it when the queue grows.
  */
-#include "mem.h"
-#include "panic.h"
-#include "schedimpl.h"
-#include "tracer.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "sched/exectrace.h"
+#include "sched/schedimpl.h"
 
 /*
  * A FIFO of chunks, each a page holding an array of G pointers: an

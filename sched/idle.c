@@ -57,12 +57,12 @@
  *
  * Locks: sched.lock guards the idle list (pidle and npidle's writes).
  */
-#include "arch.h"
-#include "netpoll.h"
-#include "panic.h"
-#include "schedimpl.h"
-#include "timers.h"
-#include "tracer.h"
+#include "arch/arch.h"
+#include "kernel/panic.h"
+#include "sched/exectrace.h"
+#include "sched/netpoll.h"
+#include "sched/schedimpl.h"
+#include "sched/timers.h"
 
 /* Caller holds sched.lock.  p's run queue is empty. */
 static void pidleput(struct p *p)

@@ -11,7 +11,7 @@
  * waits for the network (Go's netpollAnyWaiters), so a machine without
  * network traffic pays one atomic load per schedule.
  *
- * Queue q of the NIC (kernel/net/netdev.h) is polled by core q alone,
+ * Queue q of the NIC (net/netdev.h) is polled by core q alone,
  * where its interrupt is aimed: a queue's packets, and the Gs they ready,
  * stay on one core, and a connection (which RSS keeps on one queue) is
  * handled on one core from its first packet to its last.  Cores beyond
@@ -31,12 +31,12 @@
  * acknowledgements, segments for a socket nobody reads yet), and an
  * idle machine learns of a packet without waiting for a timer.
  */
-#include "arch.h"
-#include "cpu.h"
-#include "netpoll.h"
-#include "panic.h"
-#include "schedimpl.h"
-#include "tracer.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "sched/exectrace.h"
+#include "sched/netpoll.h"
+#include "sched/schedimpl.h"
 
 /* One per NIC queue, each on its own cache line: a queue's poller
    touches only its own. */

@@ -61,13 +61,13 @@
  * Go's "combo" timer (one timer when the two deadlines are equal) is left
  * out: each direction has its own.
  */
-#include "polldesc.h"
-#include "arch.h"
-#include "netpoll.h"
-#include "panic.h"
-#include "sched.h"
-#include "spindle/time.h"
-#include "timers.h"
+#include "sched/polldesc.h"
+#include "arch/arch.h"
+#include "kernel/panic.h"
+#include "sched/netpoll.h"
+#include "sched/sched.h"
+#include <spindle/time.h>
+#include "sched/timers.h"
 
 /* Bits of pd->info. */
 #define PDI_CLOSING  1u

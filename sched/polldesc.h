@@ -61,8 +61,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "spinlock.h"
-#include "timers.h"
+#include "kernel/spinlock.h"
+#include "sched/timers.h"
 
 struct g;
 

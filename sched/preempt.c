@@ -29,7 +29,7 @@
  * Late interrupts are counted (sp_timer_irqs_late).  Under QEMU's TCG
  * the core timers are QEMU timers that its main-loop thread fires, and
  * when the vCPU threads keep every host CPU busy, that thread can wait
- * milliseconds for one (tools/wakeup-jitter.c measures such waits).  A
+ * milliseconds for one (tools/bench/wakeup-jitter.c measures such waits).  A
  * core that runs one long G then runs its timers as late, whatever the
  * scheduler does; the count tells a reader of the timers benchmark how
  * much of the lateness was the host's.
@@ -61,13 +61,13 @@
  * on a P whose queue is full of spawned Gs.
  */
 #include <spindle/time.h>
-#include "arch.h"
-#include "cmdline.h"
-#include "fault.h"
-#include "netpoll.h"
-#include "printk.h"
-#include "schedimpl.h"
-#include "timers.h"
+#include "arch/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/faultinject.h"
+#include "kernel/printk.h"
+#include "sched/netpoll.h"
+#include "sched/schedimpl.h"
+#include "sched/timers.h"
 
 #define QUANTUM_DEFAULT_MS 10
 #define QUANTUM_MAX_MS 1000

@@ -52,16 +52,16 @@
  * direct hand-off, park, yield, exit), and spawning.
  */
 #include <stdlib.h>
-#include "arch.h"
-#include "cpu.h"
-#include "panic.h"
-#include "mem.h"
-#include "netpoll.h"
-#include "printk.h"
-#include "sched.h"
-#include "schedimpl.h"
-#include "timers.h"
-#include "tracer.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "sched/exectrace.h"
+#include "sched/netpoll.h"
+#include "sched/sched.h"
+#include "sched/schedimpl.h"
+#include "sched/timers.h"
 
 struct sched sched = { .lock = SPINLOCK_INIT(LOCK_SCHED) };
 #if defined(__SANITIZE_THREAD__)
@@ -302,14 +302,14 @@ static void goyield_m(struct g *gp);
 static void goexit_m(struct g *gp);
 
 /*
- * The tracer's events of a switch (tracer.h), recorded in two places
+ * The tracer's events of a switch (exectrace.h), recorded in two places
  * whatever the way of switching, out of line, so that the switch path
  * carries only the flag's test: g0 records the stop of a G that switched
  * to it before it runs the G's mcall_fn (schedule_loop: trace_stopped),
  * and a G that resumes records the stop of the G that handed off to it,
  * if one did, then its own start (finish_handoff: trace_resumed).  Both
  * come before the stopped G is published (mcall_fn, park_m or requeue_m
- * put it where other cores see it), as tracer.h requires.  Each returns
+ * put it where other cores see it), as exectrace.h requires.  Each returns
  * its first argument, so that the caller keeps nothing live across the
  * call.  Interrupts off.
  */

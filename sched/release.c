@@ -36,11 +36,11 @@
  *     the check, its first touch faults and waits for vm_lock, which the
  *     copy holds.
  */
-#include "arch.h"
-#include "printk.h"
-#include "schedimpl.h"
-#include "smp.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/vm.h"
+#include "sched/schedimpl.h"
 
 #define RELEASE_DEFAULT_MS  1000
 #define RELEASE_MAX_MS      3600000

@@ -36,7 +36,7 @@
  * "index % RUNQ_SIZE" and "tail - head" stay right across the wrap.
  */
 #include <stddef.h>
-#include "runq.h"
+#include "sched/runq.h"
 
 /* kernel/panic.h's fail-stop, declared here so that this file builds on
  * the host without kernel headers; a host test supplies its own. */

@@ -36,9 +36,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <reent.h>
-#include "runq.h"
-#include "spinlock.h"
-#include "vm.h"
+#include "kernel/spinlock.h"
+#include "kernel/vm.h"
+#include "sched/runq.h"
 
 enum gstatus {
     G_DEAD,
@@ -90,7 +90,7 @@ struct g {
     struct m *lastm;            /* the M that runs or last ran it, stale
                                    (or NULL) before it first runs: one
                                    store per switch (for debuggers:
-                                   tools/gdb/spindle.py) */
+                                   tools/run/gdb/spindle.py) */
     uint64_t npreempt;          /* times the timer preempted it */
     uint64_t netready;          /* arch_cycles() when the network last put
                                    it on a wake queue (netpoll.c), which

@@ -5,10 +5,10 @@
 #ifndef SCHED_SCHEDIMPL_H
 #define SCHED_SCHEDIMPL_H
 
-#include "cpu.h"
-#include "sched.h"
-#include "smp.h"
-#include "spinlock.h"
+#include "kernel/cpu.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "sched/sched.h"
 
 /*
  * Laid out by who writes what, one group per cache line, so that a core

@@ -1,5 +1,5 @@
 /*
- * trace.c - schedtrace=N: every N ms, one line in Go's GODEBUG=schedtrace
+ * schedtrace.c - schedtrace=N: every N ms, one line in Go's GODEBUG=schedtrace
  * format, e.g.
  *   SCHED 1000ms: gomaxprocs=4 idleprocs=1 threads=4 spinningthreads=0
  *   idlethreads=1 runqueue=0 [0 2 0 1]
@@ -10,11 +10,11 @@
  * by one line per P and one per M (sched_detail), which tests also print
  * when a scheduling check fails.
  */
-#include "arch.h"
-#include "cmdline.h"
-#include "fmt.h"
-#include "printk.h"
-#include "schedimpl.h"
+#include "arch/arch.h"
+#include "kernel/cmdline.h"
+#include "kernel/fmt.h"
+#include "kernel/printk.h"
+#include "sched/schedimpl.h"
 #include <spindle/sched.h>
 
 #define MAX_PERIOD_MS 3600000

@@ -21,13 +21,13 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include "arch.h"
-#include "chanimpl.h"
-#include "panic.h"
-#include "sched.h"
-#include "schedimpl.h"
-#include "spinlock.h"
-#include "spindle/chan.h"
+#include "arch/arch.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "sched/chanimpl.h"
+#include "sched/sched.h"
+#include "sched/schedimpl.h"
+#include <spindle/chan.h>
 
 /* Cases up to this many need no allocation. */
 #define SELECT_STACK_CASES 8

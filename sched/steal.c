@@ -11,9 +11,9 @@
  * In the last round it also runs a busy victim's due timers.  In every
  * round it takes from a victim's wake queue (wakeq.c) before its ring.
  */
-#include "schedimpl.h"
-#include "timers.h"
-#include "tracer.h"
+#include "sched/exectrace.h"
+#include "sched/schedimpl.h"
+#include "sched/timers.h"
 
 #define STEAL_TRIES 4
 

@@ -48,13 +48,13 @@
  * by the app (a deadlock between them is the app's, as in Go).
  */
 #include <stdint.h>
-#include "arch.h"
-#include "cpu.h"
-#include "panic.h"
-#include "sched.h"
-#include "spinlock.h"
-#include "spindle/cpu.h"
-#include "spindle/sync.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "sched/sched.h"
+#include <spindle/cpu.h>
+#include <spindle/sync.h>
 
 /* ---- semaphore words (runtime/sema.go) ------------------------------ */
 

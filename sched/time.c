@@ -7,11 +7,11 @@
  * before it is parked (Go's resetForSleep does the same).
  */
 #include <stdlib.h>
-#include "arch.h"
-#include "panic.h"
-#include "schedimpl.h"
-#include "spindle/time.h"
-#include "timers.h"
+#include "arch/arch.h"
+#include "kernel/panic.h"
+#include "sched/schedimpl.h"
+#include <spindle/time.h>
+#include "sched/timers.h"
 
 struct sp_timer {
     struct timer t;

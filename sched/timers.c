@@ -24,10 +24,10 @@
  * timer lock held, so it may start or stop timers itself.
  */
 #include <stdlib.h>
-#include "panic.h"
-#include "schedimpl.h"
-#include "timers.h"
-#include "tracer.h"
+#include "kernel/panic.h"
+#include "sched/exectrace.h"
+#include "sched/schedimpl.h"
+#include "sched/timers.h"
 
 /* Timers that will still do something: T_WAITING ones everywhere and
    those whose function runs now.  One counter, so that no transition

@@ -23,9 +23,9 @@
  * are seq-cst so that the spinning protocol's re-check (idle.c step 4)
  * sees a G queued before its readier looked for idle cores.
  */
-#include "panic.h"
-#include "schedimpl.h"
-#include "tracer.h"
+#include "kernel/panic.h"
+#include "sched/exectrace.h"
+#include "sched/schedimpl.h"
 
 void wakeq_put(struct p *p, struct g *gp)
 {

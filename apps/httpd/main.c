@@ -6,7 +6,7 @@
  *   /debug/sched  the scheduler's state (Go's schedtrace line, per-P
  *                 counters) and the network's counters, as text
  *   /bytes/N      N bytes of 'x' (up to 1 GiB), for throughput: what
- *                 tools/bench-net.sh times
+ *                 tools/bench/bench-net.sh times
  *
  *   make run APP=httpd NET=user      then: curl http://127.0.0.1:8080/
  *

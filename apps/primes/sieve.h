@@ -2,7 +2,6 @@
  * sieve.h - the concurrent prime sieve (Go's classic example): a generator
  * G sends 2, 3, 4, ... down a channel; each prime found adds a filter G
  * that drops its multiples, so the chain grows one G per prime.
- * Shared by apps/primes (prints) and tests/sched/primes (checks).
  */
 #ifndef APPS_PRIMES_SIEVE_H
 #define APPS_PRIMES_SIEVE_H

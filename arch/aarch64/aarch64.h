@@ -6,7 +6,7 @@
 #ifndef ARCH_AARCH64_H
 #define ARCH_AARCH64_H
 
-#include "corelocal.h"
+#include "arch/aarch64/corelocal.h"
 
 /* Constants shared with assembly, which has no UL suffix. */
 #ifdef __ASSEMBLER__
@@ -117,7 +117,7 @@
 #ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch.h"
+#include "arch/arch.h"
 
 #define sysreg_read(r) ({ uint64_t _v; \
     __asm__ volatile("mrs %0, " #r : "=r"(_v)); _v; })

@@ -28,7 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "corelocal.h"
+#include "arch/aarch64/corelocal.h"
 
 #define DAIF_I (1UL << 7)
 

@@ -4,13 +4,13 @@
  * the initial context of a new G.
  */
 #include <stddef.h>
-#include "arch.h"
-#include "aarch64.h"
-#include "cpu.h"
-#include "fdt.h"
-#include "panic.h"
-#include "printk.h"
-#include "vm.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/fdt.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 _Static_assert(offsetof(struct cpu, arch.estack_top) == CPU_ESTACK,
                "vectors.S finds the emergency stack at CPU_ESTACK");

@@ -25,8 +25,8 @@
  * x21-x23 and x25 scratch of the boot-map loop, x24 1 for the EFI
  * entry.  Secondary: x19 start block.
  */
-#include "aarch64.h"
-#include "handoff.h"
+#include "arch/aarch64/aarch64.h"
+#include "boot/efi/handoff.h"
 
 /* The EFI loader finds this entry by its note (handoff.h). */
     efi_entry_note efi_entry

@@ -15,13 +15,13 @@
  * Group 0 would need the same FIQ set-up), the stop SGI is a plain IRQ
  * and a core with interrupts off stops when it turns them on again.
  */
-#include "arch.h"
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "cpu.h"
-#include "machine.h"
-#include "panic.h"
-#include "printk.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 /* Distributor (both versions). */
 #define GICD_CTLR       0x0000

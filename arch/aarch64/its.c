@@ -19,14 +19,14 @@
  * that stalls it, leaves the ITS unused from then on, with a message.
  */
 #include <stddef.h>
-#include "arch.h"
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "cpu.h"
-#include "machine.h"
-#include "mem.h"
-#include "printk.h"
-#include "spinlock.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
+#include "kernel/mem.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
 
 /* Distributor. */
 #define GICD_TYPER          0x0004

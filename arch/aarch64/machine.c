@@ -4,17 +4,17 @@
  * virt's fixed layout when there is no usable description; and the
  * console, a polled PL011 at the UART the description names.
  *
- * The blob is untrusted (kernel/fdt.c checks it).  QEMU virt's layout is
+ * The blob is untrusted (firmware/fdt.c checks it).  QEMU virt's layout is
  * fixed (hw/arm/virt.c): PL011 at 0x09000000, GICv3 distributor at
  * 0x08000000 and redistributors at 0x080A0000, RAM from 0x40000000, the
  * virtual timer on PPI 11, one core.
  */
 #include <string.h>
-#include "aarch64.h"
-#include "acpi.h"
-#include "fdt.h"
-#include "machine.h"
-#include "pl011.h"
+#include "arch/aarch64/aarch64.h"
+#include "drivers/pl011.h"
+#include "firmware/acpi.h"
+#include "firmware/fdt.h"
+#include "firmware/machine.h"
 
 #define DTB_MAX_SIZE    (2u << 20)      /* booting.rst: at most 2 MiB */
 #define VIRT_UART       0x09000000UL

@@ -16,12 +16,12 @@
  * maintenance (invalid entries are never cached), only a DSB so the
  * table walker sees it before the access that needs it.
  */
-#include "arch.h"
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "machine.h"
-#include "mem.h"
-#include "panic.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
 
 #define ENTRIES     512
 #define MIB2        (1UL << 21)

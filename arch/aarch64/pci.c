@@ -10,11 +10,11 @@
  * whose IORT is not read) there is no MSI, and devices use their INTx
  * pin, aimed at the boot core.
  */
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "arch.h"
-#include "cpu.h"
-#include "machine.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
 
 /* SPIs routed to device interrupts; under the boot path, then read-only. */
 static struct {

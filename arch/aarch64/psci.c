@@ -8,16 +8,16 @@
  * ADP_Stopped_ApplicationExit and a subcode; QEMU runs with
  * -semihosting-config enable=on,target=native and exits with the
  * subcode).  The subcode is (status << 1) | 1, the convention x86_64's
- * isa-debug-exit imposes, so tools/qemu.sh tells "Spindle exited with a
+ * isa-debug-exit imposes, so tools/run/qemu.sh tells "Spindle exited with a
  * status" (odd) from "QEMU stopped for another reason" (0) the same way
  * on both arches.  On a board without a debugger, the HLT traps as an
  * undefined instruction; trap.c then resumes after it and the machine
  * powers off through PSCI SYSTEM_OFF.
  */
-#include "arch.h"
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "machine.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
 
 #define PSCI_SYSTEM_OFF         0x84000008
 #define SYS_EXIT                0x18

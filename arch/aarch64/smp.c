@@ -10,15 +10,15 @@
  * do not check in (smp_ap_wait).
  */
 #include <string.h>
-#include "arch.h"
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "cpu.h"
-#include "machine.h"
-#include "panic.h"
-#include "printk.h"
-#include "smp.h"
-#include "vm.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/vm.h"
 
 #define AP_STACK_SIZE   (64 * 1024)
 #define PSCI_CPU_ON_64  0xC4000003

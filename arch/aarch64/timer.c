@@ -9,12 +9,12 @@
  * runs at CNTFRQ_EL0 in every power state (ARM ARM D11.1.2), so it is
  * invariant by definition.
  */
-#include "arch.h"
-#include "aarch64.h"
-#include "bootinfo.h"
-#include "machine.h"
-#include "pl031.h"
-#include "printk.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "drivers/pl031.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/printk.h"
 
 #define CTL_ENABLE  (1 << 0)
 #define VIRT_PPI    27              /* the virtual timer's usual INTID */

@@ -5,12 +5,12 @@
  * full register state.
  */
 #include <stddef.h>
-#include "arch.h"
-#include "aarch64.h"
-#include "cpu.h"
-#include "panic.h"
-#include "printk.h"
-#include "vm.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 _Static_assert(offsetof(struct trapframe, sp) == TF_SP, "TF_SP");
 _Static_assert(offsetof(struct trapframe, elr) == TF_ELR, "TF_ELR");

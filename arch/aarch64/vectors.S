@@ -37,7 +37,7 @@
  * x1 scratch, then (from label 2) the entry save area, and x2-x3
  * scratch once saved; x30 the return address into the vector entry.
  */
-#include "aarch64.h"
+#include "arch/aarch64/aarch64.h"
 
     .macro ventry kind, save=save_frame
     .balign 128

@@ -10,10 +10,10 @@
  * it again (sched/preempt.c), so no sleep ends early.
  */
 #include <time.h>
-#include "arch.h"
-#include "hosted.h"
-#include "panic.h"
-#include "printk.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 #define CALIBRATE_NS 20000000ULL
 

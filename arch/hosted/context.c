@@ -17,11 +17,11 @@
  * without sanitizers the hooks compile to nothing.
  */
 #include <string.h>
-#include "arch.h"
-#include "cpu.h"
-#include "hosted.h"
-#include "panic.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/vm.h"
 
 struct hosted_ctx {
     void *fiber;                /* TSan fiber of this context */

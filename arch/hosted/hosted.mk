@@ -27,29 +27,30 @@ $(error SANITIZE=$(SANITIZE): use thread or address)
 endif
 RUN_ARCH  := $(notdir $(B))
 
-# -iquote for Spindle's folders: glibc's <pthread.h> includes <sched.h>,
-# which must not find sched/sched.h.  arch/hosted/include has <reent.h>.
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-          -fno-omit-frame-pointer -fno-common -fno-pie -pthread \
-          -D_GNU_SOURCE -Dmain=spindle_main -include arch/hosted/libc.h \
-          -Iarch/hosted/include -iquote arch -iquote arch/hosted \
-          -iquote kernel -iquote kernel/net -iquote sched -iquote drivers \
-          -Iinclude \
-          -MMD -MP $(SAN_FLAGS) $(if $(SANITIZE),-DSP_LOCKRANK)
+# glibc's own socket headers, not include/bsd's.
+INC_KERNEL := -I. -Iinclude
+INC_APP    := -Iinclude
+# Recursive (=) for INC, which is the app's for an app's files (Makefile).
+# SPINDLE_HOSTED picks arch/hosted/arch_impl.h (arch/arch.h);
+# arch/hosted/include has <reent.h>.
+CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+         -fno-omit-frame-pointer -fno-common -fno-pie -pthread \
+         -D_GNU_SOURCE -DSPINDLE_HOSTED -Dmain=spindle_main \
+         -include arch/hosted/libc.h -Iarch/hosted/include $(INC) \
+         -MMD -MP $(SAN_FLAGS) $(if $(SANITIZE),-DSP_LOCKRANK)
 LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
 LIBS    := -lm -lrt
 
 # No newlib to build first, but the host packages are still checked
-# (tools/deps.sh hosted: gcc, make, binutils, procps, and the sanitizer
+# (tools/build/deps.sh hosted: gcc, make, binutils, procps, and the sanitizer
 # runtimes of libgcc-12-dev).
 LIBC_DEP   := $(DEPS)
 IMAGE_RULE := HOSTED_IMAGE
 # No newlib (glibc stands in), no BSD socket calls (glibc's are the
-# host's: kernel/net/bsd*.c and inet.c would replace them), and no
-# firmware tables to parse.
-KSRCS := $(filter-out kernel/newlib.c kernel/acpi.c kernel/acpi_env.c \
-                       kernel/fdt.c kernel/fdt_blob.c kernel/fdt_machine.c \
-                       kernel/net/bsd%.c kernel/net/inet.c,$(KSRCS))
+# host's: net/bsd*.c and inet.c would replace them), and no firmware
+# tables to parse (FIRMWARE is empty).
+KSRCS := $(filter-out posix/newlib.c kernel/acpi_env.c \
+                       net/bsd%.c net/inet.c,$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 
@@ -57,10 +58,10 @@ IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 # from the first and lands in read-only data after the code.
 define HOSTED_IMAGE
 $(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
-               $(LWIP_LIB) tools/ksyms.sh arch/hosted/hosted.mk
+               $(LWIP_LIB) tools/build/ksyms.sh arch/hosted/hosted.mk
 	$$(call msg,LD,$$@)
 	$(Q)$(CC) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LWIP_LIB) $(LIBS)
-	$(Q)tools/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
+	$(Q)tools/build/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -Wa,--noexecstack -c -o $$@.ksyms.o $$@.ksyms.S
 	$(Q)$(CC) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $(LIBS)
 $(if $(filter apps/%,$(1)),	$(Q)$$(call IMAGE_SYM,$$@))

@@ -49,10 +49,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "arch.h"
-#include "cpu.h"
-#include "hosted.h"
-#include "panic.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
 
 #define RETRY_NS 50000          /* defer a signal that hit libc */
 #define IRQ_BITS (PEND_TIMER | PEND_IPI | PEND_DEV)

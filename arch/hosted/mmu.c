@@ -46,14 +46,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "arch.h"
-#include "bootinfo.h"
-#include "cpu.h"
-#include "mem.h"
-#include "hosted.h"
-#include "panic.h"
-#include "printk.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23

@@ -2,7 +2,7 @@
  * pci.c - the hosted build has no PCI: a process reaches no PCI devices.
  * Its NIC, if any, is a TAP device (tap.c).
  */
-#include "arch.h"
+#include "arch/arch.h"
 
 bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
                       const struct cpu *c, uint64_t *addr, uint32_t *data)

@@ -16,14 +16,14 @@
 #include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "hosted.h"
-#include "panic.h"
-#include "printk.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 /* TSan wants about 900 KiB of a thread stack it did not allocate. */
 #define CORE_STACK_SIZE (2 * 1024 * 1024)

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "arch.h"
-#include "cpu.h"
-#include "hosted.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/cpu.h"
 
 #define SA_RESTORER_FLAG 0x04000000     /* SA_RESTORER, kernel ABI */
 

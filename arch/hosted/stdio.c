@@ -2,7 +2,7 @@
  * stdio.c (hosted) - the host C library in place of newlib: stdout and
  * stderr write through the kernel console, and per-core libc set-up.
  *
- * Under newlib every write reaches console_write (kernel/newlib.c's
+ * Under newlib every write reaches console_write (posix/newlib.c's
  * _write), so console lines come out whole and the console tap
  * (printk.c) sees app output.  Here stdout and stderr become stdio
  * streams over a cookie whose write function is console_write, line
@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <reent.h>
-#include "arch.h"
-#include "hosted.h"
-#include "panic.h"
-#include "printk.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 #define LIBC_CB __attribute__((section("hosted_libc_cb"), noinline))
 

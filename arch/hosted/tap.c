@@ -1,7 +1,7 @@
 /*
  * tap.c - the hosted build's NIC: a Linux TAP device, named by tap= on
  * the kernel command line (the process must run where that device is,
- * e.g. in a network namespace the test made; see tools/hosted.sh).
+ * e.g. in a network namespace the test made; see tools/run/hosted.sh).
  *
  * The stack reads and writes frames on the TAP's file descriptor without
  * blocking, under its stack lock, from whatever core polls.  The receive
@@ -23,13 +23,13 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include "arch.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "hosted.h"
-#include "irq.h"
-#include "netdev.h"
-#include "printk.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/irq.h"
+#include "kernel/printk.h"
+#include "net/netdev.h"
 
 struct tap {
     struct netdev nd;

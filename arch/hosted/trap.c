@@ -13,12 +13,12 @@
  * assert) panics too, as newlib's _kill does.
  */
 #include <string.h>
-#include "arch.h"
-#include "cpu.h"
-#include "hosted.h"
-#include "panic.h"
-#include "printk.h"
-#include "vm.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
 

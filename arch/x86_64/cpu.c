@@ -7,11 +7,11 @@
  * The IDT is shared: every core handles every vector the same way.
  */
 #include <stddef.h>
-#include "arch.h"
-#include "cpu.h"
-#include "vm.h"
-#include "panic.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/vm.h"
 
 #define IST_STACK_SIZE (16 * 1024)
 

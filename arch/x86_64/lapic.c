@@ -5,10 +5,10 @@
  * used when CPUID offers it; otherwise xAPIC mode through the MMIO page at
  * the address in IA32_APIC_BASE.  QEMU's TCG offers only xAPIC.
  */
-#include "arch.h"
-#include "cpu.h"
-#include "printk.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "kernel/cpu.h"
+#include "kernel/printk.h"
 
 #define APIC_ID     0x020
 #define APIC_TPR    0x080

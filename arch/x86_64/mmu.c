@@ -10,12 +10,12 @@
  * arch_map_page; a 2 MiB page is split when a single page inside it
  * changes.
  */
-#include "arch.h"
-#include "bootinfo.h"
-#include "mem.h"
-#include "panic.h"
-#include "printk.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "kernel/bootinfo.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 #define ENTRIES     512
 #define ADDR_MASK   0x000FFFFFFFFFF000UL

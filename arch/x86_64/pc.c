@@ -3,10 +3,10 @@
  * console is the 16550 UART at COM1 (port 0x3F8), the wall clock the
  * CMOS RTC at ports 0x70/0x71.  The drivers are in drivers/.
  */
-#include "arch.h"
-#include "rtc_cmos.h"
-#include "uart16550.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "drivers/rtc_cmos.h"
+#include "drivers/uart16550.h"
 
 #define COM1        0x3F8
 #define CMOS_INDEX  0x70

@@ -8,10 +8,10 @@
  * a pin through the I/O APIC needs the ACPI _PRT, which is AML, and every
  * device Spindle drives has MSI-X.
  */
-#include "acpi.h"
-#include "arch.h"
-#include "cpu.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "firmware/acpi.h"
+#include "kernel/cpu.h"
 
 #define MSI_ADDR        0xFEE00000u
 

@@ -8,17 +8,17 @@
  * (smp_ap_wait); one that arrives later stops itself.
  */
 #include <string.h>
-#include "acpi.h"
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "cpu.h"
-#include "mem.h"
-#include "panic.h"
-#include "printk.h"
-#include "smp.h"
-#include "vm.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "firmware/acpi.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/mem.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/vm.h"
 
 #define AP_STACK_SIZE   (64 * 1024)
 #define ICR_INIT        0x4500      /* INIT, level assert */

@@ -12,7 +12,7 @@
  * uses stack tr_stacks[ticket], and calls
  *   void ap_entry(uint32_t ticket);     (arch/x86_64/smp.c)
  */
-#include "x86.h"
+#include "arch/x86_64/x86.h"
 
 #define REL(x) (TRAMPOLINE_PA + ((x) - ap_trampoline))
 

@@ -5,12 +5,12 @@
  * so a fault is a bug (or a stack overflow into a guard page) and goes to
  * the panic path with the full register state.
  */
-#include "arch.h"
-#include "cpu.h"
-#include "panic.h"
-#include "printk.h"
-#include "vm.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/vm.h"
 
 static const char *const exception_names[32] = {
     "divide error", "debug", "NMI", "breakpoint", "overflow",

@@ -15,9 +15,9 @@
  * CALIBRATE_TRIES wins.  Linux's quick_pit_calibrate checks its reads the
  * same way.
  */
-#include "arch.h"
-#include "printk.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "kernel/printk.h"
 
 #define PIT_HZ          1193182
 #define CALIBRATE_MS    5

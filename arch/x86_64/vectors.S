@@ -10,7 +10,7 @@
  * The frame layout is struct trapframe in x86.h; the CPU aligned %rsp to 16
  * before pushing its frame, and 22 quadwords keep it aligned for fxsave.
  */
-#include "x86.h"
+#include "arch/x86_64/x86.h"
 
     .altmacro
     .macro stub n

@@ -35,7 +35,7 @@ func fibSeq(n int) int {
 }
 
 // fibPar runs both halves of a call above the cutoff as child goroutines
-// and waits for them, as apps/bench/compute.c does.
+// and waits for them, as bench/compute.c does.
 func fibPar(n int) int {
 	if n <= fibCutoff {
 		return fibSeq(n)
@@ -62,7 +62,7 @@ func fibOnce() (ms float64, ok bool) {
 	return ms, true
 }
 
-// measureFib1 is Go's stand-in for tools/bench.sh's boot at one core:
+// measureFib1 is Go's stand-in for tools/bench/bench.sh's boot at one core:
 // the median of reps fib runs at GOMAXPROCS=1, in this process.  It
 // returns 0 (no fib_speedup) when a run goes wrong.
 func measureFib1(reps int) float64 {

@@ -1,3 +1,3 @@
-module spindle/apps/bench/go
+module spindle/bench/go
 
 go 1.19

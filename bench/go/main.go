@@ -1,10 +1,10 @@
 // Command bench runs the scheduler benchmarks of the README's benchmark table
-// written in Go, so that Spindle's figures (apps/bench/*.c) have Go's
+// written in Go, so that Spindle's figures (bench/*.c) have Go's
 // beside them.  Every workload, parameter, name, unit and check is the C
 // app's; only the language differs.  `make bench-go` builds it, runs it
 // with GOMAXPROCS set to Spindle's core count, and tabulates both.
 //
-// Protocol (as apps/bench/main.c).  Every workload runs `reps` times (3
+// Protocol (as bench/main.c).  Every workload runs `reps` times (3
 // unless reps=N), one after the other, from the main goroutine, with
 // nothing else running; each run times itself from before its first
 // spawn until the goroutine waiting for the last one wakes.  For each
@@ -24,7 +24,7 @@
 //	only=a,b      run only these workloads (names from the table below)
 //	fib1=MS       the 1-core fib time, for fib_speedup; without it the
 //	              program measures it itself at GOMAXPROCS=1 (what
-//	              tools/bench.sh needs a second boot for on Spindle)
+//	              tools/bench/bench.sh needs a second boot for on Spindle)
 //	gomaxprocs=N  the cores to use; otherwise $GOMAXPROCS, otherwise all
 //	trace=PATH    every workload with Go's execution tracer on
 //	              (runtime/trace), writing to PATH: Go's side of Spindle's

@@ -1,7 +1,7 @@
 // What a parked goroutine costs: n goroutines each blocked in a receive
 // on one channel, the memory they hold while they wait (the heap and the
 // stacks in use, runtime.MemStats), and the time to start them and get
-// every one to its receive.  As apps/bench/park.c: 1,000,000 goroutines,
+// every one to its receive.  As bench/park.c: 1,000,000 goroutines,
 // the memory from the first repetition (later ones reuse the first's g
 // structs and stacks).
 

@@ -13,14 +13,14 @@
  * still holds.
  */
 #include <string.h>
-#include "aarch64.h"
-#include "arch.h"
-#include "bootinfo.h"
-#include "cmdline.h"
-#include "handoff.h"
-#include "machine.h"
-#include "panic.h"
-#include "printk.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "boot/efi/handoff.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 extern char __kernel_start[], __kernel_end[];
 

@@ -9,12 +9,12 @@
  * machine (machine_assume_virt): 256 MiB of RAM, one core.
  */
 #include <string.h>
-#include "aarch64.h"
-#include "arch.h"
-#include "bootinfo.h"
-#include "machine.h"
-#include "panic.h"
-#include "printk.h"
+#include "arch/aarch64/aarch64.h"
+#include "arch/arch.h"
+#include "firmware/machine.h"
+#include "kernel/bootinfo.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 extern char __kernel_start[], __kernel_end[];
 

@@ -7,7 +7,7 @@
  * them, then sort, merge and cut out the claimed ranges.
  */
 #include <stdarg.h>
-#include "efimap.h"
+#include "boot/efi/efimap.h"
 
 #define PAGE_MASK (EFIMAP_PAGE - 1)
 

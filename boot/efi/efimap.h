@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "bootinfo.h"
+#include "kernel/bootinfo.h"
 
 /* EFI_MEMORY_TYPE values (UEFI 2.10 §7.2.1). */
 enum {

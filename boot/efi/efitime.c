@@ -1,7 +1,7 @@
 /*
  * efitime.c - calendar date to Unix time (efitime.h).
  */
-#include "efitime.h"
+#include "boot/efi/efitime.h"
 
 static uint32_t leap(uint32_t y)
 {

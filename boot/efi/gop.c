@@ -11,7 +11,7 @@
  */
 #include <efi.h>
 #include <efilib.h>
-#include "gop.h"
+#include "boot/efi/gop.h"
 
 /* The highest bit set in m, or -1. */
 static int top_bit(uint32_t m)

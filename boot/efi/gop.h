@@ -6,7 +6,7 @@
 #ifndef BOOT_EFI_GOP_H
 #define BOOT_EFI_GOP_H
 
-#include "bootinfo.h"
+#include "kernel/bootinfo.h"
 
 /* loader.c's note(): appends the line "efi: " a b c (b, c may be NULL). */
 typedef void gop_note_fn(const char *a, const char *b, const char *c);

@@ -46,7 +46,7 @@
 .endm
 #else
 #include <stdint.h>
-#include "bootinfo.h"
+#include "kernel/bootinfo.h"
 
 struct efi_handoff {
     uint64_t magic;             /* EFI_HANDOFF_MAGIC */

@@ -10,9 +10,9 @@
  * price is the simple file system protocol, which every firmware that
  * could load BOOTX64.EFI from that partition already provides.
  */
-#include "efimap.h"
-#include "handoff.h"
-#include "loader.h"
+#include "boot/efi/efimap.h"
+#include "boot/efi/handoff.h"
+#include "boot/efi/loader.h"
 
 /* The few ELF64 fields the loader reads (System V gABI, ELF-64). */
 struct ehdr {

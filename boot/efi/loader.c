@@ -26,12 +26,12 @@
  * RSDP, a busy trampoline page, a strange map) become "efi: ..." notes
  * the kernel prints.
  */
-#include "efimap.h"
-#include "efitime.h"
-#include "gop.h"
-#include "handoff.h"
-#include "loader.h"
-#include "loadopt.h"
+#include "boot/efi/efimap.h"
+#include "boot/efi/efitime.h"
+#include "boot/efi/gop.h"
+#include "boot/efi/handoff.h"
+#include "boot/efi/loader.h"
+#include "boot/efi/loadopt.h"
 
 #define EBS_TRIES 8
 

@@ -8,8 +8,8 @@
 
 #include <efi.h>
 #include <efilib.h>
-#include "handoff.h"
-#include "page.h"
+#include "boot/efi/handoff.h"
+#include "kernel/page.h"
 
 /* Where make image puts the kernel and the baked-in command line on the
    EFI system partition, beside EFI/BOOT/BOOTX64.EFI or BOOTAA64.EFI. */

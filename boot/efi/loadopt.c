@@ -1,7 +1,7 @@
 /*
  * loadopt.c - the EFI load options as a kernel command line (loadopt.h).
  */
-#include "loadopt.h"
+#include "boot/efi/loadopt.h"
 
 static int is_efi_suffix(const uint16_t *w, size_t len)
 {

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "arch.h"
-#include "bootinfo.h"
-#include "cpu.h"
-#include "hosted.h"
+#include "arch/arch.h"
+#include "arch/hosted/hosted.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cpu.h"
 
 #define CMDLINE_MAX 1024
 

@@ -6,10 +6,10 @@
  * The handoff stays where the loader put it (reserved in its memory map)
  * but is copied first thing, so nothing after kernel_main depends on it.
  */
-#include "arch.h"
-#include "bootinfo.h"
-#include "handoff.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "boot/efi/handoff.h"
+#include "kernel/bootinfo.h"
 
 #define PIC1_DATA 0x21
 #define PIC2_DATA 0xA1

@@ -14,8 +14,8 @@
  *
  * Register map: %r12 h, %r13 TSC at entry.
  */
-#include "handoff.h"
-#include "x86.h"
+#include "arch/x86_64/x86.h"
+#include "boot/efi/handoff.h"
 
 /* The loader finds this entry by the note, not by e_entry (pvh_entry). */
     efi_entry_note efi_entry

@@ -4,10 +4,10 @@
  * generic kernel.
  */
 #include <string.h>
-#include "arch.h"
-#include "bootinfo.h"
-#include "panic.h"
-#include "x86.h"
+#include "arch/arch.h"
+#include "arch/x86_64/x86.h"
+#include "kernel/bootinfo.h"
+#include "kernel/panic.h"
 
 #define HVM_START_MAGIC 0x336EC578
 #define E820_RAM        1

@@ -12,7 +12,7 @@
  * Register map: %edi start_info (kept across the mode switch),
  *               %esi/%ebp TSC at entry (lo/hi).
  */
-#include "x86.h"
+#include "arch/x86_64/x86.h"
 
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
 

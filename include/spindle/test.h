@@ -5,7 +5,7 @@
  * case of the image in the order of their lines in the source, prints
  * one line per case, "TEST <name> PASS" or "TEST <name> FAIL <reason>",
  * then "N passed, M failed", and returns the exit status (0 only if
- * every case passed).  tools/runtests.sh reads those lines.
+ * every case passed).  tools/test/runtests.sh reads those lines.
  *
  *   TEST(counter) { CHECK(count() == 4); }
  *   int main(void) { return sp_test_main(); }

@@ -3,7 +3,7 @@
  *
  * Booted with trace=1 (or trace=wrap), the kernel records every G
  * transition on every core and dumps the record when main() returns (or
- * exit() is called); tools/trace.py turns the dump into a trace that
+ * exit() is called); tools/run/trace.py turns the dump into a trace that
  * Perfetto (ui.perfetto.dev) or chrome://tracing opens, and prints a
  * summary.  `make trace APP=<app>` does all of it.  Without trace= these
  * calls do nothing.

@@ -4,7 +4,7 @@
  *
  * Contract with the kernel:
  *   - NO_SYS: no threads inside lwIP, raw (callback) API only.  The kernel
- *     links a copy of lwIP per NIC queue (kernel/net/lwipinst.h) and
+ *     links a copy of lwIP per NIC queue (net/lwipinst.h) and
  *     enters a copy only while holding its stack's lock, one spinlock
  *     around every call (input, timers, the raw API), so lwIP needs no
  *     locking of its own.
@@ -18,8 +18,8 @@
  * (the 4 MiB heap, 1.5 MiB of receive pool, 0.2 MiB of pcbs and
  * segments).
  */
-#ifndef SPINDLE_LWIPOPTS_H
-#define SPINDLE_LWIPOPTS_H
+#ifndef NET_LWIP_LWIPOPTS_H
+#define NET_LWIP_LWIPOPTS_H
 
 /* ---- System interface ---------------------------------------------- */
 #define NO_SYS                      1

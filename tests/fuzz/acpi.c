@@ -1,7 +1,7 @@
 /*
- * acpi.c - libFuzzer target for kernel/acpi.c and the aarch64 machine
- * description built on it (kernel/acpi_machine.c): the input is physical
- * memory from address BASE, with the RSDP at BASE (tools/acpiseed.py
+ * acpi.c - libFuzzer target for firmware/acpi.c and the aarch64 machine
+ * description built on it (firmware/acpi_machine.c): the input is physical
+ * memory from address BASE, with the RSDP at BASE (tools/test/acpiseed.py
  * writes seeds in that layout; the kernel takes an RSDP at 0 for none).  acpi_map hands out an exact-size copy of what
  * is asked, so ASan catches a read past any mapping, not just past the
  * input; the parse must return 0 or a negative error with a reason.
@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "acpi.h"
-#include "machine.h"
+#include "firmware/acpi.h"
+#include "firmware/machine.h"
 
 #define BASE 0x1000
 

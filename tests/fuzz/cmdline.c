@@ -1,15 +1,15 @@
 /*
  * cmdline.c - libFuzzer target for kernel/cmdline.c: any bytes as a
  * kernel command line, then every query the kernel makes of one, the
- * fault= value through kernel/faultcfg.c, and trace= and trace_buf=
- * through kernel/tracebuf.c.
+ * fault= value through kernel/faultinject_cfg.c, and trace= and trace_buf=
+ * through sched/exectrace_buf.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmdline.h"
-#include "faultcfg.h"
-#include "tracebuf.h"
+#include "kernel/cmdline.h"
+#include "kernel/faultinject_cfg.h"
+#include "sched/exectrace_buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 /*
- * fdt.c - libFuzzer target for the device tree code (kernel/fdt.c,
+ * fdt.c - libFuzzer target for the device tree code (firmware/fdt.c,
  * fdt_blob.c, fdt_machine.c): any bytes as a blob.  fdt_check must
  * reject what the walkers cannot take; whatever it accepts is walked
  * node by node and property by property, and summarized as the kernel
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fdt.h"
+#include "firmware/fdt.h"
 
 static volatile size_t sink;
 

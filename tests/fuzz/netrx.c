@@ -1,6 +1,6 @@
 /*
  * netrx.c - libFuzzer target for lwIP's receive path as the kernel runs
- * it (kernel/net/lwipopts.h, the virtio-net driver's frames into
+ * it (net/lwip/lwipopts.h, the virtio-net driver's frames into
  * ethernet_input): the input is a sequence of frames, each a 16-bit
  * little-endian length and that many bytes, delivered to a stack at
  * 10.0.2.15 with a UDP socket on port 7000 and a TCP echo listener on
@@ -8,7 +8,7 @@
  * get their IPv4, TCP, UDP and ICMP checksums made right first, so that
  * mutations get past them.  The stack lives across inputs, as a
  * kernel's does; lwIP's failed assertions are the kernel's panics and
- * abort here.  tools/netseed.py writes the seeds.
+ * abort here.  tools/test/netseed.py writes the seeds.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 #include "lwip/etharp.h"
 #include "lwip/init.h"
 #include "lwip/netif.h"
@@ -24,9 +26,7 @@
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
 #include "netif/ethernet.h"
-#include "lwip_netif.h"
-#include "printk.h"
-#include "panic.h"
+#include "tests/host/lwip_netif.h"
 
 #define FRAME_MAX 1514          /* what the driver hands the stack */
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "virtq.h"
+#include "drivers/virtq.h"
 
 #define QSIZE  8
 #define NCHAIN 64

@@ -1,5 +1,5 @@
 /*
- * acpi_test.c - host unit test for kernel/acpi.c.
+ * acpi_test.c - host unit test for firmware/acpi.c.
  *
  * Tables are built byte by byte (offsets from the ACPI spec, not from
  * acpi.c's structs, so a wrong struct layout shows up) in a fake physical
@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "acpi.h"
-#include "machine.h"
+#include "firmware/acpi.h"
+#include "firmware/machine.h"
 #include "harness.h"
 
 #define ARENA_SIZE  (4u << 20)

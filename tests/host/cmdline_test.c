@@ -5,8 +5,8 @@
  */
 #include <limits.h>
 #include <string.h>
-#include "cmdline.h"
 #include "harness.h"
+#include "kernel/cmdline.h"
 
 static bool val_is(const char *key, const char *want)
 {

@@ -1,6 +1,6 @@
 /*
  * efiimage_test.c - host check of a disk image made by `make image`
- * (tools/mkimage.sh):
+ * (tools/build/mkimage.sh):
  *
  *   efiimage_test [IMAGE [case...]]      IMAGE: build/x86_64/hello.img,
  *                                        or the build's -DIMAGE

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "boot/efi/efimap.h"
 #include "harness.h"
-#include "efimap.h"
 
 #define PG EFIMAP_PAGE
 #define MIB (1ull << 20)

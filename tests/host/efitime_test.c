@@ -6,8 +6,8 @@
 #define _DEFAULT_SOURCE
 #include <stdint.h>
 #include <time.h>
+#include "boot/efi/efitime.h"
 #include "harness.h"
-#include "efitime.h"
 
 TEST(known_dates)
 {

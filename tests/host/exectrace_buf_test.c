@@ -1,5 +1,5 @@
 /*
- * tracebuf_test.c - host unit test for kernel/tracebuf.c: stop and wrap
+ * exectrace_buf_test.c - host unit test for sched/exectrace_buf.c: stop and wrap
  * modes with their lost counts, the chunk lines' base64 and CRC-32 (by
  * decoding them here), and trace= / trace_buf= through the command-line
  * parser.  Writes a dump of a known event sequence to
@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmdline.h"
 #include "harness.h"
-#include "tracebuf.h"
+#include "kernel/cmdline.h"
+#include "sched/exectrace_buf.h"
 
 #define CAP 16
 

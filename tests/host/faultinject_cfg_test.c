@@ -1,11 +1,11 @@
 /*
- * faultcfg_test.c - host unit test for kernel/faultcfg.c: the fault=
+ * faultinject_cfg_test.c - host unit test for kernel/faultinject_cfg.c: the fault=
  * forms, several items, and values out of range or malformed (each left
  * out with a reason, the good ones kept).
  */
 #include <string.h>
-#include "faultcfg.h"
 #include "harness.h"
+#include "kernel/faultinject_cfg.h"
 
 static struct faultcfg cfg;
 static char err[160];

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "harness.h"
-#include "fbcon.h"
 #include "fbfont.h"
+#include "harness.h"
+#include "kernel/fbcon.h"
 
 #define CANARY  0x5A5A5A5Au
 #define GREY    0xAAAAAAu       /* fbcon's foreground, 0xRRGGBB */

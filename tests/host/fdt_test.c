@@ -1,5 +1,5 @@
 /*
- * fdt_test.c - host unit test for kernel/fdt.c.
+ * fdt_test.c - host unit test for firmware/fdt.c.
  *
  * Real blobs come from tests/host/fdt/ (read at run time, relative to the
  * project root): QEMU virt trees dumped with -M virt,...,dumpdtb=, packed
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fdt.h"
+#include "firmware/fdt.h"
 #include "harness.h"
 
 /* Header word offsets (spec §5.2), independent of fdt.c's. */

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "fmt.h"
 #include "harness.h"
+#include "kernel/fmt.h"
 
 enum kind { NONE, I, U, L, UL, LL, ULL, Z, SZ, S, C, STAR_I, STAR_S, MIX };
 

@@ -1,8 +1,8 @@
 #!/bin/bash
-# gdb_test.sh [ARCH] - drives tools/gdb/spindle.py in gdb's batch mode
+# gdb_test.sh [ARCH] - drives tools/run/gdb/spindle.py in gdb's batch mode
 # against tests/kernel/gdb_target (ARCH: hosted, the default, which make
 # test runs; x86_64 or aarch64 boot the image under QEMU through
-# tools/gdb.sh, a smoke check run by hand).  At gdb_stop_here the image
+# tools/run/gdb.sh, a smoke check run by hand).  At gdb_stop_here the image
 # has main running, three Gs parked in "chan receive" in gdb_recv_worker,
 # two in "sleep" in gdb_sleep_worker, and a spinner (gdb_spin_worker):
 # at one core the timer preempted it so that main could run; at two it
@@ -64,7 +64,7 @@ echo ==== end\n
 delete
 continue
 EOF
-    GDB_BATCH=1 GDB_X=$log/cmds timeout -k 5 60 tools/gdb.sh "$arch" "$image" "$smp" \
+    GDB_BATCH=1 GDB_X=$log/cmds timeout -k 5 60 tools/run/gdb.sh "$arch" "$image" "$smp" \
         > "$out" 2>&1 < /dev/null
 }
 

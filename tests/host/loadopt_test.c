@@ -5,8 +5,8 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include "boot/efi/loadopt.h"
 #include "harness.h"
-#include "loadopt.h"
 
 static uint16_t u[2048];
 static char out[64];

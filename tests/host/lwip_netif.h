@@ -1,6 +1,6 @@
 /*
  * lwip_netif.h - the netif a host program running lwIP sets up as
- * kernel/net/stack.c does (Ethernet, ARP, MTU 1500, 52:54:00:12:34:56),
+ * net/stack.c does (Ethernet, ARP, MTU 1500, 52:54:00:12:34:56),
  * its frames going out through the caller's linkoutput.  Shared by the
  * receive-path test (tests/host/netrx_test.c) and the frame fuzz target
  * (tests/fuzz/netrx.c).

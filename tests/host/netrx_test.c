@@ -1,7 +1,7 @@
 /*
  * netrx_test.c - host unit test of the receive path: lwIP 2.1.3 as the
- * kernel configures it (kernel/net/lwipopts.h, kernel/net/arch/cc.h), fed
- * Ethernet frames the way kernel/net/stack.c's deliver() feeds them: one
+ * kernel configures it (net/lwip/lwipopts.h, net/lwip/arch/cc.h), fed
+ * Ethernet frames the way net/stack.c's deliver() feeds them: one
  * pbuf_alloc(PBUF_RAW, len, PBUF_POOL), pbuf_take, netif->input (which is
  * ethernet_input), then netif_poll_all as stack_unlock does.
  *
@@ -33,7 +33,7 @@
  * past the window's right edge are trimmed to it, a FIN stays where the
  * peer put it, segments 2^31 away are dropped, and the connection goes on
  * (ooseq_past_window, ooseq_fin_covered, tcp_seq_2g: remote kernel panics
- * of lwIP 2.1.3 that tools/lwip-tcp-in.patch fixes); IP fragments (in
+ * of lwIP 2.1.3 that tools/build/lwip-tcp-in.patch fixes); IP fragments (in
  * order, out of order, overlapping, duplicate, oversize, too many, timed
  * out); then two seeded fuzzes: random segments around windows that their
  * application has all but filled (ooseq_fuzz), and a mutation fuzz from a
@@ -63,21 +63,21 @@
 #include "harness.h"
 #include "lwip_netif.h"
 
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "lwip/etharp.h"
 #include "lwip/init.h"
 #include "lwip/mem.h"
 #include "lwip/memp.h"
-#include "lwip/priv/memp_priv.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/memp_priv.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
-#include "lwip/priv/tcp_priv.h"
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
-#include "lwip/etharp.h"
 #include "netif/ethernet.h"
-#include "printk.h"
-#include "panic.h"
 
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
@@ -1799,7 +1799,7 @@ static void app_reads_all(struct conn *c)
  * non-empty ooseq queue: queued whole otherwise, it tripped
  * LWIP_ASSERT("tcp_receive: ooseq tcplen > rcv_wnd") (a kernel panic) when
  * the gap before it filled while the window was still short of it: fixed
- * by tools/lwip-tcp-in.patch (hunk 4).
+ * by tools/build/lwip-tcp-in.patch (hunk 4).
  *
  * Each variant: the application reads nothing; the peer fills all but 100
  * bytes of the window (128 KiB: its SYN offered window scaling), queues
@@ -1954,7 +1954,7 @@ TEST(ooseq_past_window)
  * right edge, one past the window, tripping
  * LWIP_ASSERT("tcp_receive: tcplen > rcv_wnd") when the new segment came
  * in order, or "tcp_receive: ooseq tcplen > rcv_wnd" once the gap before
- * it filled (kernel panics): fixed by tools/lwip-tcp-in.patch (hunks 3
+ * it filled (kernel panics): fixed by tools/build/lwip-tcp-in.patch (hunks 3
  * and 1).  Found by the fuzz's checks after the window fix.
  *
  * Both with 100 bytes of window left: 10 bytes and a FIN at rcv_nxt + 50,
@@ -2020,7 +2020,7 @@ TEST(ooseq_fin_covered)
  * for it through wraparound, and it trimmed an offset of 2^31:
  * LWIP_ASSERT("insane offset!"), a kernel panic from one segment (with
  * assertions off, the byte was taken as the next in sequence): fixed by
- * tools/lwip-tcp-in.patch (hunk 2).  Then the neighbours of 2^31, in-window
+ * tools/build/lwip-tcp-in.patch (hunk 2).  Then the neighbours of 2^31, in-window
  * data after them, and the edges of the fixed test on the other side:
  * segments that start 1 and 1459 bytes before rcv_nxt keep their new bytes,
  * an old byte is a duplicate, and a FIN at rcv_nxt behind an old byte
@@ -2429,7 +2429,7 @@ static size_t fuzz_tcp(uint8_t *f, const uint8_t *d)
 /*
  * The fuzz watches the connection each TCP frame is for (the pcb of
  * tcp_active_pcbs with its ports) for the two kinds of segment that
- * tripped lwIP 2.1.3's assertions before tools/lwip-tcp-in.patch, counts
+ * tripped lwIP 2.1.3's assertions before tools/build/lwip-tcp-in.patch, counts
  * them, and checks after each frame what the patch keeps true:
  *   - W_PAST_EDGE, an out-of-order segment past the right edge of the
  *     window (it starts after rcv_nxt, inside the window, and ends past
@@ -2858,7 +2858,7 @@ TEST(fuzz)
  *
  * Latent: the kernel cannot reach it, so it is left unpatched.  It takes
  * an application that both refuses data and closes from inside lwIP's recv
- * callback; the kernel's (kernel/net/sock.c, tcp_recv_cb) always takes the
+ * callback; the kernel's (net/sock.c, tcp_recv_cb) always takes the
  * data and returns ERR_OK, and it closes only from sp_close (detach),
  * outside lwIP's callbacks.
  */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "page.h"
+#include "kernel/page.h"
 
 #define PG 4096ull
 #define ARENA (128ull << 20)

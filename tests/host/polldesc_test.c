@@ -51,14 +51,14 @@
 #include <time.h>
 #undef timer_delete
 #include "harness.h"
-#include "cpu.h"
-#include "netpoll.h"
-#include "panic.h"
-#include "polldesc.h"
-#include "sched.h"
-#include "spindle/time.h"
-#include "spinlock.h"
-#include "timers.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
+#include "sched/netpoll.h"
+#include "sched/polldesc.h"
+#include "sched/sched.h"
+#include <spindle/time.h>
+#include "kernel/spinlock.h"
+#include "sched/timers.h"
 
 #ifndef WATCHDOG_S
 #define WATCHDOG_S 120          /* a G that takes longer is hung */

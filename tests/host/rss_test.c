@@ -1,5 +1,5 @@
 /*
- * rss_test.c - host unit test for kernel/net/rss.c: the Toeplitz hash
+ * rss_test.c - host unit test for net/rss.c: the Toeplitz hash
  * against the verification vectors Microsoft publishes with its RSS
  * specification (the key of rss_key; IPv4 addresses alone and with TCP
  * ports, each hashed as the NIC would see the packet: source address,
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "harness.h"
-#include "rss.h"
+#include "net/rss.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 

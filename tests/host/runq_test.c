@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include "harness.h"
-#include "runq.h"
+#include "sched/runq.h"
 
 /*
  * No <pthread.h>: it includes <sched.h>, and with -Isched on the command

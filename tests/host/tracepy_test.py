@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""tracepy_test.py - host test of tools/trace.py's decoder: the dump that
-tests/host/tracebuf_test.c wrote with the kernel's encoder decodes to the
+"""tracepy_test.py - host test of tools/run/trace.py's decoder: the dump that
+tests/host/exectrace_buf_test.c wrote with the kernel's encoder decodes to the
 events it put, and every damaged copy of it (cut at any point, a chunk
 changed, dropped, repeated, or random bytes flipped) is either still a
 whole dump or a TraceError naming the problem, never a crash.  Prints
 TEST lines and the total, as the C host tests do (the runner runs it
-after tracebuf_test)."""
+after exectrace_buf_test)."""
 import io
 import json
 import os
@@ -13,8 +13,8 @@ import random
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-import trace as T   # noqa: E402  (tools/trace.py)
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "run"))
+import trace as T   # noqa: E402  (tools/run/trace.py)
 
 DUMP = "build/host/test-logs/tracebuf.dump"
 results = []

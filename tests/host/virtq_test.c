@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "drivers/virtq.h"
 #include "harness.h"
-#include "virtq.h"
 
 #define RING_PA 0x10000000ull
 #define DATA_PA 0x40000000ull

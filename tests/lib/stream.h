@@ -1,6 +1,6 @@
 /*
  * stream.h - the byte stream and checksum that tests/net/tcp and its host
- * peer (tools/netpeer.c) agree on; plain C, for the guest and the host.
+ * peer (tools/test/netpeer.c) agree on; plain C, for the guest and the host.
  *
  *   byte i of the stream:  (uint8_t)(i * 2654435761u >> 24), i as uint32_t
  *   checksum:              FNV-1a, 32 bits, over the bytes
@@ -8,8 +8,8 @@
  * A stream of up to 4 GiB never repeats a short pattern, so a dropped,
  * doubled or reordered segment shows up at its first byte.
  */
-#ifndef TESTS_NET_STREAM_H
-#define TESTS_NET_STREAM_H
+#ifndef TESTS_LIB_STREAM_H
+#define TESTS_LIB_STREAM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,15 +1,15 @@
 /*
  * testutil.h - small helpers shared by the in-image kernel tests.
  */
-#ifndef TESTS_KERNEL_TESTUTIL_H
-#define TESTS_KERNEL_TESTUTIL_H
+#ifndef TESTS_LIB_TESTUTIL_H
+#define TESTS_LIB_TESTUTIL_H
 
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arch.h"
-#include "printk.h"
+#include "arch/export_test.h"
+#include "kernel/export_test.h"
 
 /* The core count the runner booted with ("cores=N" after "--"), or 0. */
 static inline int expected_cores(int argc, char **argv)

@@ -1,8 +1,8 @@
 /*
  * timeutil.h - helpers shared by the in-image tests of tests/time/.
  */
-#ifndef TESTS_TIME_TIMEUTIL_H
-#define TESTS_TIME_TIMEUTIL_H
+#ifndef TESTS_LIB_TIMEUTIL_H
+#define TESTS_LIB_TIMEUTIL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,10 +10,8 @@
 #include <spindle/cpu.h>
 #include <spindle/sched.h>
 #include <spindle/time.h>
-#include "arch.h"
-#include "sched.h"
-#include "schedimpl.h"
-#include "timers.h"
+#include "arch/export_test.h"
+#include "sched/export_test.h"
 
 /* Busy-waits without yielding until sp_nanotime() >= t. */
 static inline void spin_until(uint64_t t)

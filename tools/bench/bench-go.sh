@@ -1,23 +1,23 @@
 #!/bin/bash
 # bench-go.sh ARCH SMP [reps=N] [only=a,b] - Spindle's benchmarks beside the
-# same workloads in Go.  Runs tools/bench.sh ARCH SMP with the args
-# (Spindle's BENCH lines), then Go's benchmark (apps/bench/go) on SMP cores
+# same workloads in Go.  Runs tools/bench/bench.sh ARCH SMP with the args
+# (Spindle's BENCH lines), then Go's benchmark (bench/go) on SMP cores
 # with the same args, one after the other so that neither takes CPU from
-# the other, and prints one table of both (tools/bench-table.sh).  Both
+# the other, and prints one table of both (tools/bench/bench-table.sh).  Both
 # raw outputs stay in build/bench-go/.
 #
 # Where Go runs follows ARCH.  hosted (Spindle as a Linux process): Go
 # natively, build/go/bench with GOMAXPROCS=SMP.  x86_64 or aarch64
 # (Spindle under QEMU): Go as the init of a Debian Linux guest under the
 # same QEMU, machine, CPU model, accelerator (ACCEL=tcg or icount) and
-# memory (MEM=, 9216 MiB as tools/bench.sh) as Spindle's image, booted
-# with build/linux-ARCH/vmlinuz (tools/linuxguest.sh) and the initramfs
-# build/go/initrd-ARCH.cpio (tools/mkcpio.py).  Go's figures then pay for
+# memory (MEM=, 9216 MiB as tools/bench/bench.sh) as Spindle's image, booted
+# with build/linux-ARCH/vmlinuz (tools/build/linuxguest.sh) and the initramfs
+# build/go/initrd-ARCH.cpio (tools/build/mkcpio.py).  Go's figures then pay for
 # Linux under emulation as Spindle's pay for themselves: the comparison
 # the README's TCG columns make.
 #
 # With the execution tracer on for Spindle (trace= in $CMDLINE, which
-# tools/bench.sh gives the kernel), Go's runs with its own tracer on too
+# tools/bench/bench.sh gives the kernel), Go's runs with its own tracer on too
 # (trace=build/bench-go/go.trace natively, a file in the guest's memory
 # under QEMU), so that the two tracers' costs are measured side by side.
 #
@@ -26,7 +26,7 @@
 # the table then shows "-" for what that side did not measure.
 set -u
 if [ $# -lt 2 ]; then
-    echo "usage: tools/bench-go.sh ARCH SMP [reps=N] [only=a,b]" >&2
+    echo "usage: tools/bench/bench-go.sh ARCH SMP [reps=N] [only=a,b]" >&2
     exit 2
 fi
 arch=$1 smp=$2
@@ -79,12 +79,12 @@ go_guest() {
 date=$(date -u '+%Y-%m-%d %H:%M UTC')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
-echo "bench-go: Spindle ($arch, smp $smp): tools/bench.sh $arch $smp $*" >&2
-tools/bench.sh "$arch" "$smp" "$@" > "$out/spindle.txt"
+echo "bench-go: Spindle ($arch, smp $smp): tools/bench/bench.sh $arch $smp $*" >&2
+tools/bench/bench.sh "$arch" "$smp" "$@" > "$out/spindle.txt"
 sp_rc=$?
 # bench.sh prints nothing on stdout when a boot fails (why goes to stderr,
 # above); say so where the table shows it.
-[ $sp_rc = 0 ] || echo "# ERROR tools/bench.sh failed (exit status $sp_rc)" \
+[ $sp_rc = 0 ] || echo "# ERROR tools/bench/bench.sh failed (exit status $sp_rc)" \
     >> "$out/spindle.txt"
 goargs=("$@")
 case " ${CMDLINE:-} " in
@@ -117,7 +117,7 @@ fi
 
 echo "# bench-go: $date, host CPU ${cpu:-unknown} ($(nproc) threads)," \
      "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
-tools/bench-table.sh "$out/spindle.txt" "$out/go.txt"
+tools/bench/bench-table.sh "$out/spindle.txt" "$out/go.txt"
 echo "Raw outputs: $out/spindle.txt, $out/go.txt"
 [ $sp_rc = 0 ] || echo "bench-go: Spindle's run failed (exit status $sp_rc)" >&2
 [ $go_rc = 0 ] || echo "bench-go: Go's run failed (exit status $go_rc)" >&2

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N] [queues=N] - network
 # benchmarks of apps/httpd, printing "BENCH <name> <value> <unit>" and "# "
-# lines as tools/bench.sh does.  `make bench-net [SMP=n] [ARCH=...]
+# lines as tools/bench/bench.sh does.  `make bench-net [SMP=n] [ARCH=...]
 # [BENCH_NET="reps=5 only=user"]` runs it.
 #
 # For each backend (user, tap) it boots build/ARCH/apps/httpd.elf at SMP
@@ -19,7 +19,7 @@
 # and prints the median of the reps (all in one boot per backend).
 #
 # Backends:
-#   user  QEMU's user network (tools/qemu.sh NET=user), wrk and curl on
+#   user  QEMU's user network (tools/run/qemu.sh NET=user), wrk and curl on
 #         127.0.0.1:<a free port>.  As root this runs in a network namespace
 #         of its own (unshare -n, only lo up), so even the host's loopback
 #         is not shared; otherwise on the host's loopback.
@@ -29,7 +29,7 @@
 #         ip=192.0.2.2/24 gw=192.0.2.1) and wrk and curl against
 #         http://192.0.2.2/.  The namespace has lo and spt0 and no other
 #         route, so no packet can leave it.  With queues=N (N > 1) the NIC
-#         has N queue pairs with RSS on a multi_queue TAP (tools/qemu.sh
+#         has N queue pairs with RSS on a multi_queue TAP (tools/run/qemu.sh
 #         QUEUES=N), and a second backend, tap_q1, runs the same with one
 #         queue pair in the same run, for the comparison.
 # Defaults: reps=3 (about 45 s a backend, 1.5 min in all), only=user,tap,
@@ -54,7 +54,7 @@
 # after the run.
 # Logs (console, wrk output, /debug/sched before and after) are under
 # build/ARCH/bench-net-logs/.  Exits non-zero if a backend failed.
-# MEM and ACCEL pass through to tools/qemu.sh, CMDLINE is added to the
+# MEM and ACCEL pass through to tools/run/qemu.sh, CMDLINE is added to the
 # guest's command line (netsteal=0, say); TIMEOUT bounds a backend's
 # whole run (seconds; default from reps and secs).
 set -u
@@ -123,7 +123,7 @@ if [ "${1:-}" = __run ]; then
     esac
 
     # shellcheck disable=SC2086 # CMDLINE is a list of words
-    QUIET=0 "$here/qemu.sh" "$ARCH" "$IMAGE" "$SMP" "${cmdline[@]}" ${CMDLINE:-} \
+    QUIET=0 "$here/../run/qemu.sh" "$ARCH" "$IMAGE" "$SMP" "${cmdline[@]}" ${CMDLINE:-} \
         > "$log.console" 2> "$log.qemu" < /dev/null &
     qpid=$!
     up= deadline=$((SECONDS + 60))
@@ -252,7 +252,7 @@ fi
 
 # ---- The driver ----------------------------------------------------------
 if [ $# -lt 2 ]; then
-    echo "usage: tools/bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N] [queues=N]" >&2
+    echo "usage: tools/bench/bench-net.sh ARCH SMP [reps=N] [only=user,tap] [mib=N] [secs=N] [queues=N]" >&2
     exit 2
 fi
 arch=$1 smp=$2
@@ -300,7 +300,7 @@ for b in ${only//,/ }; do
     *) echo "bench-net.sh: only=$only: backends are user and tap" >&2; exit 2 ;;
     esac
 done
-"$here/deps.sh" net || exit 1
+"$here/../build/deps.sh" net || exit 1
 
 logs=build/$arch/bench-net-logs
 mkdir -p "$logs"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-table.sh SPINDLE_OUT GO_OUT - one table of two benchmark outputs:
-# Spindle's (tools/bench.sh) and Go's (build/go/bench), each a file of
-# "BENCH <name> <value> <unit>" and "# " lines.  tools/bench-go.sh calls
+# Spindle's (tools/bench/bench.sh) and Go's (build/go/bench), each a file of
+# "BENCH <name> <value> <unit>" and "# " lines.  tools/bench/bench-go.sh calls
 # it on the runs it just made; it works as well on two saved outputs.
 #
 # The table is Markdown (readable as is, pasteable into README.md): one
@@ -13,7 +13,7 @@
 # / "# go:" header, warnings, errors, and the preempt and 1-core fib notes.
 set -eu
 if [ $# != 2 ]; then
-    echo "usage: tools/bench-table.sh SPINDLE_OUT GO_OUT" >&2
+    echo "usage: tools/bench/bench-table.sh SPINDLE_OUT GO_OUT" >&2
     exit 2
 fi
 for f; do

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench.sh ARCH SMP [app args...] - runs the benchmark app (apps/bench) and
+# bench.sh ARCH SMP [app args...] - runs the benchmark app (bench) and
 # prints its "BENCH <name> <value> <unit>" and "# " lines.
 #
 # It builds nothing: run `make images` first.  Two workloads need one core,
@@ -16,17 +16,17 @@
 # default 900) or prints "# ERROR"; then it shows that boot's console tail.
 # MEM (MiB, default 9216 here: `park` parks 1,000,000 Gs at about 4 KiB
 # each where the machine has the memory) and ACCEL pass through to
-# tools/qemu.sh; CMDLINE is put on the
+# tools/run/qemu.sh; CMDLINE is put on the
 # kernel command line of both boots (CMDLINE="trace=wrap": the
 # workloads with the execution tracer on).
 set -u
 if [ $# -lt 2 ]; then
-    echo "usage: tools/bench.sh ARCH SMP [reps=N] [only=a,b]" >&2
+    echo "usage: tools/bench/bench.sh ARCH SMP [reps=N] [only=a,b]" >&2
     exit 2
 fi
 arch=$1 smp=$2
 shift 2
-image=build/$arch/apps/bench.elf
+image=build/$arch/bench.elf
 timeout_s=${TIMEOUT:-900}
 if [ ! -f "$image" ]; then
     echo "bench.sh: no $image; run 'make images' first" >&2
@@ -44,7 +44,7 @@ boot() {
     local n=$1 log=$2 rc
     shift 2
     # shellcheck disable=SC2086 # CMDLINE is a list of words
-    timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$image" "$n" ${CMDLINE:-} -- "$@" \
+    timeout -k 5 "$timeout_s" tools/run/qemu.sh "$arch" "$image" "$n" ${CMDLINE:-} -- "$@" \
         > "$log" 2> "$log.qemu" < /dev/null
     rc=$?
     sed -i 's/\r$//' "$log"         # the UART sends CR LF

@@ -1,10 +1,10 @@
 #!/bin/bash
 # boottime.sh ARCH IMAGE SMP [RUNS] - boots IMAGE RUNS times (default 5)
-# through tools/qemu.sh with no NIC and prints, per boot, the host time
+# through tools/run/qemu.sh with no NIC and prints, per boot, the host time
 # from QEMU's launch (the firmware's start) to the kernel's first line in
 # kernel_main ("Spindle: booting") and to "smp: N cores online", each
 # read as the console line arrives, and for an EFI boot to the loader's
-# first line; then the medians.  ARCH is tools/qemu.sh's: x86_64 boots
+# first line; then the medians.  ARCH is tools/run/qemu.sh's: x86_64 boots
 # through PVH and qboot, aarch64 as a Linux Image (QEMU's -kernel),
 # x86_64-efi through OVMF and the EFI loader, aarch64-efi through AAVMF
 # with ACPI, aarch64-efi-dtb through AAVMF with a device tree,
@@ -25,7 +25,7 @@ for i in $(seq "$runs"); do
         "Spindle: booting"*) m=$(ms) ;;
         *"cores online,"*) o=$(ms); k=${line#*online, } ;;
         esac
-    done < <(QUIET=1 NET= tools/qemu.sh "$arch" "$image" "$smp" 2>&1)
+    done < <(QUIET=1 NET= tools/run/qemu.sh "$arch" "$image" "$smp" 2>&1)
     if [ -z "$m" ] || [ -z "$o" ]; then
         echo "boottime: boot $i printed no kernel_main or cores-online line" >&2
         exit 1

@@ -7,7 +7,7 @@
  * so a guest timer interrupt is as late as that thread's wakeup.  The
  * README's `timers` notes quote this program's output.
  *
- *   gcc -O2 -pthread tools/wakeup-jitter.c -o /tmp/wakeup-jitter
+ *   gcc -O2 -pthread tools/bench/wakeup-jitter.c -o /tmp/wakeup-jitter
  *   /tmp/wakeup-jitter [spinners]      (default: the number of host CPUs)
  */
 #define _GNU_SOURCE

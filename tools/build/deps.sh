@@ -1,19 +1,19 @@
 #!/bin/bash
-# tools/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
+# tools/build/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
 # `go` is not an arch: it checks only the Go toolchain that `make bench-go` builds
-# apps/bench/go with. Spindle itself never needs Go, so no arch asks for it.
-# `net` is not an arch either: it checks what tools/bench-net.sh drives the guest with (wrk,
+# bench/go with. Spindle itself never needs Go, so no arch asks for it.
+# `net` is not an arch either: it checks what tools/bench/bench-net.sh drives the guest with (wrk,
 # curl, iproute2's ip and util-linux's unshare for the tap backend's network namespace).
 # `fuzz`: clang and its libFuzzer runtime, for tests/fuzz/ (`make fuzz`, and the corpus
 # replay that `make test` runs).
 # `efi [ARCH]`: the firmware boot (`make image`, `run-efi`, `test-efi`): sgdisk, mkfs.fat and
 # mtools to make the disk image unmounted, and per arch the firmware and what builds the loader:
 # x86_64 GNU-EFI and OVMF; aarch64 the cross toolchain, AAVMF and U-Boot (the arm64 GNU-EFI
-# comes from tools/gnuefi.sh, not from an installed package).
-# `gdb [ARCH]`: the debugger of `make gdb` (tools/gdb.sh) and of the host test of its script
+# comes from tools/build/gnuefi.sh, not from an installed package).
+# `gdb [ARCH]`: the debugger of `make gdb` (tools/run/gdb.sh) and of the host test of its script
 # (tests/host/gdb_test.sh): gdb, which debugs x86_64 and hosted images, and for aarch64
 # gdb-multiarch.
 set -eu
@@ -54,7 +54,7 @@ check() {
     fi
     if [ "$arch" = gdb ]; then
         need gdb gdb
-        need iproute2 ss           # tools/gdb.sh waits for QEMU's gdb stub
+        need iproute2 ss           # tools/run/gdb.sh waits for QEMU's gdb stub
         [ "$sub_arch" != aarch64 ] || need gdb-multiarch gdb-multiarch
         return 0
     fi
@@ -81,10 +81,10 @@ check() {
     need procps pgrep          # the test runner finds QEMU to measure it
     need binutils objcopy nm objdump
     need xz-utils xz           # unpacks lwIP (and newlib) from Debian's sources
-    need iproute2 ip           # the runner's TAP tests (tools/tapns.sh)
-    # The framebuffer console's font, made a C header by tools/psf.py.
+    need iproute2 ip           # the runner's TAP tests (tools/run/tapns.sh)
+    # The framebuffer console's font, made a C header by tools/build/psf.py.
     need console-setup-linux /usr/share/consolefonts/Lat15-VGA16.psf.gz
-    # tools/psf.py, screen.py and trace.py use json and gzip, which
+    # tools/build/psf.py, screen.py and trace.py use json and gzip, which
     # python3-minimal lacks: the full standard library.
     need python3 /usr/bin/python3 '/usr/lib/python3*/json/__init__.py' '/usr/lib/python3*/gzip.py'
     if [ "$arch" = hosted ]; then

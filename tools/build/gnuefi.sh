@@ -1,12 +1,12 @@
 #!/bin/bash
-# tools/gnuefi.sh OUTDIR — unpack Debian's gnu-efi for arm64 (the aarch64 EFI loader's
+# tools/build/gnuefi.sh OUTDIR — unpack Debian's gnu-efi for arm64 (the aarch64 EFI loader's
 # crt0, linker script, libraries and headers) at OUTDIR: OUTDIR/usr/lib/crt0-efi-aarch64.o,
 # OUTDIR/usr/include/efi/... .  The x86_64 loader uses the host's own gnu-efi package
-# (tools/deps.sh efi); Debian has no cross package of gnu-efi, so this one is the arm64
+# (tools/build/deps.sh efi); Debian has no cross package of gnu-efi, so this one is the arm64
 # binary package itself, fetched with `apt-get download gnu-efi:arm64` and unpacked with
 # `dpkg -x` (nothing is installed).  apt only offers arm64 packages while arm64 is a
 # foreign architecture of dpkg's: as root, the script adds it for the download and removes
-# it again (with_arch, tools/once.sh), leaving dpkg as it found it.
+# it again (with_arch, tools/build/once.sh), leaving dpkg as it found it.
 #
 # Does nothing when OUTDIR/.stamp matches this script; make runs it when the stamp is
 # older than the script.

@@ -1,12 +1,12 @@
 #!/bin/bash
-# tools/linuxguest.sh OUTDIR ARCH - a Debian Linux kernel for ARCH (x86_64
+# tools/build/linuxguest.sh OUTDIR ARCH - a Debian Linux kernel for ARCH (x86_64
 # or aarch64) at OUTDIR/vmlinuz, for `make bench-go BENCH_GO_ARCH=ARCH`,
 # which boots Go's benchmark as the init of a Linux guest under the same
 # QEMU flags as Spindle's images.  The kernel is bookworm's current
 # linux-image-*-amd64 (or -arm64), fetched with `apt-get download` and
 # unpacked with dpkg-deb: nothing is installed.  arm64 packages are offered
 # only while arm64 is a foreign architecture of dpkg's: as root, the script
-# adds it for the download and removes it again (with_arch, tools/once.sh).
+# adds it for the download and removes it again (with_arch, tools/build/once.sh).
 #
 # Does nothing when OUTDIR/.stamp matches this script.
 set -eu

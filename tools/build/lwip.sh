@@ -1,7 +1,7 @@
 #!/bin/bash
-# tools/lwip.sh OUTDIR — fetch lwIP 2.1.3 from Debian's `lwip` source package (bookworm,
+# tools/build/lwip.sh OUTDIR — fetch lwIP 2.1.3 from Debian's `lwip` source package (bookworm,
 # 2.1.3+dfsg1-*) and leave the upstream tree at OUTDIR/lwip (src/core/tcp.c, ...).
-# make calls it as: tools/lwip.sh build/lwip; kernel/net/lwip.mk compiles the tree.
+# make calls it as: tools/build/lwip.sh build/lwip; net/net.mk compiles the tree.
 # Does nothing when OUTDIR/.stamp matches this script and our patches (below); the
 # log of the last fetch is OUTDIR/lwip.log. apt-get source needs a deb-src entry: as
 # root this adds one (a copy of the system's Debian entry) and installs what is
@@ -18,7 +18,7 @@
 # pristine tree with patch(1) (Debian's `patch`, installed like xz-utils); each one's
 # header says what it fixes and why.  The stamp covers their content, so editing one
 # fetches and patches a pristine tree again; one that does not apply is an error.
-# (make only runs this script when it is newer than the stamp: kernel/net/lwip.mk's
+# (make only runs this script when it is newer than the stamp: net/net.mk's
 # stamp rule should list the patches too.)
 set -eu
 out=${1:?usage: lwip.sh OUTDIR}

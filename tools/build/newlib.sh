@@ -1,7 +1,7 @@
 #!/bin/bash
-# tools/newlib.sh ARCH OUTDIR — build newlib for bare-metal ARCH (x86_64 or aarch64) from
+# tools/build/newlib.sh ARCH OUTDIR — build newlib for bare-metal ARCH (x86_64 or aarch64) from
 # Debian's newlib-source tarball into OUTDIR/include and OUTDIR/lib/{libc.a,libm.a}.
-# make calls it as: tools/newlib.sh x86_64 build/newlib/x86_64
+# make calls it as: tools/build/newlib.sh x86_64 build/newlib/x86_64
 # Does nothing when OUTDIR/.stamp matches this script and the tarball; the log of the last
 # build is OUTDIR/../newlib-ARCH.log.
 set -eu
@@ -9,7 +9,7 @@ arch=${1:?usage: newlib.sh ARCH OUTDIR}
 out=${2:?usage: newlib.sh ARCH OUTDIR}
 
 tarball=$(compgen -G '/usr/src/newlib/newlib-*.tar.xz' | sort -V | tail -n 1)
-[ -n "$tarball" ] || { echo "newlib.sh: no /usr/src/newlib/newlib-*.tar.xz (run tools/deps.sh)" >&2; exit 1; }
+[ -n "$tarball" ] || { echo "newlib.sh: no /usr/src/newlib/newlib-*.tar.xz (run tools/build/deps.sh)" >&2; exit 1; }
 stamp=$( { cat "${BASH_SOURCE[0]}"; echo "${tarball##*/}"; } | sha256sum | cut -c1-16)
 [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
@@ -90,7 +90,7 @@ cp -r "$work/inst/$target/include" "$out/include"
 cp "$work/inst/$target/lib/"*.a "$out/lib/"
 # Bake __DYNAMIC_REENT__ into the headers, so code compiled against them reaches stdout,
 # errno, ... through __getreent() like the library does, whatever its own flags.
-printf '\n/* Spindle: per-G reentrancy (tools/newlib.sh) */\n#ifndef __DYNAMIC_REENT__\n#define __DYNAMIC_REENT__\n#endif\n' \
+printf '\n/* Spindle: per-G reentrancy (tools/build/newlib.sh) */\n#ifndef __DYNAMIC_REENT__\n#define __DYNAMIC_REENT__\n#endif\n' \
     >>"$out/include/newlib.h"
 for f in include/stdio.h lib/libc.a lib/libm.a; do
     [ -f "$out/$f" ] || { echo "newlib.sh: $out/$f was not produced; see $log" >&2; exit 1; }

@@ -1,4 +1,4 @@
-# tools/once.sh - sourced by the scripts that fetch and unpack a Debian
+# tools/build/once.sh - sourced by the scripts that fetch and unpack a Debian
 # package under build/ once (lwip.sh, gnuefi.sh, linuxguest.sh).
 #
 # once OUTDIR STAMP: ends the calling script (status 0) when

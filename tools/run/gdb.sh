@@ -1,8 +1,8 @@
 #!/bin/bash
 # gdb.sh ARCH IMAGE SMP [kernel command line...] - a Spindle image under
-# gdb, with tools/gdb/spindle.py loaded (info goroutines, goroutine N bt).
+# gdb, with tools/run/gdb/spindle.py loaded (info goroutines, goroutine N bt).
 #
-# x86_64, aarch64: QEMU (tools/qemu.sh) starts the machine stopped before
+# x86_64, aarch64: QEMU (tools/run/qemu.sh) starts the machine stopped before
 # its first instruction, its gdb stub on 127.0.0.1:GDBPORT (default 1234;
 # when that port is taken and GDBPORT was not given, a free one), and gdb
 # (gdb-multiarch for aarch64) loads IMAGE's symbols and connects: each
@@ -19,8 +19,8 @@
 set -eu
 arch=$1 image=$2 smp=$3
 shift 3
-tools=$(dirname "$0")
-script=$tools/gdb/spindle.py
+tools=$(dirname "$0")/..
+script=$tools/run/gdb/spindle.py
 gdb_args=(-q -x "$script")
 [ "${GDB_BATCH:-0}" = 1 ] && gdb_args=(-batch "${gdb_args[@]}")
 
@@ -49,7 +49,7 @@ fi
 
 # QEMU in a session of its own: the terminal's Ctrl-C is gdb's, to stop
 # the guest, not QEMU's.
-GDBPORT=$port ACCEL=${ACCEL:-tcg} setsid "$tools/qemu.sh" "$arch" "$image" "$smp" "$@" < /dev/null &
+GDBPORT=$port ACCEL=${ACCEL:-tcg} setsid "$tools/run/qemu.sh" "$arch" "$image" "$smp" "$@" < /dev/null &
 qemu=$!
 stop_qemu() {
     kill -- -"$qemu" 2>/dev/null || true

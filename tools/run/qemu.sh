@@ -13,7 +13,7 @@
 # QUIET=1 drops the accelerator line.  MONITOR=PATH puts QEMU's human
 # monitor on a Unix socket at PATH (the test runner's screendump).
 # GDBPORT=N starts the machine stopped, before its first instruction,
-# with QEMU's gdb stub on 127.0.0.1:N (tools/gdb.sh connects gdb to it).
+# with QEMU's gdb stub on 127.0.0.1:N (tools/run/gdb.sh connects gdb to it).
 #
 # NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
@@ -24,12 +24,12 @@
 # addresses it and brings it up, in its own network namespace, e.g.
 #   unshare -n sh -c 'ip tuntap add dev spt0 mode tap &&
 #     ip addr add 192.0.2.1/24 dev spt0 && ip link set spt0 up &&
-#     NET=tap TAP=spt0 tools/qemu.sh x86_64 IMAGE 2 ip=192.0.2.2/24 gw=192.0.2.1'
-# (tools/bench-net.sh does this).  The guest has no DHCP server there.
+#     NET=tap TAP=spt0 tools/run/qemu.sh x86_64 IMAGE 2 ip=192.0.2.2/24 gw=192.0.2.1'
+# (tools/bench/bench-net.sh does this).  The guest has no DHCP server there.
 # QUEUES=N (tap only, default 1) makes the NIC multiqueue: N RX/TX queue
 # pairs with receive-side scaling (QEMU's, in software: no vhost), a
 # vector per queue; the TAP must then be a multi_queue one (`ip tuntap
-# add ... multi_queue`, as tools/tapns.sh makes it).
+# add ... multi_queue`, as tools/run/tapns.sh makes it).
 # Without NET the guest has no NIC at all (QEMU would add a default one).
 #
 # x86_64-efi: the same q35 machine with OVMF (Debian's ovmf) as its
@@ -62,7 +62,7 @@
 # more, which the kernel must boot on as well).  The exit status comes
 # back through semihosting.
 set -eu
-# ARCH=hosted (and its sanitizer builds) runs as a process: tools/hosted.sh.
+# ARCH=hosted (and its sanitizer builds) runs as a process: tools/run/hosted.sh.
 case $1 in hosted*) exec "$(dirname "$0")/hosted.sh" "$@" ;; esac
 arch=$1 image=$2 smp=$3
 shift 3
@@ -153,7 +153,7 @@ efi_disk() {
         trap 'rm -rf "$tmp"' EXIT
         disk=$tmp/disk.img vars=$tmp/vars.fd
         [ -z "$fwvars" ] || cp "$fwvars" "$vars"
-        GPT_CACHE=build/$arch/gpt.img "$(dirname "$0")/mkimage.sh" "$loader" "$image" "$disk" "$@"
+        GPT_CACHE=build/$arch/gpt.img "$(dirname "$0")/../build/mkimage.sh" "$loader" "$image" "$disk" "$@"
         ;;
     esac
 }

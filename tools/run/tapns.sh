@@ -6,7 +6,7 @@
 # (NETPEER, default build/host/netpeer) runs in the namespace beside CMD,
 # its stdout in PEERLOG.out and its stderr in PEERLOG, and CMD starts once
 # the peer says it is ready.  With QUEUES above 1 the TAP is a
-# multi_queue one, for a multiqueue NIC (tools/qemu.sh QUEUES=).  Needs
+# multi_queue one, for a multiqueue NIC (tools/run/qemu.sh QUEUES=).  Needs
 # root (unshare -n).  Exits with CMD's status.
 set -u
 if [ "${1:-}" != --inside ]; then

@@ -19,14 +19,14 @@
 
 SRC is a console log holding the kernel's "TRACE " lines (the bare-metal
 builds), or the hosted build's trace file: the same lines.  The format is
-kernel/tracebuf.h's: a BEGIN line with the cycle rate, the wait reasons,
+sched/exectrace_buf.h's: a BEGIN line with the cycle rate, the wait reasons,
 per core a CORE line and base64 chunks each with its CRC-32, then END.  A
 dump cut short, a chunk missing, out of order or damaged is an error that
 says which, never a crash.  Each dump (an sp_trace_flush, or the exit) is
 one segment; states are not carried from one segment to the next.
 
 Python 3 standard library only (Debian's python3; the PNG is written with
-zlib, the labels with the console font tools/psf.py reads).
+zlib, the labels with the console font tools/build/psf.py reads).
 """
 import argparse
 import base64
@@ -37,7 +37,7 @@ import struct
 import sys
 import zlib
 
-# kernel/tracebuf.h's enum trace_type.
+# sched/exectrace_buf.h's enum trace_type.
 (CREATE, START, STOP_YIELD, STOP_PREEMPT, STOP_GOSCHED, STOP_PARK, STOP_EXIT,
  READY, READY_TIMER, READY_NET, STEAL, TIMER, IDLE, WAKE, MARK) = range(1, 16)
 NTYPES = 16

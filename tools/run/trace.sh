@@ -2,7 +2,7 @@
 # trace.sh ARCH IMAGE SMP OUT [kernel command line...] - boots IMAGE with
 # the execution tracer on (trace=1 before the given command line, so a
 # trace= or trace_buf= there wins), then converts its dump with
-# tools/trace.py: OUT.json for Perfetto (ui.perfetto.dev) or
+# tools/run/trace.py: OUT.json for Perfetto (ui.perfetto.dev) or
 # chrome://tracing, and the summary on stdout.  `make trace` runs it.
 #
 # The console goes to OUT.log and, without its TRACE lines, to stdout.
@@ -18,11 +18,11 @@ hosted*) src=$out.dump targs=("trace_file=$out.dump"); rm -f "$src" ;;
 esac
 mkdir -p "$(dirname "$out")"
 # The kernel's keys come before "--": put ours first.
-tools/qemu.sh "$arch" "$image" "$smp" trace=1 "${targs[@]}" "$@" < /dev/null |
+tools/run/qemu.sh "$arch" "$image" "$smp" trace=1 "${targs[@]}" "$@" < /dev/null |
     tee "$out.log" | grep --line-buffered -v '^TRACE '
 rc=${PIPESTATUS[0]}
 sed -i 's/\r$//' "$out.log"     # the UART sends CR LF
-if ! python3 tools/trace.py json "$src" -o "$out.json"; then
+if ! python3 tools/run/trace.py json "$src" -o "$out.json"; then
     echo "trace: no trace to convert in $src (exit status $rc)" >&2
     exit 1
 fi

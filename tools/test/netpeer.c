@@ -10,7 +10,7 @@
  *   netpeer --base B [--serve S] [--closed C] [-v]
  *       B+0 -> guest tcp 7 (echo), B+1 -> guest tcp 9 (sink/source/idle),
  *       B+2 -> guest udp 7 (udp echo), B+3 -> guest tcp 9000 (control):
- *       QEMU's hostfwd rules, set up by the runner (tools/runtests.sh).
+ *       QEMU's hostfwd rules, set up by the runner (tools/test/runtests.sh).
  *       --serve S: a TCP echo server on 127.0.0.1:S, which the guest
  *       dials as 10.0.2.2:S.  --closed C: holds 127.0.0.1:C bound but not
  *       listening, so that a dial there is refused and nobody else takes
@@ -32,7 +32,7 @@
  *                   number) and checking every byte that comes back:
  *                   "ok N".  They go in rounds of K that send their
  *                   second halves together, once all K are open.
- *   sink BYTES      one connection to B+1: BYTES of tests/net/stream.h's
+ *   sink BYTES      one connection to B+1: BYTES of tests/lib/stream.h's
  *                   stream, then a FIN; once the guest closes, "ok
  *                   <FNV-1a of what was sent, 8 hex digits>"
  *   source BYTES    one connection to B+1, read to the end and checked
@@ -71,7 +71,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "../tests/net/stream.h"
+#include "tests/lib/stream.h"
 
 #define CMD_LIMIT_MS     120000
 #define IDLE_LIMIT_MS    300000

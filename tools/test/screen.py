@@ -2,7 +2,7 @@
 """screen.py - what a QEMU guest's screen shows, for the test runner.
 
   screen.py dump SOCKET PPM   asks the QEMU human monitor listening on the
-                              Unix socket SOCKET (tools/qemu.sh MONITOR=)
+                              Unix socket SOCKET (tools/run/qemu.sh MONITOR=)
                               for a screendump into PPM, and returns once
                               QEMU has written it
   screen.py find FONT PPM TEXT...

@@ -9,7 +9,7 @@
  * freshly written code.  The firmware may run at EL2 or EL1; the kernel
  * takes either.
  */
-#include "loader.h"
+#include "boot/efi/loader.h"
 
 EFI_STATUS arch_check(void)
 {

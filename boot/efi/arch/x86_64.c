@@ -7,8 +7,8 @@
  * page is claimed here so that the firmware's memory map keeps it out of
  * the usable RAM it describes.
  */
-#include "loader.h"
-#include "x86.h"
+#include "arch/x86_64/x86.h"
+#include "boot/efi/loader.h"
 
 #define CR4_LA57  (1 << 12)         /* 5-level paging (Intel SDM Vol. 3A §2.5) */
 

@@ -1,6 +1,6 @@
 /*
  * sys/socket.h - BSD sockets for apps on Spindle (bare metal), which
- * newlib lacks.  The calls live in kernel/net/bsd*.c, on the socket layer
+ * newlib lacks.  The calls live in net/bsd*.c, on the socket layer
  * of spindle/net.h: every call that waits parks the calling G, errors are
  * -1 with errno (per G) set.  Only AF_INET with SOCK_STREAM and
  * SOCK_DGRAM.  Constants and layouts are Linux's, so ported code that

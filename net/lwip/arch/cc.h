@@ -5,8 +5,8 @@
  * types, limits and errno come from the C library, output and failures go
  * to the kernel's printk and panic, and the kernel defines lwip_rand().
  */
-#ifndef SPINDLE_LWIP_ARCH_CC_H
-#define SPINDLE_LWIP_ARCH_CC_H
+#ifndef NET_LWIP_ARCH_CC_H
+#define NET_LWIP_ARCH_CC_H
 
 #include <stdint.h>
 #include <inttypes.h>
@@ -47,8 +47,8 @@
 #define lwip_htons(x) __builtin_bswap16(x)
 #define lwip_htonl(x) __builtin_bswap32(x)
 
-#include "printk.h"
-#include "panic.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
 
 /* x is a parenthesized printf argument list: LWIP_PLATFORM_DIAG(("%d", n)). */
 #define LWIP_PLATFORM_DIAG(x) do { printk x; } while (0)

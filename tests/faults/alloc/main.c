@@ -10,7 +10,7 @@
 #include <string.h>
 #include <spindle/chan.h>
 #include <spindle/test.h>
-#include "fault.h"
+#include "kernel/export_test.h"
 
 #define NBLOCKS 256
 #define BLOCK   (64 * 1024)

@@ -9,7 +9,7 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "fault.h"
+#include "kernel/export_test.h"
 
 #define ROUNDS 20
 

@@ -11,7 +11,7 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "sched.h"
+#include "sched/export_test.h"
 
 static sp_waitgroup wg;
 static uint64_t ran_on;         /* bit per core that ran a worker */

@@ -11,7 +11,7 @@
  *                     read back (their mapping works), and all are freed
  */
 #include <spindle/test.h>
-#include "mem.h"
+#include "kernel/export_test.h"
 
 #define GIB (1ULL << 30)
 #define CHUNK_PAGES 16384       /* 64 MiB at a time */

@@ -2,7 +2,7 @@
  * fbcon - the console on the framebuffer, through the firmware's GOP
  * (x86_64-efi, aarch64-efi): the runner dumps QEMU's screen once this
  * prints SCREEN DUMP and looks for the `screen` lines of test.conf on
- * it, glyph by glyph (tools/screen.py), while main sleeps.  What is printed first makes the
+ * it, glyph by glyph (tools/test/screen.py), while main sleeps.  What is printed first makes the
  * console scroll several times, wrap a line one character wider than
  * the screen on x86_64 (OVMF gives QEMU's standard VGA 1280x800 pixels:
  * 160 columns; AAVMF's ramfb has 100, test.conf says where the line

@@ -1,5 +1,5 @@
 /*
- * gdb_target - a known set of Gs for the gdb script (tools/gdb/spindle.py)
+ * gdb_target - a known set of Gs for the gdb script (tools/run/gdb/spindle.py)
  * to find: main (G 1) starts three Gs that park receiving on a channel,
  * two that sleep, and one that spins without ever blocking, waits until
  * the five are parked and the spinner has started, and calls
@@ -16,7 +16,7 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "sched.h"
+#include "sched/export_test.h"
 
 #define NRECV 3
 #define NSLEEP 2

@@ -19,10 +19,9 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "arch.h"
-#include "cpu.h"
-#include "sched.h"
-#include "vm.h"
+#include "arch/export_test.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
 
 static volatile uint64_t *nirq;
 static uint64_t spins_left;     /* what the wait had left when it ended */

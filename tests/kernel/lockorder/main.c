@@ -6,7 +6,7 @@
  * waits for the second lock (see `test.conf`).  Only the builds that
  * check the order run it.
  */
-#include "spinlock.h"
+#include "kernel/export_test.h"
 
 static struct spinlock inner = SPINLOCK_INIT(LOCK_MEM);
 static struct spinlock outer = SPINLOCK_INIT(LOCK_TEST);

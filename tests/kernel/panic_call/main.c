@@ -4,7 +4,7 @@
  * starts in core 0's runnext, but an idle core may take it from there
  * when core 0 is slow to get to it (its thread descheduled by the host).
  */
-#include "panic.h"
+#include "kernel/export_test.h"
 
 static __attribute__((noinline)) void broken_invariant(int n)
 {

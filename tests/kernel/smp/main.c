@@ -12,13 +12,9 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../testutil.h"
-#include "cpu.h"
-#include "mem.h"
-#include "printk.h"
-#include "spinlock.h"
-#include "vm.h"
-#include "sched.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
+#include "tests/lib/testutil.h"
 
 static int want_cores;
 static struct barrier bar;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <spindle/cpu.h>
 #include <spindle/test.h>
-#include "../testutil.h"
-#include "cmdline.h"
+#include "kernel/export_test.h"
+#include "tests/lib/testutil.h"
 
 static int present;
 

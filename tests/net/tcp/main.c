@@ -1,6 +1,6 @@
 /*
  * tcp - TCP and UDP through the virtio-net NIC, lwIP and the socket API,
- * against a peer on the host: tools/netpeer.c, which tools/runtests.sh
+ * against a peer on the host: tools/test/netpeer.c, which tools/test/runtests.sh
  * starts beside the boot (`net peer` in `test.conf`: QEMU's user
  * network, with host ports forwarded to the guest's tcp 7, tcp 9, udp 7
  * and tcp 9000).  The command line after -- holds two host ports: one
@@ -20,7 +20,7 @@
  *                          queues each took at least a quarter of its
  *                          share of the frames
  *   bulk_in_64m            64 MiB from the peer into :9, the FNV-1a of what
- *                          came compared with the peer's (tests/net/stream.h)
+ *                          came compared with the peer's (tests/lib/stream.h)
  *   bulk_out_64m           64 MiB of the stream from :9 to the peer, then
  *                          sp_close; the peer checks every byte and the count
  *   udp_echo               300 datagrams of 4..1400 bytes echoed by the udp
@@ -75,8 +75,8 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../stream.h"
-#include "sched.h"
+#include "sched/export_test.h"
+#include "tests/lib/stream.h"
 
 #define BULK_BYTES   (64u << 20)
 #define ECHO_CONNS   200         /* per echo command; five of them */

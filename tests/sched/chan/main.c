@@ -10,7 +10,7 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "sched.h"
+#include "sched/export_test.h"
 
 #define WAIT_NS 20000000000ULL      /* a waiting loop gives up after 20 s */
 

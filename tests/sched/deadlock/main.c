@@ -3,7 +3,7 @@
  * them: the machine must say so in Go's words and exit 2 (see `test.conf`).
  */
 #include <spindle/sched.h>
-#include "sched.h"
+#include "sched/export_test.h"
 
 static void park_forever(void *arg)
 {

@@ -14,8 +14,8 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "cmdline.h"
-#include "sched.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
 
 #define DEFAULT_US 100
 #define MAX_US 10000

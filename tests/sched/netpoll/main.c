@@ -29,9 +29,9 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../../time/timeutil.h"
-#include "cpu.h"
-#include "netpoll.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
+#include "tests/lib/timeutil.h"
 
 #define MAXPOLLS 4096
 #define HOG_TIME SP_MS(700)

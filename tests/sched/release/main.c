@@ -19,9 +19,8 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "mem.h"
-#include "sched.h"
-#include "vm.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
 
 #define NGS         200
 #define WORDS       40          /* the pattern: 320 bytes of stack */

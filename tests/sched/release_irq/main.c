@@ -30,10 +30,9 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "arch.h"
-#include "cpu.h"
-#include "sched.h"
-#include "vm.h"
+#include "arch/export_test.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
 
 #define WORDS   32
 #define WAIT_NS SP_MS(5000)     /* for an interrupt, on a slow host */

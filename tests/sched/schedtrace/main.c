@@ -10,8 +10,7 @@
 #include <spindle/cpu.h>
 #include <spindle/sched.h>
 #include <spindle/test.h>
-#include "cmdline.h"
-#include "printk.h"
+#include "kernel/export_test.h"
 
 #define RUN_NS 700000000ULL
 #define TAP_SIZE 65536

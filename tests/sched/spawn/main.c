@@ -12,10 +12,9 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../../kernel/testutil.h"
-#include "cpu.h"
-#include "sched.h"
-#include "spinlock.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
+#include "tests/lib/testutil.h"
 
 static long all_at_start;
 

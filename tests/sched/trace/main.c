@@ -8,14 +8,14 @@
  * that came first) and the other readies it, so segment 1 of the dump -
  * between the two sp_trace_flush calls, with nothing else running -
  * holds exactly N creates, N + 1 parks, N + 1 readies and N exits, and
- * tools/trace.py checks those counts and every G's state sequence.
+ * tools/run/trace.py checks those counts and every G's state sequence.
  */
 #include <stdint.h>
 #include <spindle/chan.h>
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/trace.h>
-#include "sched.h"
+#include "sched/export_test.h"
 
 #define N 64
 

@@ -20,7 +20,7 @@
  * rounds=N (at least this many rounds, whatever the time; default 3),
  * report=N (progress period in seconds; default 60).  `make soak` runs it
  * for SOAK_MIN minutes; `make test` for a few seconds (test.conf).  With
- * fault= on the command line (kernel/fault.h) it runs under those faults
+ * fault= on the command line (kernel/faultinject.h) it runs under those faults
  * and the totals say how often each was injected.
  */
 #include <stdarg.h>
@@ -31,13 +31,10 @@
 #include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../../kernel/testutil.h"
-#include "fault.h"
-#include "mem.h"
-#include "sched.h"
+#include "kernel/export_test.h"
+#include "sched/export_test.h"
 #include "soak.h"
-#include "timers.h"
-#include "vm.h"
+#include "tests/lib/testutil.h"
 
 struct tally tally;
 

@@ -12,8 +12,8 @@
 #include <spindle/sched.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
-#include "../../kernel/testutil.h"
 #include "soak.h"
+#include "tests/lib/testutil.h"
 
 /* A set of ids, each to be marked exactly once. */
 struct bits {

@@ -17,8 +17,8 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../../kernel/testutil.h"
-#include "../timeutil.h"
+#include "tests/lib/testutil.h"
+#include "tests/lib/timeutil.h"
 
 /*
  * The wall clock comes from the RTC (CMOS on x86_64, the PL031 on

@@ -46,9 +46,9 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../../kernel/testutil.h"
-#include "../timeutil.h"
-#include "spinlock.h"
+#include "kernel/export_test.h"
+#include "tests/lib/testutil.h"
+#include "tests/lib/timeutil.h"
 
 #define NSTEAL 100
 #define MIN_DUE_MS 5

@@ -8,8 +8,8 @@
 #include <spindle/cpu.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../timeutil.h"
-#include "spinlock.h"
+#include "kernel/export_test.h"
+#include "tests/lib/timeutil.h"
 
 /* ---- a ticker keeps its phase ----------------------------------------- */
 

@@ -15,8 +15,8 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "../../kernel/testutil.h"
-#include "../timeutil.h"
+#include "tests/lib/testutil.h"
+#include "tests/lib/timeutil.h"
 
 static void count_fire(void *arg)
 {

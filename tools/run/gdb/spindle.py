@@ -3,7 +3,7 @@
 # are gdb's threads, and the hosted build as a Linux process (make gdb
 # ARCH=hosted), whose core threads are.  `make gdb` sources it; by hand:
 #
-#   (gdb) source tools/gdb/spindle.py
+#   (gdb) source tools/run/gdb/spindle.py
 #
 #   info goroutines          one line per G that exists (not dead): id,
 #                            state, wait reason, the core that runs it or

@@ -8,8 +8,8 @@
  * self-deadlock check, spin_depth) works per thread.  The cycle counter
  * is a fake clock the test advances.
  */
-#ifndef POLLDESC_SHIM_ARCH_H
-#define POLLDESC_SHIM_ARCH_H
+#ifndef TESTS_HOST_POLLDESC_SHIM_ARCH_ARCH_H
+#define TESTS_HOST_POLLDESC_SHIM_ARCH_ARCH_H
 
 #include <stdbool.h>
 #include <stddef.h>

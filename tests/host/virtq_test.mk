@@ -1,0 +1,2 @@
+# Two cases run the simulated device in a thread of its own.
+virtq_test_CFLAGS := -pthread
