@@ -3,20 +3,20 @@
 # over the core-count matrix, and ends with one line "N passed, M failed".
 #
 #   runtests.sh [--host "BIN..."] [--fuzz "BIN..."] [--only NAME] [--smp N]
-#               [--smp-for ARCH "N..."]... [--font PSF]
+#               [--smp-for ARCH "N..."]... [--font PSF] [--junit FILE]
 #               --arch ARCH IMAGE... [--arch ARCH2 IMAGE...]...
 #
 # Each --arch starts a group of images booted with that arch's launcher
 # and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the firmware
 # boots: 2; the hosted builds: 1 2 4 8; --smp-for replaces one arch's,
 # --smp every arch's).  The firmware boots take an arch's images
-# (build/<arch>/...) through its EFI loader (tools/qemu.sh): x86_64-efi
+# (build/<arch>/...) through its EFI loader (tools/run/qemu.sh): x86_64-efi
 # under OVMF, aarch64-efi under AAVMF with ACPI, aarch64-efi-dtb under
 # AAVMF with a device tree, aarch64-uboot through U-Boot; a test.conf's
 # `.x86_64` or `.aarch64` keys serve them too.
 # the total line covers every group.  Host test programs (--host) run
 # first, then the corpus replay of each libFuzzer target (--fuzz, through
-# tools/fuzz.sh), each reporting TEST lines of its own: the compiled ones
+# tools/test/fuzz.sh), each reporting TEST lines of its own: the compiled ones
 # a job per host core, scripts one at a time (host_start).
 #
 # A case counts once per boot: each "TEST <name> PASS|FAIL" line of a boot
@@ -25,12 +25,38 @@
 # a failing case counts as one failure, and its console tail is shown.
 # Any sanitizer report in the console (hosted builds) is one more failure.
 #
+# Besides the console, the results go to a JUnit XML report (--junit
+# FILE; build/test-results.xml by default), written whole at the end
+# (junit_write), failures or not: one <testcase> per result counted in
+# the total line, so its tests and failures are the line's N + M and M.
+# Its <testsuite>s are "host" (the --host programs), "fuzz" (the corpus
+# replays) and one per build and test folder ("x86_64 tests/sched/chan");
+# a case's classname is its console label ("host fmt_test", "host
+# fuzz_fdt (corpus)", "x86_64 tests/sched/chan smp=4", with " [CMDLINE]"
+# for a `cmdline` boot), its name the TEST line's name, or for a result
+# of the runner's own: "exit" (a host program's status), "boot" (a
+# timeout, a missing or disagreeing closing line, a boot's status),
+# "expect", "hostcpu", "screen", "trace", "sanitizer".  A failure's
+# message is its FAIL line or the runner's reason, its text the last 200
+# lines of that program's or boot's console (and the screen, trace check
+# and netpeer messages).  A suite of boots has the time they took; no
+# case has one (a boot times the whole console, not its cases).
+#
 # A test folder's `test.conf` says how its image is booted: which builds
 # and core counts, kernel command lines, memory, CPU model, a NIC and a
 # host peer, a host-CPU bound, the output of a fatal-path test, text
 # that must be on the screen (found with the font --font names), or the
-# check of an execution trace the boot dumps (tools/trace.py check).
+# check of an execution trace the boot dumps (tools/run/trace.py check).
 # docs/testing.md describes its keys; conf() below reads them.
+#
+# A folder may hold no sources, only a test.conf whose `image` names
+# another test folder (from the repository root: `image tests/net/tcp`;
+# not a variant itself): a variant of that test.  Its image path
+# (build/x86_64/tests/net/mq.elf, passed like any other) stands for that
+# folder's image in the same build folder (build/x86_64/tests/net/tcp.elf),
+# booted as the variant's own test.conf says (the other folder's keys do
+# not apply); its results, logs and report entries go by the variant's
+# name (image_of).
 #
 # A `net` test gets a NIC on QEMU's user network: for each boot the runner
 # picks seven free ports B..B+6 on 127.0.0.1 (build/host/netpeer --probe;
@@ -43,7 +69,7 @@
 # shown with the console tail when the boot fails.  A hosted build has no
 # QEMU, and a `tap` test needs a network the peer can reach directly
 # (ping): there the boot runs as root in a network namespace of its own
-# with a TAP device (tools/tapns.sh; 192.0.2.1 the peer's end, the guest
+# with a TAP device (tools/run/tapns.sh; 192.0.2.1 the peer's end, the guest
 # 192.0.2.2/24 on it through QEMU's NET=tap or the hosted build's
 # tap=spt0), the peer reaches the guest's ports directly, and the app gets
 # host= and guest= after the ports.  Every other boot has no NIC (NET and
@@ -51,7 +77,7 @@
 # TIMEOUT (seconds per boot; default 120, and 600 for the sanitizer
 # builds) and MEM pass through.
 set -u
-arch=x86_64 host= fuzz= only= smp= font=
+arch=x86_64 host= fuzz= only= smp= font= junit=build/test-results.xml
 items=()            # "ARCH IMAGE" pairs, in the order given
 declare -A smp_for  # ARCH -> its core counts (--smp-for)
 while [ $# -gt 0 ]; do
@@ -63,6 +89,7 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --smp) smp=$2; shift 2 ;;
     --font) font=$2; shift 2 ;;
+    --junit) junit=$2; shift 2 ;;
     *) items+=("$arch $1"); shift ;;
     esac
 done
@@ -140,7 +167,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|status|expect|screen|trace)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|status|expect|screen|trace|image)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -182,6 +209,27 @@ boots_at() {
     echo
 }
 
+# image_of VAR IMG DIR ARCH: sets VAR to the image a boot of DIR (IMG's
+# test folder) starts on ARCH: IMG, or if DIR is a variant (its `image`
+# names another test folder) that folder's image in IMG's build folder.
+# Fails, saying why, if the folder named is missing or a variant itself.
+image_of() {
+    local _b _bb
+    conf _b "$3" image "$4"
+    _b=${_b%/}
+    if [ -z "$_b" ]; then printf -v "$1" '%s' "$2"; return 0; fi
+    if [[ $_b == *$'\n'* ]]; then
+        echo "$3/test.conf: more than one image for $4"; return 1
+    elif [ ! -d "$_b" ]; then
+        echo "$3/test.conf: image $_b: no such test folder"; return 1
+    fi
+    conf _bb "$_b" image "$4"
+    if [ -n "$_bb" ]; then
+        echo "$3/test.conf: image $_b: a variant itself (of $_bb)"; return 1
+    fi
+    printf -v "$1" '%s' "${2%"$3.elf"}$_b.elf"
+}
+
 passed=0 failed=0
 failures=()    # the label of every boot or host test that failed, for the recap
 
@@ -195,7 +243,7 @@ cpu_ticks() {
 boot_measured() {
     local log=$1 pid qpid t0 t1 c0 c1 c hz p
     shift
-    QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
+    QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
     pid=$!
     hz=$(getconf CLK_TCK)
     while kill -0 $pid 2>/dev/null && ! grep -q '^IDLE START' "$log"; do sleep 0.02; done
@@ -232,17 +280,17 @@ boot_measured() {
 
 # boot_screen LOG ARGS...: boots like the plain path with QEMU's monitor
 # on a socket, and once the app prints SCREEN DUMP saves what the screen
-# shows in LOG.ppm (tools/screen.py's messages in LOG.screen).
+# shows in LOG.ppm (tools/test/screen.py's messages in LOG.screen).
 boot_screen() {
     local log=$1 pid
     shift
     rm -f "$log.ppm" "$log.mon"
     : > "$log.screen"
-    MONITOR=$log.mon QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
+    MONITOR=$log.mon QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$@" > "$log" 2>&1 < /dev/null &
     pid=$!
     while kill -0 $pid 2>/dev/null && ! grep -q '^SCREEN DUMP' "$log"; do sleep 0.02; done
     kill -0 $pid 2>/dev/null &&
-        python3 tools/screen.py dump "$log.mon" "$log.ppm" >> "$log.screen" 2>&1
+        python3 tools/test/screen.py dump "$log.mon" "$log.ppm" >> "$log.screen" 2>&1
     wait $pid
     rc=$?
     rm -f "$log.mon"
@@ -266,7 +314,144 @@ tail_of() {
     fi
 }
 
-# The network of the `net` tests.  Hosted builds: tools/tapns.sh's TAP
+# The JUnit report's records, one a line in $jrec, tab-separated (a tab
+# in a name or message becomes a blank): "S SUITE CLASS SECONDS TEXT"
+# opens a group (a host program, a boot; SECONDS may be empty), whose
+# results follow it as "P NAME" (passed) or "F NAME MESSAGE" (failed); a
+# failure's text is the file TEXT, written once the group's count shows
+# one (j_text).  junit_write makes the XML of them at the end.
+jdir=$(mktemp -d "${TMPDIR:-/tmp}/runtests.XXXXXX") || exit 2
+jrec=$jdir/records jn=0 jtxt=
+: > "$jrec"
+rm -f "$junit"     # no stale report for a run that stops early
+
+# j_open SUITE CLASS [SECONDS]: opens a group; jtxt is its TEXT file.
+j_open() {
+    jn=$((jn + 1)) jtxt=$jdir/$jn.txt
+    printf 'S\t%s\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" "$jtxt" >> "$jrec"
+}
+
+# j_case P|F NAME [MESSAGE]: one result of the open group.
+j_case() {
+    local n=$2 m=${3:-}
+    printf '%s\t%s\t%s\n' "$1" "${n//$'\t'/ }" "${m//$'\t'/ }" >> "$jrec"
+}
+
+# The awk rules that count a console's TEST lines, as the total line
+# does, into p (PASS) and f (FAIL), and append each to the records as a
+# case of the open group unless rec is empty; the name is what stands
+# between "TEST " and " PASS" or the first " FAIL", the message of a
+# failure its whole line.
+# shellcheck disable=SC2016 # awk's $0, not the shell's
+tests_awk='
+    function tcase(st, n, m) { gsub(/\t/, " ", n); gsub(/\t/, " ", m); print st "\t" n "\t" m >> rec }
+    /^TEST .* PASS$/ { p++; if (rec != "") tcase("P", substr($0, 6, length($0) - 10), "") }
+    /^TEST .* FAIL/ { f++; if (rec != "") tcase("F", substr($0, 6, index(substr($0, 6), " FAIL") - 1), $0) }'
+
+# j_text LOG: a failure's text for LOG: its last 200 lines, then the
+# screen, trace check and netpeer messages that tail_of shows too.
+j_text() {
+    local x
+    tail -n 200 "$1"
+    for x in screen trace-check peer; do
+        [ -s "$1.$x" ] || continue
+        echo "--- $1.$x ---"
+        tail -n 50 "$1.$x"
+    done
+}
+
+# junit_write: the report of the records, into $junit through a file
+# beside it (a reader sees the whole report or none); fails if its
+# totals are not the console's ($passed, $failed).  The records' text is
+# made XML 1.0 (xml_awk): invalid UTF-8 becomes "?", control characters
+# but tab, newline and CR go, & < > " are escaped, and a line longer
+# than 2,000 bytes is cut.
+junit_write() {
+    local tmp=$junit.tmp.$$ t f
+    mkdir -p "$(dirname "$junit")" || return 1
+    if ! LC_ALL=C awk -v counts="$jdir/counts" "$xml_awk" "$jrec" > "$tmp" ||
+       ! mv -f "$tmp" "$junit"; then
+        rm -f "$tmp"
+        return 1
+    fi
+    read -r t f < "$jdir/counts"
+    [ "$t" = $((passed + failed)) ] && [ "$f" = "$failed" ] && return 0
+    echo "runtests: $junit counts $t results, $f failed: not the total line's"
+    return 1
+}
+# shellcheck disable=SC2016 # awk's $1, not the shell's
+xml_awk='
+    BEGIN { FS = "\t"; for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+    # xml(s): s as XML character data (or a double-quoted attribute), cut
+    # to 2,000 bytes (a byte at a time is slow, but only for lines that
+    # are not plain ASCII).
+    function xml(s,   o, i, j, k, n, b, lo, hi, ok) {
+        if (length(s) > 2000) s = substr(s, 1, 2000) "[...]"
+        if (s ~ /[^\t -~]/) {
+            o = ""; n = length(s)
+            for (i = 1; i <= n; i++) {
+                b = ord[substr(s, i, 1)]
+                if (b < 128) {
+                    if (b >= 32 || b == 9 || b == 10 || b == 13) o = o substr(s, i, 1)
+                    continue
+                }
+                # A UTF-8 sequence: k bytes after its lead, the first
+                # in [lo, hi] (no overlong form, surrogate or > U+10FFFF).
+                k = 0; lo = 128; hi = 191
+                if (b >= 194 && b <= 223) k = 1
+                else if (b >= 224 && b <= 239) { k = 2; if (b == 224) lo = 160; if (b == 237) hi = 159 }
+                else if (b >= 240 && b <= 244) { k = 3; if (b == 240) lo = 144; if (b == 244) hi = 143 }
+                ok = k > 0 && i + k <= n
+                for (j = 1; ok && j <= k; j++) {
+                    b = ord[substr(s, i + j, 1)]
+                    if (b < (j == 1 ? lo : 128) || b > (j == 1 ? hi : 191)) ok = 0
+                }
+                # U+FFFE and U+FFFF are no XML characters either.
+                if (ok && k == 2 && substr(s, i, 2) == "\357\277" && b >= 190) ok = 0
+                if (ok) { o = o substr(s, i, k + 1); i += k } else o = o "?"
+            }
+            s = o
+        }
+        gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); gsub(/"/, "\\&quot;", s)
+        return s
+    }
+    # text(f): the escaped content of file f, read once.
+    function text(f,   l, t) {
+        if (f in texts) return texts[f]
+        t = ""
+        while ((getline l < f) > 0) t = t xml(l) "\n"
+        close(f)
+        return texts[f] = t
+    }
+    function tcase(close_) {
+        out[suite] = out[suite] "    <testcase classname=\"" xml(cls) "\" name=\"" xml($2) "\"" close_
+        nt[suite]++
+    }
+    $1 == "S" {
+        suite = $2; cls = $3; txt = $5
+        if (!(suite in nt)) { order[++ns] = suite; nt[suite] = nf[suite] = 0 }
+        if ($4 != "") { secs[suite] += $4; timed[suite] = 1 }
+    }
+    $1 == "P" { tcase("/>\n") }
+    $1 == "F" {
+        tcase(">\n      <failure message=\"" xml($3) "\">" text(txt) "</failure>\n    </testcase>\n")
+        nf[suite]++
+    }
+    END {
+        for (k = 1; k <= ns; k++) { t += nt[order[k]]; f += nf[order[k]] }
+        print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+        printf "<testsuites name=\"runtests\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n", t, f
+        for (k = 1; k <= ns; k++) {
+            s = order[k]
+            printf "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\"", xml(s), nt[s], nf[s]
+            if (timed[s]) printf " time=\"%.3f\"", secs[s]
+            printf ">\n%s  </testsuite>\n", out[s]
+        }
+        print "</testsuites>"
+        print t + 0, f + 0 > counts
+    }'
+
+# The network of the `net` tests.  Hosted builds: tools/run/tapns.sh's TAP
 # device (the peer's end) and the guest's address beside it.
 netpeer=${NETPEER:-build/host/netpeer}
 TAP_HOST=192.0.2.1 TAP_GUEST=192.0.2.2
@@ -308,19 +493,19 @@ peer_stop() {
     wait "$peer_pid" 2>/dev/null
     peer_pid=
 }
-trap 'peer_stop' EXIT
+trap 'peer_stop; rm -rf "$jdir"' EXIT
 
-# host_start LABEL LOG CMD...: starts a host program whose TEST lines are
-# its results, in the background, once fewer than host_jobs run; its exit
-# status goes to LOG.rc.  A script (#!) runs alone, after everything
-# started before it: it may read what a program wrote (tracepy_test.py,
-# tracebuf_test's dump) or boot an image whose timing it checks
-# (gdb_test).  host_report reports them all, in start order.
+# host_start SUITE LABEL LOG CMD...: starts a host program whose TEST
+# lines are its results (in the report's SUITE), in the background, once
+# fewer than host_jobs run; its exit status goes to LOG.rc.  A script
+# (#!) runs alone, after everything started before it: it may read what
+# a program wrote (tracepy_test.py, tracebuf_test's dump) or boot an
+# image whose timing it checks (gdb_test).  host_report reports them all, in start order.
 host_jobs=$(nproc 2>/dev/null || echo 2)
-host_labels=() host_logs=()
+host_suites=() host_labels=() host_logs=()
 host_start() {
-    local label=$1 log=$2 script=
-    shift 2
+    local suite=$1 label=$2 log=$3 script=
+    shift 3
     [ "$(head -c 2 "$1" 2>/dev/null)" = '#!' ] && script=1
     if [ -n "$script" ]; then
         wait
@@ -329,21 +514,24 @@ host_start() {
     fi
     rm -f "$log.rc"
     { "$@" > "$log" 2>&1; echo $? > "$log.rc"; } &
-    host_labels+=("$label") host_logs+=("$log")
+    host_suites+=("$suite") host_labels+=("$label") host_logs+=("$log")
     [ -z "$script" ] || wait
 }
 
 # host_report: waits for the host programs, then counts each one's PASS
-# and FAIL lines (a non-zero exit without a FAIL line is one failure).
+# and FAIL lines (a non-zero exit without a FAIL line is one failure,
+# the case "exit").
 host_report() {
     local k label log rc p f
     wait
     for k in "${!host_labels[@]}"; do
         label=${host_labels[$k]} log=${host_logs[$k]}
         rc=$(cat "$log.rc" 2>/dev/null || echo "?")
-        p=$(grep -c '^TEST .* PASS$' "$log")
-        f=$(grep -c '^TEST .* FAIL' "$log")
-        if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+        j_open "${host_suites[$k]}" "$label"
+        read -r p f < <(awk -v rec="$jrec" "$tests_awk"'
+            END { print p + 0, f + 0 }' "$log")
+        if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; j_case F exit "exit status $rc"; fi
+        [ "$f" = 0 ] || j_text "$log" > "$jtxt"
         passed=$((passed + p)) failed=$((failed + f))
         printf '%-62s %3d passed, %d failed\n' "$label" "$p" "$f"
         if [ "$f" != 0 ]; then
@@ -359,13 +547,13 @@ mkdir -p build/host/test-logs
 for bin in $host; do
     name=$(basename "$bin")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != host ] && continue
-    host_start "host $name" "build/host/test-logs/$name.log" "$bin"
+    host_start host "host $name" "build/host/test-logs/$name.log" "$bin"
 done
 for bin in $fuzz; do
     name=fuzz_$(basename "$bin")
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != fuzz ] && continue
-    host_start "host $name (corpus)" "build/host/test-logs/$name.log" \
-        tools/fuzz.sh replay "$bin"
+    host_start fuzz "host $name (corpus)" "build/host/test-logs/$name.log" \
+        tools/test/fuzz.sh replay "$bin"
 done
 host_report
 
@@ -379,11 +567,16 @@ for item in "${items[@]}"; do
         conf_check "$dir" || exit 2
         checked[$dir]=1
     fi
+    image_of bimg "$img" "$dir" "$arch" || exit 2
     conf cmdlines "$dir" cmdline "$arch"
     nvar=$(grep -c . <<< "$cmdlines")
     [ "$nvar" -gt 0 ] || nvar=1
     for n in $(boots_at "$dir" "$arch"); do nboots=$((nboots + nvar)); done
 done
+
+# A line of a sanitizer's report (hosted builds; an ERE given to awk -v,
+# which would take a backslash for an escape of its own).
+san_re='^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: '
 
 i=0
 for item in "${items[@]}"; do
@@ -393,6 +586,7 @@ for item in "${items[@]}"; do
     dir=${img#build/*/}; dir=${dir%.elf}
     name=${dir##*/}
     [ -n "$only" ] && [ "$only" != "$name" ] && [ "$only" != "$dir" ] && continue
+    image_of bimg "$img" "$dir" "$arch"     # what boots: img, or a variant's
     variants=("")
     conf cmdlines "$dir" cmdline "$arch"
     [ -n "$cmdlines" ] && mapfile -t variants <<< "$cmdlines"
@@ -422,7 +616,7 @@ for item in "${items[@]}"; do
         continue
     fi
     # A `net` test of a hosted build runs on a TAP device in a network
-    # namespace of its own (tools/tapns.sh), which takes root.
+    # namespace of its own (tools/run/tapns.sh), which takes root.
     tapns=
     if [ -n "$netw" ] && { [ "${arch%%-*}" = hosted ] || grep -qw tap <<< "$netw"; }; then
         if [ "$(id -u)" != 0 ] || ! command -v unshare ip > /dev/null; then
@@ -461,7 +655,7 @@ for item in "${items[@]}"; do
                 [ -n "$queues" ] && qarg=queues=$nq
                 NET=tap TAP=spt0 QUEUES=$nq NETPEER=$netpeer NETPEER_ARGS=$peer_args \
                     CPU=$qcpu ACPI=$qacpi MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
-                    tools/tapns.sh "$log.peer" tools/qemu.sh "$arch" "$img" \
+                    tools/run/tapns.sh "$log.peer" tools/run/qemu.sh "$arch" "$bimg" \
                     "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
                     "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST $qarg \
                     > "$log" 2>&1 < /dev/null
@@ -477,15 +671,15 @@ for item in "${items[@]}"; do
             # shellcheck disable=SC2086 # kargs is a list of words
             if [ -n "$screen" ]; then
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    boot_screen "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
+                    boot_screen "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
             elif [ -n "$hostcpu" ]; then
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    boot_measured "$log" "$arch" "$img" "$n" $kargs -- "cores=$n" "${net_args[@]}"
+                    boot_measured "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
             else
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    QUIET=1 timeout -k 5 "$timeout_s" tools/qemu.sh "$arch" "$img" "$n" $kargs $tkargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
+                    QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$arch" "$bimg" "$n" $kargs $tkargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
                 rc=$?
             fi
             peer_stop
@@ -494,16 +688,21 @@ for item in "${items[@]}"; do
         done
         sed -i 's/\r$//' "$log"        # the UART sends CR LF
         ms=$(((${EPOCHREALTIME//[!0-9]/} - start) / 1000))
-        printf -v label '[%3d/%d] %s %s smp=%d%s' "$i" "$nboots" "$arch" "$dir" "$n" "${kargs:+ [$kargs]}"
-        # In one pass over the console: its PASS and FAIL lines, its last
-        # closing line ("- -" if none), and whether a sanitizer reported.
-        read -r np nf tp tf san < <(awk '
-            /^TEST .* PASS$/ { p++ }
-            /^TEST .* FAIL/ { f++ }
+        printf -v class '%s %s smp=%d%s' "$arch" "$dir" "$n" "${kargs:+ [$kargs]}"
+        printf -v label '[%3d/%d] %s' "$i" "$nboots" "$class"
+        printf -v secs '%d.%03d' $((ms / 1000)) $((ms % 1000))
+        j_open "$arch $dir" "$class" "$secs"
+        # In one pass over the console: its PASS and FAIL lines (the
+        # report's cases, unless a fatal-path test's one result stands for
+        # them), its last closing line ("- -" if none), and whether a
+        # sanitizer reported.
+        trec=$jrec
+        [ -n "$expect" ] && trec=
+        read -r np nf tp tf san < <(awk -v rec="$trec" -v san_re="$san_re" "$tests_awk"'
             /^[0-9]+ passed, [0-9]+ failed$/ { tp = $1; tf = $3 }
-            /^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: / { san = 1 }
+            $0 ~ san_re { san = 1 }
             END { print p + 0, f + 0, (tp == "" ? "-" : tp), (tf == "" ? "-" : tf), san + 0 }' "$log")
-        why=
+        why= chk=boot    # chk: the report's name of the check that failed
         if [ -n "$expect" ]; then
             p=1 f=0
             conf want "$dir" status "$arch"
@@ -515,7 +714,7 @@ for item in "${items[@]}"; do
                     grep -qE -- "$re" "$log" || { why="missing expected output: $re"; break; }
                 done <<< "$expect"
             fi
-            [ -n "$why" ] && p=0 f=1
+            if [ -n "$why" ]; then p=0 f=1; j_case F expect "$why"; else j_case P expect; fi
         else
             p=$np f=$nf total="$tp passed, $tf failed"
             if [ $rc = 124 ] || [ $rc = 137 ]; then why="timed out after ${timeout_s}s"
@@ -524,38 +723,42 @@ for item in "${items[@]}"; do
             elif [ $rc != 0 ] && [ "$f" = 0 ]; then why="exit status $rc"
             fi
             if [ -z "$why" ] && [ -n "$hostcpu" ]; then
-                cpu=$(cat "$log.cpu")
+                chk=hostcpu cpu=$(cat "$log.cpu")
                 if ! grep -q '^IDLE END' "$log"; then why="no IDLE START/IDLE END window"
                 elif [ "$cpu" = unmeasured ]; then why="could not read QEMU's CPU time"
                 elif [ "$cpu" -ge "$hostcpu" ]; then why="idle guest used $cpu% of a host core (limit $hostcpu%)"
-                else p=$((p + 1)); echo "    idle guest: $cpu% of a host core"
+                else p=$((p + 1)); j_case P hostcpu; echo "    idle guest: $cpu% of a host core"
                 fi
             fi
             if [ -z "$why" ] && [ -n "$screen" ]; then
+                chk=screen
                 if [ ! -s "$log.ppm" ]; then why="no screendump (see $log.screen)"
                 elif [ -z "$font" ]; then why="no --font to read the screen with"
                 elif mapfile -t lines <<< "$screen" &&
-                     python3 tools/screen.py find "$font" "$log.ppm" "${lines[@]}" >> "$log.screen" 2>&1
-                then p=$((p + 1))
+                     python3 tools/test/screen.py find "$font" "$log.ppm" "${lines[@]}" >> "$log.screen" 2>&1
+                then p=$((p + 1)); j_case P screen
                 else why="text missing from the screen: $(grep -m 1 'not on the screen' "$log.screen")"
                 fi
             fi
             if [ -z "$why" ] && [ -n "$tracechk" ]; then
+                chk=trace
                 # shellcheck disable=SC2086 # tracechk is a list of words
-                if python3 tools/trace.py check "$tracesrc" --cores "$n" $tracechk > "$log.trace-check" 2>&1
-                then p=$((p + 1))
+                if python3 tools/run/trace.py check "$tracesrc" --cores "$n" $tracechk > "$log.trace-check" 2>&1
+                then p=$((p + 1)); j_case P trace
                 else why="trace check: $(grep -m 1 . "$log.trace-check")"
                 fi
             fi
-            [ -n "$why" ] && f=$((f + 1))
+            [ -n "$why" ] && { f=$((f + 1)); j_case F "$chk" "$why"; }
         fi
         # A sanitizer report (hosted builds) fails the run, whatever else.
         if [ "$san" = 1 ]; then
             why="sanitizer report"; f=$((f + 1))
+            j_case F sanitizer "$why: $(grep -m 1 -E "$san_re" "$log")"
         fi
         passed=$((passed + p)) failed=$((failed + f))
         printf '%-62s %3d passed, %d failed  (%d.%02d s)\n' "$label" "$p" "$f" $((ms / 1000)) $((ms % 1000 / 10))
         if [ "$f" != 0 ]; then
+            j_text "$log" > "$jtxt"
             # A kernel panic's first line goes into the recap too: a CI
             # log's tail may be all there is to read.
             pline=$(grep -m 1 -E '^(panic|fatal error): ' "$log")
@@ -573,5 +776,7 @@ if [ ${#failures[@]} != 0 ]; then
     echo "failed:"
     printf '    %s\n' "${failures[@]}"
 fi
+jok=1
+junit_write || { echo "runtests: could not write $junit"; jok=; }
 echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+[ "$failed" = 0 ] && [ -n "$jok" ]
