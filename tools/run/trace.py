@@ -605,8 +605,8 @@ def render(segs, path, win=None, ngs=12, width=1400):
         lo, hi = t0, evs[-1][0]
     hi = max(hi, lo + 1)
     try:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import psf
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
+        import psf   # tools/build/psf.py
         font = psf.load("/usr/share/consolefonts/Lat15-VGA16.psf.gz")
     except Exception:
         font = None

@@ -24,7 +24,8 @@ import socket
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# tools/build/psf.py: the console font's glyphs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
 import psf  # noqa: E402
 
 
