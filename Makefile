@@ -115,7 +115,7 @@ LIBS     = --start-group $(NEWLIB)/lib/libc.a $(NEWLIB)/lib/libm.a \
 # the boot-protocol entries: PVH and EFI on x86_64, the Image header and
 # EFI on aarch64; boot/*.c is the kernel's side of the EFI handoff, which
 # the hosted build has no use for), and the firmware parsers it uses.
-KSRCS := $(wildcard kernel/*.c sched/*.c drivers/*.c net/*.c posix/*.c) \
+KSRCS := $(wildcard kernel/*.c net/*.c sched/*.c drivers/*.c posix/*.c) \
          $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
          $(wildcard boot/$(ARCH)/*.c boot/$(ARCH)/*.S) \
          $(if $(filter hosted,$(ARCH)),,$(wildcard boot/*.c)) $(FIRMWARE)

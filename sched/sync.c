@@ -295,7 +295,11 @@ static void mutex_take_handoff(sp_mutex *m, int32_t old, bool starving)
     __atomic_add_fetch(&m->state, delta, __ATOMIC_ACQ_REL);
 }
 
-static void mutex_lock_slow(sp_mutex *m, enum waitreason why)
+/* Starts a cache line: how fast its spin runs, and so how a contended
+   mutex's holders interleave, must not depend on where the link puts
+   this file (docs/benchmarks.md, "The rooms' link order"). */
+static __attribute__((aligned(64))) void mutex_lock_slow(sp_mutex *m,
+                                                         enum waitreason why)
 {
     uint64_t wait_start = 0;
     bool starving = false, awoke = false, requeue;
