@@ -64,7 +64,8 @@ CROSS       := aarch64-linux-gnu-
 # instructions at run time (-moutline-atomics, gcc's default) cost a call
 # and a return per atomic, a quarter of a contended mutex under TCG
 # (docs/benchmarks.md).
-ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics
+ARCH_CFLAGS := -march=armv8-a -mno-outline-atomics \
+               --param stack-clash-protection-guard-size=12
 FIRMWARE    := $(wildcard firmware/*.c)
 # QEMU's -kernel passes the DTB in x0 only to a Linux Image (a raw binary
 # with the arm64 Image header), not to an ELF: qemu.sh boots <image>.Image.
@@ -100,10 +101,17 @@ INC_KERNEL := -I. -Iinclude -Iinclude/bsd
 INC_APP    := -Iinclude -Iinclude/bsd
 INC         = $(INC_KERNEL)
 
+# A frame larger than a page probes each page it spans
+# (-fstack-clash-protection), so that an overflow, however large the
+# frame, hits the guard page below the stack and panics as one, never
+# writing into the stack below; aarch64's GCC is told that the guard is
+# one 4 KiB page (it assumes 64 KiB).
+STACK_CLASH := -fstack-clash-protection
+
 # Recursive (=), so that GCC_INC and LIBGCC are expanded only in recipes.
 CFLAGS   = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
            -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
-           -fno-omit-frame-pointer -fno-common $(ARCH_CFLAGS) \
+           -fno-omit-frame-pointer -fno-common $(STACK_CLASH) $(ARCH_CFLAGS) \
            -nostdinc -isystem $(NEWLIB)/include -isystem $(GCC_INC) \
            $(INC) -MMD -MP
 LDFLAGS := -nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack \
@@ -178,7 +186,7 @@ build/newlib/%/lib/libc.a: tools/build/newlib.sh
 # they change: a change of ARCH_CFLAGS or CFLAGS rebuilds the objects
 # instead of linking stale ones beside new ones.  The flags' text, not
 # their value: the compiler may not be installed yet.
-CFLAGS_STAMP := $(ARCH_CFLAGS) $(value CFLAGS) $(INC_KERNEL) $(INC_APP)
+CFLAGS_STAMP := $(ARCH_CFLAGS) $(STACK_CLASH) $(value CFLAGS) $(INC_KERNEL) $(INC_APP)
 $(shell mkdir -p $(B) && { printf '%s\n' '$(CFLAGS_STAMP)' | cmp -s - $(B)/.cflags || \
     printf '%s\n' '$(CFLAGS_STAMP)' > $(B)/.cflags; })
 

@@ -100,14 +100,19 @@ void panic_trap(struct trapframe *tf, const char *what)
 {
     int me = begin();
     uintptr_t fault = 0;
+    size_t size;
 
     printk("\nPANIC: %s on cpu %d (" ARCH_HWID_NAME " %u)\n", what, me,
            this_cpu()->hwid);
     print_where();
     arch_dump_trapframe(tf);
-    if (arch_fault_address(tf, &fault) && vm_is_stack_guard(fault))
+    if (arch_fault_address(tf, &fault) && vm_is_stack_guard(fault, &size)) {
         printk("fault address 0x%lx is a stack guard page: stack overflow\n",
                fault);
+        if (size && running_g())
+            printk("the stack of goroutine %lu is %zu KiB\n",
+                   (unsigned long)running_g()->goid, size / 1024);
+    }
     backtrace_from(arch_trapframe_fp(tf), arch_trapframe_pc(tf));
     arch_exit(PANIC_EXIT_STATUS);
 }

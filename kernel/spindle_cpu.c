@@ -1,10 +1,11 @@
 /*
  * spindle_cpu.c - the kernel calls behind include/spindle/cpu.h.
  */
-#include "arch/arch.h"
-#include "kernel/cpu.h"
 #include <spindle/cpu.h>
 #include <spindle/sched.h>
+#include "arch/arch.h"
+#include "kernel/cpu.h"
+#include "kernel/panic.h"
 #include "sched/sched.h"
 
 
@@ -25,6 +26,8 @@ void sp_on_each_cpu(void (*fn)(void *), void *arg)
 
 uint64_t sp_go(void (*fn)(void *), void *arg)
 {
+    if (!fn)
+        panic("go of nil func value");
     return go(fn, arg);
 }
 

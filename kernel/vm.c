@@ -586,12 +586,17 @@ bool vm_gslot_restore(uintptr_t va)
     return given_back;
 }
 
-bool vm_is_stack_guard(uintptr_t va)
+bool vm_is_stack_guard(uintptr_t va, size_t *size)
 {
     uint64_t pa;
 
-    if (in_gslot(va))
+    if (size)
+        *size = 0;
+    if (in_gslot(va)) {
+        if (size)
+            *size = VM_GSLOT_SIZE - PAGE_SIZE;
         return va - vm_gslot_of(va) < PAGE_SIZE;
+    }
     return va >= VM_STACK_BASE && va < stack_next &&
            !arch_virt_to_phys(va, &pa);
 }

@@ -142,8 +142,10 @@ uint64_t vm_gslot_releases(void);
 /* The page allocator's free pages and vm_gslot_pages, read together: a
    release (in the background, on an idle core) changes both at once. */
 void vm_page_accounts(size_t *mem_free, size_t *gslot);
-/* True if va lies in a stack guard page (a stack overflowed into it). */
-bool vm_is_stack_guard(uintptr_t va);
+/* True if va lies in a stack guard page (a stack overflowed into it);
+   *size, if not NULL, is then the bytes of the stack it guards when
+   known (a G's), else 0. */
+bool vm_is_stack_guard(uintptr_t va, size_t *size);
 
 /* Grows the heap by incr bytes (sbrk); returns the old end or NULL. */
 void *vm_heap_grow(ptrdiff_t incr);

@@ -5,7 +5,9 @@
  * the global queue empty.  Every P is idle then.  If no run queue holds a
  * G (an idle core running another P's timers may have just readied one
  * into its own idle P), no timer is waiting or running, and the network
- * has nothing, then no G can ever run again: any G still parked is stuck.  Go prints the same line and exits 2.
+ * has nothing, then no G can ever run again: any G still parked is stuck,
+ * and if there is none, main left by sp_goexit with nothing else to run.
+ * Go prints the same lines and exits 2.
  */
 #include "arch/arch.h"
 #include "kernel/panic.h"
@@ -65,9 +67,14 @@ void checkdead(void)
             return;
     nwaiting = 0;
     for_each_waiting_g(count);
-    if (!nwaiting)
-        return;
     stop_machine();
+    if (!nwaiting) {
+        /* main does not return (its return ends the machine), so a
+           machine with no G at all is one whose main called sp_goexit. */
+        printk("fatal error: no goroutines (main called runtime.Goexit) - "
+               "deadlock!\n");
+        arch_exit(DEADLOCK_EXIT_STATUS);
+    }
     printk("fatal error: all goroutines are asleep - deadlock!\n\n");
     for_each_waiting_g(report);
     arch_exit(DEADLOCK_EXIT_STATUS);

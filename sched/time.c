@@ -22,9 +22,25 @@ struct sp_timer {
 
 static uint64_t wall0;          /* wall ns at sp_nanotime() == 0 */
 
+/* A deadline no timer reaches: a duration too long for the cycle counter
+   (centuries) ends there rather than wrapping round to a time already
+   past (Go clamps its deadlines to maxWhen the same way). */
+#define TIME_NEVER ((uint64_t)INT64_MAX)
+
+/* ns in cycles, at most TIME_NEVER. */
 static uint64_t ns_to_cycles(uint64_t ns)
 {
-    return (__uint128_t)ns * arch_cycles_hz() / 1000000000;
+    __uint128_t c = (__uint128_t)ns * arch_cycles_hz() / 1000000000;
+
+    return c < TIME_NEVER ? (uint64_t)c : TIME_NEVER;
+}
+
+/* The arch_cycles() deadline ns from now, at most TIME_NEVER. */
+static uint64_t deadline_after(uint64_t ns)
+{
+    uint64_t now = arch_cycles(), c = ns_to_cycles(ns);
+
+    return c < TIME_NEVER - now ? now + c : TIME_NEVER;
 }
 
 uint64_t sp_nanotime(void)
@@ -72,7 +88,7 @@ void sp_sleep(uint64_t ns)
 
     if (!ns)
         return;
-    s.when = arch_cycles() + ns_to_cycles(ns);
+    s.when = deadline_after(ns);
     timer_init(&s.t, sleep_wake, getg());
     gopark(sleep_arm, &s, WAIT_SLEEP);
 }
@@ -107,7 +123,7 @@ static sp_timer *make(uint64_t ns, uint64_t period, void (*f)(void *),
         return NULL;
     }
     timer_init(&t->t, f, t);
-    timer_start(&t->t, arch_cycles() + ns_to_cycles(ns),
+    timer_start(&t->t, deadline_after(ns),
                 ns_to_cycles(period));
     return t;
 }
@@ -133,7 +149,7 @@ sp_timer *sp_after_func(uint64_t ns, void (*fn)(void *), void *arg)
     t->fn = fn;
     t->arg = arg;
     timer_init(&t->t, start_fn, t);
-    timer_start(&t->t, arch_cycles() + ns_to_cycles(ns), 0);
+    timer_start(&t->t, deadline_after(ns), 0);
     return t;
 }
 
@@ -142,15 +158,50 @@ sp_chan *sp_timer_chan(sp_timer *t)
     return t->c;
 }
 
+/*
+ * Go 1.23's synchronous timer channels: once a channel timer's stop or
+ * reset returns, no value of its earlier settings can be received.  A
+ * run of send_time in progress is waited out (a one-shot's goes on after
+ * timer_stop found it idle), then a value it left unreceived is taken
+ * back; the timer then counts as stopped while pending, as in Go.  From
+ * a timer function (interrupts off) there is no waiting: only the drain.
+ */
+static bool drain(struct sp_timer *t)
+{
+    uint64_t v;
+    bool took = false;
+
+    if (!t->c)
+        return false;
+    if (arch_irqs_enabled())
+        timer_wait(&t->t);
+    while (sp_chan_tryrecv(t->c, &v, NULL))
+        took = true;
+    return took;
+}
+
 bool sp_timer_stop(sp_timer *t)
 {
-    return timer_stop(&t->t);
+    bool was = timer_stop(&t->t);
+
+    return drain(t) || was;
 }
 
 bool sp_timer_reset(sp_timer *t, uint64_t ns)
 {
-    return timer_reset(&t->t, arch_cycles() + ns_to_cycles(ns),
-                       t->t.period);
+    uint64_t period = 0;
+    bool was = false;
+
+    if (t->t.period) {          /* a ticker: ns is its new period */
+        if (!ns)
+            panic("sp_timer_reset: non-positive interval for Ticker.Reset");
+        period = ns_to_cycles(ns);
+    }
+    if (t->c) {
+        was = timer_stop(&t->t);
+        was = drain(t) || was;
+    }
+    return timer_reset(&t->t, deadline_after(ns), period) || was;
 }
 
 void sp_timer_free(sp_timer *t)

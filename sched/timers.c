@@ -277,10 +277,9 @@ static struct p *lock_owner(struct timer *t, unsigned long *f)
     }
 }
 
-/* Waits until no core runs t's function (it may be running on another
-   core right now).  Per core, not per P: an idle core and the P's own
-   can run two of one P's timers at once. */
-static void wait_run_out(struct timer *t)
+/* Per core, not per P: an idle core and the P's own can run two of one
+   P's timers at once. */
+void timer_wait(struct timer *t)
 {
     for (int i = 0; i < ncpu; i++)
         while (__atomic_load_n(&sched.allm[i]->running, __ATOMIC_ACQUIRE) ==
@@ -319,7 +318,7 @@ bool timer_stop(struct timer *t)
        function (they run with interrupts off), which may stop its own
        timer and would wait for itself. */
     if (running && arch_irqs_enabled())
-        wait_run_out(t);
+        timer_wait(t);
     return was;
 }
 
@@ -367,7 +366,7 @@ void timer_delete(struct timer *t)
     timer_stop(t);
     /* Wait out a run in progress on another core (never call this from
        t's own function). */
-    wait_run_out(t);
+    timer_wait(t);
     if (!(p = lock_owner(t, &f)))
         return;
     if (t->h < 0) {             /* stopped while running: leaving now */

@@ -62,6 +62,10 @@ bool timer_stop(struct timer *t);
 /* Re-arms t; true if it was waiting (Go's Timer.Reset). */
 bool timer_reset(struct timer *t, uint64_t when, uint64_t period);
 
+/* Waits until no core runs t's function (a one-shot's run goes on after
+   timer_stop finds it idle).  From a G, not from t's own function. */
+void timer_wait(struct timer *t);
+
 /*
  * Stops t and takes it out of its heap now, so its memory may be freed;
  * waits if its function is running on another core.  Not from t's own

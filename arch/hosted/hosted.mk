@@ -34,7 +34,7 @@ INC_APP    := -Iinclude
 # SPINDLE_HOSTED picks arch/hosted/arch_impl.h (arch/arch.h);
 # arch/hosted/include has <reent.h>.
 CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-         -fno-omit-frame-pointer -fno-common -fno-pie -pthread \
+         -fno-omit-frame-pointer -fno-common -fno-pie -pthread $(STACK_CLASH) \
          -D_GNU_SOURCE -DSPINDLE_HOSTED -Dmain=spindle_main \
          -include arch/hosted/libc.h -Iarch/hosted/include $(INC) \
          -MMD -MP $(SAN_FLAGS) $(if $(SANITIZE),-DSP_LOCKRANK)

@@ -3,7 +3,18 @@
  *
  * All durations are nanoseconds.  Sleeping parks the G, never the core;
  * an idle core halts until its next timer.  Timer functions and channel
- * sends happen on the core of the P that started the timer.
+ * sends happen on the core of the P that started the timer.  A duration
+ * too long for the machine's cycle counter (centuries) ends in a future
+ * no timer reaches, never in the past: such a timer does not fire and
+ * such a sleep does not end (Go clamps its deadlines the same way).
+ *
+ * Timers follow Go 1.23: a timer's or ticker's channel is synchronous in
+ * effect.  Once sp_timer_stop or sp_timer_reset returns, no value sent
+ * for the timer's earlier settings can be received from its channel, not
+ * even one sent before the call and not yet received (the call takes it
+ * back).  The other half of Go 1.23's change, collecting timers no one
+ * references, has no meaning without a garbage collector: free them with
+ * sp_timer_free.
  *
  *   sp_sleep(SP_MS(5));
  *   sp_timer *t = sp_timer_new(SP_MS(100));       like time.NewTimer
@@ -45,17 +56,23 @@ sp_chan *sp_timer_chan(sp_timer *t);
 sp_timer *sp_after_func(uint64_t ns, void (*fn)(void *), void *arg);
 
 /*
- * True if the timer was pending and now will not fire; false if it had
- * fired or been stopped already (Go's Timer.Stop).  A live ticker's stop
- * returns true, and no tick arrives after it returns.
+ * True if the timer was pending and now will not fire, or had fired and
+ * its value was not yet received (taken back now); false if it had
+ * fired and been received, or been stopped already (Go 1.23's
+ * Timer.Stop).  A live ticker's stop returns true.  Nothing from the
+ * timer arrives after it returns.
  *
  * Stop, reset and free may race the timer's firing on another core.  One
  * timer must not be reset or freed by two Gs at once.
  */
 bool sp_timer_stop(sp_timer *t);
 
-/* Re-arms the timer to fire after ns, whether it was pending, fired or
-   stopped; true if it was pending. */
+/*
+ * Re-arms the timer to fire after ns, whether it was pending, fired or
+ * stopped, with what sp_timer_stop returns for its earlier settings.  A
+ * ticker's ns is its new period too (Go's Ticker.Reset), and must not be
+ * 0 (a panic, as in Go).
+ */
 bool sp_timer_reset(sp_timer *t, uint64_t ns);
 
 /* Stops the timer and frees it (and its channel), once any run of its
