@@ -328,4 +328,16 @@ int sched_spinning_ms(void);
 /* How long a spinner that found nothing keeps looking (idlespin=), us. */
 long sched_idlespin_us(void);
 
+/*
+ * For select's tests.  sched_select_gap_set(us) makes every select wait
+ * us microseconds after each case it finds not ready, with its channels'
+ * locks held, before it polls the next (0: off, the default): the window
+ * in which a buffered channel's lock-free send or receive could make a
+ * non-blocking select's answer no single instant's (select.c).
+ * sched_select_repolls counts the polls done again because a position
+ * moved in such a window.
+ */
+void sched_select_gap_set(uint32_t us);
+long sched_select_repolls(void);
+
 #endif

@@ -13,6 +13,17 @@
  * first, as Go's waker would have completed it; if it runs another, it
  * passes the notice on to the channel's next waiter (pass_notice).
  *
+ * A select that does not block answers "nothing ready" for one instant,
+ * as Go's does by holding every channel's lock: but a buffered channel's
+ * sends and receives claim ring positions without its lock.  So it reads
+ * every buffered channel's positions (enq, deq) before polling and again
+ * after, and polls again if any moved (selsnap).  If none moved, no send
+ * or receive was claimed on them meanwhile, and a case the poll found
+ * not ready was not ready when the first reading was made either: a
+ * value unpublished then is unpublished at its poll, and one published
+ * or a cell freed since would have needed a claim first.  So at that
+ * first reading every case was not ready at once.
+ *
  * Lock order: the channels of one select are locked in address order, so
  * two selects over the same channels cannot deadlock (Go's sellock); see
  * chan.c for where channel locks stand among the others.  A big select
@@ -29,6 +40,20 @@
 #include "sched/schedimpl.h"
 #include <spindle/chan.h>
 
+/* The test window of sched_select_gap_set, in cycles; 0 when off. */
+static uint64_t select_gap;
+static long select_repolls;     /* atomic */
+
+void sched_select_gap_set(uint32_t us)
+{
+    __atomic_store_n(&select_gap, us_cycles(us), __ATOMIC_RELAXED);
+}
+
+long sched_select_repolls(void)
+{
+    return __atomic_load_n(&select_repolls, __ATOMIC_RELAXED);
+}
+
 /* Cases up to this many need no allocation. */
 #define SELECT_STACK_CASES 8
 
@@ -44,6 +69,8 @@ struct selstate {
     int notice;                 /* the buffered case whose waker woke the
                                    select and that it has not run, or -1 */
     unsigned long flags;        /* interrupt state before the first lock */
+    uint64_t *snap;             /* 2 a channel of locks: its enq, deq */
+    int nbuf;                   /* buffered channels among locks */
 };
 
 static int chan_addr_cmp(const void *a, const void *b)
@@ -83,6 +110,39 @@ static void selorder(struct selstate *s)
             s->locks[nl++] = s->locks[i];
     s->npoll = np;
     s->nlocks = nl;
+    s->nbuf = 0;
+    for (int i = 0; i < nl; i++)
+        s->nbuf += s->locks[i]->cap != 0;
+}
+
+/*
+ * Reads every buffered channel's ring positions into s->snap, or, with
+ * `check`, compares them with what is there: true if any moved (see the
+ * top of the file).  Locks held.  The fences order the readings against
+ * the poll's reads of the rings between them.
+ */
+static bool selsnap(struct selstate *s, bool check)
+{
+    bool moved = false;
+
+    if (check)
+        seq_fence();
+    for (int i = 0; i < s->nlocks; i++) {
+        sp_chan *c = s->locks[i];
+        uint64_t e, d;
+
+        if (!c->cap)
+            continue;
+        e = __atomic_load_n(&c->enq, __ATOMIC_SEQ_CST);
+        d = __atomic_load_n(&c->deq, __ATOMIC_SEQ_CST);
+        if (check)
+            moved |= s->snap[2 * i] != e || s->snap[2 * i + 1] != d;
+        s->snap[2 * i] = e;
+        s->snap[2 * i + 1] = d;
+    }
+    if (!check)
+        seq_fence();
+    return moved;
 }
 
 static void sellock(struct selstate *s)
@@ -180,8 +240,13 @@ static int selpoll(struct selstate *s)
 
         if (casi < 0 || (i >= 0 && casi == s->notice))
             continue;
-        if (!selcase_now(s, &s->cases[casi], &wake))
+        if (!selcase_now(s, &s->cases[casi], &wake)) {
+            uint64_t gap = __atomic_load_n(&select_gap, __ATOMIC_RELAXED);
+
+            if (__builtin_expect(gap != 0, 0))
+                relax_for(gap);
             continue;
+        }
         if (s->notice >= 0 && casi != s->notice)
             passed = pass_notice(&s->cases[s->notice]);
         s->notice = -1;
@@ -283,18 +348,22 @@ int sp_select(struct sp_case *cases, int n, bool block)
     struct sudog sgs[SELECT_STACK_CASES];
     sp_chan *locks[SELECT_STACK_CASES];
     int poll[SELECT_STACK_CASES];
-    struct selstate s = { cases, n, poll, 0, locks, 0, sgs, NULL, -1, 0 };
+    uint64_t snap[2 * SELECT_STACK_CASES];
+    struct selstate s = { cases, n, poll, 0, locks, 0, sgs, NULL, -1, 0,
+                          snap, 0 };
     void *mem = NULL;
     int casi;
 
     if (n < 0)
         panic("sp_select: %d cases", n);
     if (n > SELECT_STACK_CASES) {
-        mem = malloc(n * (sizeof *sgs + sizeof *locks + sizeof *poll));
+        mem = malloc(n * (sizeof *sgs + 2 * sizeof *snap + sizeof *locks +
+                          sizeof *poll));
         if (!mem)
             panic("sp_select: out of memory for %d cases", n);
         s.sgs = mem;
-        s.locks = (sp_chan **)(s.sgs + n);
+        s.snap = (uint64_t *)(s.sgs + n);
+        s.locks = (sp_chan **)(s.snap + 2 * n);
         s.poll = (int *)(s.locks + n);
     }
     selorder(&s);
@@ -306,10 +375,18 @@ int sp_select(struct sp_case *cases, int n, bool block)
     }
     sellock(&s);
     for (;;) {
+        /* One buffered channel alone needs no snapshot: any one reading
+           of it is an instant. */
+        if (!block && s.nbuf > 1)
+            selsnap(&s, false);
         casi = selpoll(&s);
         if (casi >= 0)
             break;
         if (!block) {
+            if (s.nbuf > 1 && selsnap(&s, true)) {
+                __atomic_add_fetch(&select_repolls, 1, __ATOMIC_RELAXED);
+                continue;       /* a claim moved: poll again */
+            }
             selunlock(&s, s.flags);
             break;
         }
