@@ -106,7 +106,13 @@ void panic_trap(struct trapframe *tf, const char *what)
            this_cpu()->hwid);
     print_where();
     arch_dump_trapframe(tf);
-    if (arch_fault_address(tf, &fault) && vm_is_stack_guard(fault, &size)) {
+    if (!arch_fault_address(tf, &fault)) {
+        /* not a memory access */
+    } else if (fault < PAGE_SIZE) {
+        /* Go's words for a NULL pointer followed, or called */
+        printk("panic: runtime error: invalid memory address or nil "
+               "pointer dereference (address 0x%lx)\n", fault);
+    } else if (vm_is_stack_guard(fault, &size)) {
         printk("fault address 0x%lx is a stack guard page: stack overflow\n",
                fault);
         if (size && running_g())

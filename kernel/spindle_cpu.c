@@ -21,6 +21,8 @@ int sp_cpu_id(void)
 
 void sp_on_each_cpu(void (*fn)(void *), void *arg)
 {
+    if (!fn)
+        panic("sp_on_each_cpu: nil func value");
     smp_call_all(fn, arg);
 }
 

@@ -35,10 +35,18 @@ static uint64_t ns_to_cycles(uint64_t ns)
     return c < TIME_NEVER ? (uint64_t)c : TIME_NEVER;
 }
 
-/* The arch_cycles() deadline ns from now, at most TIME_NEVER. */
+/* A duration above INT64_MAX is a negative one (Go's are int64) passed
+   as unsigned: already over. */
+static bool negative(uint64_t ns)
+{
+    return ns > (uint64_t)INT64_MAX;
+}
+
+/* The arch_cycles() deadline ns from now, at most TIME_NEVER; now for a
+   negative ns. */
 static uint64_t deadline_after(uint64_t ns)
 {
-    uint64_t now = arch_cycles(), c = ns_to_cycles(ns);
+    uint64_t now = arch_cycles(), c = negative(ns) ? 0 : ns_to_cycles(ns);
 
     return c < TIME_NEVER - now ? now + c : TIME_NEVER;
 }
@@ -86,7 +94,7 @@ void sp_sleep(uint64_t ns)
 {
     struct sleeper s;
 
-    if (!ns)
+    if (!ns || negative(ns))
         return;
     s.when = deadline_after(ns);
     timer_init(&s.t, sleep_wake, getg());
@@ -135,15 +143,18 @@ sp_timer *sp_timer_new(uint64_t ns)
 
 sp_ticker *sp_ticker_new(uint64_t period)
 {
-    if (!period)
-        panic("sp_ticker_new: non-positive interval for ticker");
+    if (!period || negative(period))
+        panic("non-positive interval for NewTicker");
     return make(period, period, send_time, true);
 }
 
 sp_timer *sp_after_func(uint64_t ns, void (*fn)(void *), void *arg)
 {
-    struct sp_timer *t = calloc(1, sizeof *t);
+    struct sp_timer *t;
 
+    if (!fn)                    /* Go's would fail when it fires */
+        panic("go of nil func value");
+    t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->fn = fn;
@@ -182,8 +193,11 @@ static bool drain(struct sp_timer *t)
 
 bool sp_timer_stop(sp_timer *t)
 {
-    bool was = timer_stop(&t->t);
+    bool was;
 
+    if (!t)
+        panic("time: Stop called on uninitialized Timer");
+    was = timer_stop(&t->t);
     return drain(t) || was;
 }
 
@@ -192,9 +206,11 @@ bool sp_timer_reset(sp_timer *t, uint64_t ns)
     uint64_t period = 0;
     bool was = false;
 
+    if (!t)
+        panic("time: Reset called on uninitialized Timer");
     if (t->t.period) {          /* a ticker: ns is its new period */
-        if (!ns)
-            panic("sp_timer_reset: non-positive interval for Ticker.Reset");
+        if (!ns || negative(ns))
+            panic("non-positive interval for Ticker.Reset");
         period = ns_to_cycles(ns);
     }
     if (t->c) {

@@ -3,10 +3,13 @@
  *
  * All durations are nanoseconds.  Sleeping parks the G, never the core;
  * an idle core halts until its next timer.  Timer functions and channel
- * sends happen on the core of the P that started the timer.  A duration
- * too long for the machine's cycle counter (centuries) ends in a future
- * no timer reaches, never in the past: such a timer does not fire and
- * such a sleep does not end (Go clamps its deadlines the same way).
+ * sends happen on the core of the P that started the timer.  Durations
+ * are Go's, int64 nanoseconds passed as unsigned: one above INT64_MAX is
+ * a negative duration, already over (a sleep returns at once, a timer
+ * fires at once; a ticker's interval must be positive).  A duration too
+ * long for the machine's cycle counter (centuries) ends in a future no
+ * timer reaches, never in the past: such a timer does not fire and such
+ * a sleep does not end (Go clamps its deadlines the same way).
  *
  * Timers follow Go 1.23: a timer's or ticker's channel is synchronous in
  * effect.  Once sp_timer_stop or sp_timer_reset returns, no value sent

@@ -127,7 +127,7 @@ conf() {
     local _cv
     conf_load "$2" "$4"
     _cv=${conf_val[$2|$4|$3]:-}
-    while [[ $_cv == *$'\n' ]]; do _cv=${_cv%$'\n'}; done
+    _cv=${_cv%$'\n'}         # the last value's end: an empty value stays
     printf -v "$1" '%s' "$_cv"
 }
 
@@ -569,14 +569,16 @@ for item in "${items[@]}"; do
     fi
     image_of bimg "$img" "$dir" "$arch" || exit 2
     conf cmdlines "$dir" cmdline "$arch"
-    nvar=$(grep -c . <<< "$cmdlines")
-    [ "$nvar" -gt 0 ] || nvar=1
+    nvar=1      # as the boots below count them: a line a boot, empty or not
+    if [ -n "$cmdlines" ]; then mapfile -t variants <<< "$cmdlines"; nvar=${#variants[@]}; fi
     for n in $(boots_at "$dir" "$arch"); do nboots=$((nboots + nvar)); done
 done
 
 # A line of a sanitizer's report (hosted builds; an ERE given to awk -v,
-# which would take a backslash for an escape of its own).
-san_re='^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|runtime error: '
+# which would take a backslash for an escape of its own).  UBSan's lines
+# name a source position ("file:line:col: runtime error: ..."), which the
+# kernel's Go-worded nil-pointer panic line does not.
+san_re='^(==[0-9]+==ERROR: |WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)|:[0-9]+:[0-9]+: runtime error: '
 
 i=0
 for item in "${items[@]}"; do

@@ -756,6 +756,91 @@ TEST(all_freed)
 
 /* The cases that have been seen to panic the kernel come last. */
 
+/* ---- durations at their extremes --------------------------------------- */
+
+static int long_woke;     /* long_sleeper Gs that woke; atomic */
+
+/*
+ * The duration whose deadline in cycles is 2^64 plus 1 ms: where
+ * arch_cycles() + ns in cycles wraps round to 1 ms from now (about 225
+ * years at a 2.6 GHz counter).  A counter slower than 2 GHz wraps only
+ * past INT64_MAX ns, the longest Go duration: then that.
+ */
+static uint64_t wrap_point(void)
+{
+    __uint128_t ns = ((__uint128_t)1 << 64) * 1000000000 / arch_cycles_hz() +
+                     SP_MS(1);
+
+    return ns < INT64_MAX ? (uint64_t)ns : (uint64_t)INT64_MAX;
+}
+
+static void never(void *arg)
+{
+    __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+}
+
+static void long_sleeper(void *arg)
+{
+    sp_sleep(*(uint64_t *)arg);
+    __atomic_add_fetch(&long_woke, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Durations up to INT64_MAX are Go's valid ones: a timer, a function
+ * timer, a ticker, a sleep and a timeout that long do not end during the
+ * test (at wrap_point they once wrapped round the cycle counter and
+ * ended 1 ms later).
+ */
+TEST(long_durations_never_end)
+{
+    uint64_t lens[] = { wrap_point(), (uint64_t)INT64_MAX };
+    uint64_t v;
+
+    for (int i = 0; i < 2; i++) {
+        sp_timer *t = sp_timer_new(lens[i]);
+        sp_ticker *k = sp_ticker_new(lens[i]);
+        sp_chan *c = sp_chan_make(sizeof v, 0);
+        int fired = 0;
+        sp_timer *f = sp_after_func(lens[i], never, &fired);
+
+        CHECK(t && k && c && f);
+        sp_go(long_sleeper, &lens[i]);
+        CHECK(!sp_chan_recv_timeout(c, &v, lens[i] / 4 > SP_MS(50) ?
+                                    SP_MS(50) : lens[i], NULL));
+        sp_sleep(SP_MS(20));
+        CHECKF(!sp_chan_tryrecv(sp_timer_chan(t), &v, NULL),
+               "a timer of %llu ns fired", (unsigned long long)lens[i]);
+        CHECKF(!sp_chan_tryrecv(sp_timer_chan(k), &v, NULL),
+               "a ticker of %llu ns ticked", (unsigned long long)lens[i]);
+        CHECKF(!__atomic_load_n(&fired, __ATOMIC_ACQUIRE),
+               "a function timer of %llu ns ran", (unsigned long long)lens[i]);
+        CHECKF(!__atomic_load_n(&long_woke, __ATOMIC_ACQUIRE),
+               "a sleep of %llu ns ended", (unsigned long long)lens[i]);
+        sp_timer_free(t);
+        sp_timer_free(k);
+        sp_timer_free(f);
+        sp_chan_free(c);
+    }
+}
+
+/*
+ * A duration above INT64_MAX is a negative one passed as unsigned: over
+ * already, as Go's negative durations are.  The sleep returns and the
+ * timer fires at once, not centuries later.
+ */
+TEST(negative_durations_are_over)
+{
+    uint64_t t0 = sp_nanotime(), v;
+    sp_timer *t;
+
+    sp_sleep((uint64_t)-SP_S(1));
+    CHECK(sp_nanotime() - t0 < SP_S(1));
+    t = sp_timer_new((uint64_t)-1);
+    CHECK(t);
+    CHECK(sp_chan_recv_timeout(sp_timer_chan(t), &v, SP_S(2), NULL));
+    sp_timer_free(t);
+}
+
 int main(void)
 {
     return sp_test_main();
