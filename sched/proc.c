@@ -209,6 +209,7 @@ static struct g *findrunnable(struct m *m, bool *inherit)
     struct p *p = m->p;
     struct g *gp;
     uint64_t spin_end = 0;
+    bool fair;
 
     for (;;) {
         uint64_t now = 0;
@@ -217,7 +218,12 @@ static struct g *findrunnable(struct m *m, bool *inherit)
         if (timers_next(p))
             timers_run(p, now = arch_cycles());
         *inherit = false;
-        if (!wakeq_empty(p) && (gp = wakeq_get(p)))
+        /* The wake queue first, but every 61st tick after the run queues
+           (below): a G a timer keeps readying, one that sleeps a
+           nanosecond in a loop, would otherwise keep them waiting for
+           ever. */
+        fair = p->schedtick % 61 == 0;
+        if (!fair && !wakeq_empty(p) && (gp = wakeq_get(p)))
             return gp;
         if (ncpu > 1 && (gp = look_after_others(p, now)))
             return gp;
@@ -234,9 +240,11 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             return gp;
         /* Every 61st tick the global queue goes first, so a steady
            stream of local work cannot starve it. */
-        if (p->schedtick % 61 == 0 && (gp = take_global(p, 1)))
+        if (fair && (gp = take_global(p, 1)))
             return gp;
         if ((gp = runq_get(&p->runq, inherit)))
+            return gp;
+        if (fair && !wakeq_empty(p) && (gp = wakeq_get(p)))
             return gp;
         if ((gp = take_global(p, 0)))
             return gp;

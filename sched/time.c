@@ -42,6 +42,16 @@ static bool negative(uint64_t ns)
     return ns > (uint64_t)INT64_MAX;
 }
 
+/* A ticker's period in cycles: at least one, however fast it asks to
+   tick (a 62.5 MHz counter has 16 ns cycles; a period of 0 cycles would
+   make it a one-shot timer). */
+static uint64_t period_cycles(uint64_t ns)
+{
+    uint64_t c = ns_to_cycles(ns);
+
+    return c ? c : 1;
+}
+
 /* The arch_cycles() deadline ns from now, at most TIME_NEVER; now for a
    negative ns. */
 static uint64_t deadline_after(uint64_t ns)
@@ -132,7 +142,7 @@ static sp_timer *make(uint64_t ns, uint64_t period, void (*f)(void *),
     }
     timer_init(&t->t, f, t);
     timer_start(&t->t, deadline_after(ns),
-                ns_to_cycles(period));
+                period ? period_cycles(period) : 0);
     return t;
 }
 
@@ -211,7 +221,7 @@ bool sp_timer_reset(sp_timer *t, uint64_t ns)
     if (t->t.period) {          /* a ticker: ns is its new period */
         if (!ns || negative(ns))
             panic("non-positive interval for Ticker.Reset");
-        period = ns_to_cycles(ns);
+        period = period_cycles(ns);
     }
     if (t->c) {
         was = timer_stop(&t->t);

@@ -13,9 +13,11 @@
  * the time to the next schedule on its P - or to the timer interrupt's
  * wakeup preemption of a long-running G (preempt.c) - not the backlog.
  *
- * Starvation: a timer readies a G only once per firing, so the wake
- * queue cannot be refilled faster than timers come due, and a ticker's
- * G that runs long is preempted into the global queue like any other.
+ * Starvation: a G that runs long is preempted into the global queue like
+ * any other, but one that sleeps a nanosecond in a loop has its timer
+ * due again at once and would refill the wake queue for ever; so every
+ * 61st tick findrunnable takes from the run queues first (proc.c), as it
+ * does the global queue.
  *
  * The queue is a list through g->schedlink under the P's wakelock, which
  * nests inside nothing but sched.lock's peers: it is taken alone, with
