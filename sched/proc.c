@@ -203,6 +203,28 @@ static struct g *look_after_others(struct p *p, uint64_t now)
     return NULL;
 }
 
+/*
+ * Not in Go: the wake queue's Gs run before the run queues' (wakeq.c),
+ * but 61 of them in a row while the run queues held Gs give those a
+ * turn.  A G a timer readies over and over, one that sleeps a nanosecond
+ * in a loop, would otherwise keep them waiting for ever; a napper beside
+ * a CPU hog, whose wakes the hog's turns separate, is never held back.
+ */
+#define WAKE_RUN_MAX 61
+
+static bool wakeq_yields(struct p *p)
+{
+    if (runq_owner_empty(&p->runq) &&
+        !__atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED)) {
+        p->wakefirst = 0;
+        return false;
+    }
+    if (++p->wakefirst < WAKE_RUN_MAX)
+        return false;
+    p->wakefirst = 0;
+    return true;
+}
+
 /* Go's findRunnable. */
 static struct g *findrunnable(struct m *m, bool *inherit)
 {
@@ -218,12 +240,9 @@ static struct g *findrunnable(struct m *m, bool *inherit)
         if (timers_next(p))
             timers_run(p, now = arch_cycles());
         *inherit = false;
-        /* The wake queue first, but every 61st tick after the run queues
-           (below): a G a timer keeps readying, one that sleeps a
-           nanosecond in a loop, would otherwise keep them waiting for
-           ever. */
-        fair = p->schedtick % 61 == 0;
-        if (!fair && !wakeq_empty(p) && (gp = wakeq_get(p)))
+        fair = false;
+        if (!wakeq_empty(p) && !(fair = wakeq_yields(p)) &&
+            (gp = wakeq_get(p)))
             return gp;
         if (ncpu > 1 && (gp = look_after_others(p, now)))
             return gp;
@@ -236,18 +255,27 @@ static struct g *findrunnable(struct m *m, bool *inherit)
          * and are preempted into the global queue when it ends.
          */
         if (__atomic_load_n(&p->runq.runnext, __ATOMIC_RELAXED) &&
-            (gp = runq_get(&p->runq, inherit)))
+            (gp = runq_get(&p->runq, inherit))) {
+            p->wakefirst = 0;
             return gp;
+        }
         /* Every 61st tick the global queue goes first, so a steady
-           stream of local work cannot starve it. */
-        if (fair && (gp = take_global(p, 1)))
+           stream of local work cannot starve it; so it does after the
+           wake queue yielded. */
+        if ((fair || p->schedtick % 61 == 0) && (gp = take_global(p, 1))) {
+            p->wakefirst = 0;
             return gp;
-        if ((gp = runq_get(&p->runq, inherit)))
+        }
+        if ((gp = runq_get(&p->runq, inherit))) {
+            p->wakefirst = 0;
             return gp;
-        if (fair && !wakeq_empty(p) && (gp = wakeq_get(p)))
+        }
+        if (fair && (gp = wakeq_get(p)))
             return gp;
-        if ((gp = take_global(p, 0)))
+        if ((gp = take_global(p, 0))) {
+            p->wakefirst = 0;
             return gp;
+        }
         if ((gp = netpoll()))
             return run_polled(gp);
         if (__atomic_load_n(&m->spinning, __ATOMIC_RELAXED) ||

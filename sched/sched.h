@@ -129,6 +129,8 @@ struct p {
     struct spinlock wakelock;
     struct g *wakehead, *waketail;
     uint32_t nwake;             /* also read without the lock; seq-cst */
+    uint32_t wakefirst;         /* wake queue Gs run in a row while the
+                                   run queues held Gs (proc.c); owner only */
 
     /* Timers started on this P (timers.c); under timerlock: */
     struct spinlock timerlock;
