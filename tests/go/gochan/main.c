@@ -45,53 +45,7 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-
-#define WAIT_NS SP_S(20)        /* a wait that must end gives up after 20 s */
-
-/* Receives from c, giving up after WAIT_NS: false then. */
-static bool recv_wait(sp_chan *c, void *v)
-{
-    return sp_chan_recv_timeout(c, v, WAIT_NS, NULL) == 1;
-}
-
-struct wg_wait {
-    sp_waitgroup *wg;
-    sp_chan *done;
-};
-
-static void wg_waiter(void *arg)
-{
-    struct wg_wait *w = arg;
-
-    sp_waitgroup_wait(w->wg);
-    sp_chan_send(w->done, NULL);
-}
-
-/* Waits for wg, giving up after WAIT_NS: false then (the Gs still run). */
-static bool wg_wait(sp_waitgroup *wg)
-{
-    struct wg_wait *w = malloc(sizeof *w);
-
-    if (!w || !(w->done = sp_chan_make(0, 1)))
-        return false;
-    w->wg = wg;
-    sp_go(wg_waiter, w);
-    if (!recv_wait(w->done, NULL))
-        return false;           /* w is leaked: the waiter still uses it */
-    sp_chan_free(w->done);
-    free(w);
-    return true;
-}
-
-static void store(int *p, int v)
-{
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static int load(const int *p)
-{
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
+#include "tests/lib/gowait.h"
 
 /* ---- TestChan -------------------------------------------------------- */
 

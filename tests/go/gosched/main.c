@@ -53,15 +53,9 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
+#include "tests/lib/gowait.h"
 #include "sched/export_test.h"
 
-#define WAIT_NS SP_S(20)        /* a wait that must end gives up after 20 s */
-
-/* Receives from c, giving up after WAIT_NS: false then. */
-static bool recv_wait(sp_chan *c, void *v)
-{
-    return sp_chan_recv_timeout(c, v, WAIT_NS, NULL) == 1;
-}
 
 /* Sends *v on c, giving up after WAIT_NS: false then. */
 static bool send_wait(sp_chan *c, const void *v)

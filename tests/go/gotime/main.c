@@ -52,50 +52,10 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "arch/export_test.h"
+#include "tests/lib/gowait.h"
 
-#define WAIT_NS SP_S(20)        /* a wait that must end gives up after 20 s */
 #define HOUR (3600 * SP_S(1))
 #define MINUTE (60 * SP_S(1))
-
-/* Receives from c, giving up after WAIT_NS: false then. */
-static bool recv_wait(sp_chan *c, void *v)
-{
-    return sp_chan_recv_timeout(c, v, WAIT_NS, NULL) == 1;
-}
-
-struct wg_wait {
-    sp_waitgroup *wg;
-    sp_chan *done;
-};
-
-static void wg_waiter(void *arg)
-{
-    struct wg_wait *w = arg;
-
-    sp_waitgroup_wait(w->wg);
-    sp_chan_send(w->done, NULL);
-}
-
-/* Waits for wg, giving up after ns: false then (the Gs still run). */
-static bool wg_wait_for(sp_waitgroup *wg, uint64_t ns)
-{
-    struct wg_wait *w = malloc(sizeof *w);
-
-    if (!w || !(w->done = sp_chan_make(0, 1)))
-        return false;
-    w->wg = wg;
-    sp_go(wg_waiter, w);
-    if (sp_chan_recv_timeout(w->done, NULL, ns, NULL) != 1)
-        return false;           /* w is leaked: the waiter still uses it */
-    sp_chan_free(w->done);
-    free(w);
-    return true;
-}
-
-static bool wg_wait(sp_waitgroup *wg)
-{
-    return wg_wait_for(wg, WAIT_NS);
-}
 
 static unsigned long ms(uint64_t ns)
 {
