@@ -44,7 +44,8 @@ static void spin_ns(uint64_t ns)
 
 struct pair {
     sp_chan *handoff;           /* sp_timer * from maker to stopper */
-    uint64_t seed;
+    uint64_t seed;              /* the maker's */
+    uint64_t stopseed;          /* the stopper's */
 };
 
 static void maker(void *arg)
@@ -65,7 +66,7 @@ static void stopper(void *arg)
 {
     struct pair *pr = arg;
     sp_timer *t;
-    uint64_t seed = pr->seed ^ 0x9e3779b97f4a7c15ULL, v;
+    uint64_t seed = pr->stopseed, v;
 
     while (sp_chan_recv(pr->handoff, &t)) {
         bool reset = rnd(&seed, 2);
@@ -98,6 +99,7 @@ TEST(no_stale_value_after_stop_or_reset)
     for (int i = 0; i < n; i++) {
         prs[i].handoff = sp_chan_make(sizeof(sp_timer *), 0);
         prs[i].seed = 12345 + 777 * i;
+        prs[i].stopseed = prs[i].seed ^ 0x9e3779b97f4a7c15ULL;
         CHECK(prs[i].handoff);
         sp_go(maker, &prs[i]);
         sp_go(stopper, &prs[i]);
