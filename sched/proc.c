@@ -205,21 +205,33 @@ static struct g *look_after_others(struct p *p, uint64_t now)
 
 /*
  * Not in Go: the wake queue's Gs run before the run queues' (wakeq.c),
- * but 61 of them in a row while the run queues held Gs give those a
- * turn.  A G a timer readies over and over, one that sleeps a nanosecond
- * in a loop, would otherwise keep them waiting for ever; a napper beside
- * a CPU hog, whose wakes the hog's turns separate, is never held back.
+ * but once they have kept Gs of the run queues waiting for a quantum
+ * those get a turn.  A G a timer readies over and over, one that sleeps
+ * a nanosecond in a loop, would otherwise keep them waiting for ever; a
+ * napper beside a CPU hog, whose wakes the hog's turns separate, and a
+ * burst of woken sleepers are never held back.
  */
-#define WAKE_RUN_MAX 61
+static inline void wakeq_turn_over(struct p *p)
+{
+    if (p->wakefirst)
+        p->wakefirst = 0;
+}
 
 static bool wakeq_yields(struct p *p)
 {
+    uint64_t now;
+
     if (runq_owner_empty(&p->runq) &&
         !__atomic_load_n(&sched.runqsize, __ATOMIC_RELAXED)) {
-        p->wakefirst = 0;
+        wakeq_turn_over(p);     /* nobody waits: no turn is owed */
         return false;
     }
-    if (++p->wakefirst < WAKE_RUN_MAX)
+    now = arch_cycles();
+    if (!p->wakefirst) {
+        p->wakefirst = now;     /* the run queues start waiting */
+        return false;
+    }
+    if (now - p->wakefirst < quantum)
         return false;
     p->wakefirst = 0;
     return true;
@@ -256,24 +268,24 @@ static struct g *findrunnable(struct m *m, bool *inherit)
          */
         if (__atomic_load_n(&p->runq.runnext, __ATOMIC_RELAXED) &&
             (gp = runq_get(&p->runq, inherit))) {
-            p->wakefirst = 0;
+            wakeq_turn_over(p);
             return gp;
         }
         /* Every 61st tick the global queue goes first, so a steady
            stream of local work cannot starve it; so it does after the
            wake queue yielded. */
         if ((fair || p->schedtick % 61 == 0) && (gp = take_global(p, 1))) {
-            p->wakefirst = 0;
+            wakeq_turn_over(p);
             return gp;
         }
         if ((gp = runq_get(&p->runq, inherit))) {
-            p->wakefirst = 0;
+            wakeq_turn_over(p);
             return gp;
         }
         if (fair && (gp = wakeq_get(p)))
             return gp;
         if ((gp = take_global(p, 0))) {
-            p->wakefirst = 0;
+            wakeq_turn_over(p);
             return gp;
         }
         if ((gp = netpoll()))

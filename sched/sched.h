@@ -113,6 +113,11 @@ struct p {
     int id;
     struct runq runq;           /* lock-free, see runq.h */
     uint32_t schedtick;         /* incremented by every schedule() */
+    uint64_t wakefirst;         /* cycles: since when the wake queue has
+                                   gone ahead of a waiting run queue, 0
+                                   if it has not (proc.c); owner only,
+                                   beside schedtick: off the lines other
+                                   cores read */
     bool idle;                  /* on the idle list; under sched.lock */
     struct p *idlelink;         /* idle list link; under sched.lock */
     struct g *gfree;            /* dead Gs kept for reuse; owner only */
@@ -129,8 +134,6 @@ struct p {
     struct spinlock wakelock;
     struct g *wakehead, *waketail;
     uint32_t nwake;             /* also read without the lock; seq-cst */
-    uint32_t wakefirst;         /* wake queue Gs run in a row while the
-                                   run queues held Gs (proc.c); owner only */
 
     /* Timers started on this P (timers.c); under timerlock: */
     struct spinlock timerlock;

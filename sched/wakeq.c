@@ -15,9 +15,9 @@
  *
  * Starvation: a G that runs long is preempted into the global queue like
  * any other, but one that sleeps a nanosecond in a loop has its timer
- * due again at once and would refill the wake queue for ever; so after
- * 61 wake queue Gs in a row while the run queues held Gs, findrunnable
- * gives those a turn (wakeq_yields, proc.c).
+ * due again at once and would refill the wake queue for ever; so once
+ * the wake queue has kept the run queues' Gs waiting for a quantum,
+ * findrunnable gives those a turn (wakeq_yields, proc.c).
  *
  * The queue is a list through g->schedlink under the P's wakelock, which
  * nests inside nothing but sched.lock's peers: it is taken alone, with
