@@ -223,10 +223,8 @@ bool sp_timer_reset(sp_timer *t, uint64_t ns)
             panic("non-positive interval for Ticker.Reset");
         period = period_cycles(ns);
     }
-    if (t->c) {
-        was = timer_stop(&t->t);
-        was = drain(t) || was;
-    }
+    if (t->c)                   /* Go 1.23: nothing of the old settings */
+        was = sp_timer_stop(t);
     return timer_reset(&t->t, deadline_after(ns), period) || was;
 }
 

@@ -53,7 +53,7 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "tests/lib/gowait.h"
+#include "tests/lib/gotest.h"
 #include "sched/export_test.h"
 
 

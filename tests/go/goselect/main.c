@@ -47,24 +47,8 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "tests/lib/gowait.h"
+#include "tests/lib/gotest.h"
 #include "tests/lib/testutil.h"
-
-
-/* Go's stackGrowthRecursive: about 1 KiB of stack a level. */
-static __attribute__((noinline)) int stack_growth(int i)
-{
-    volatile uint64_t pad[128];
-    uint64_t sum = 0;
-
-    for (int j = 0; j < 128; j++)
-        pad[j] = 0;
-    for (int j = 0; j < 128; j++)
-        sum |= pad[j];
-    if (i != 0 && sum == 0)
-        return stack_growth(i - 1) + (int)pad[i % 128];
-    return (int)sum;
-}
 
 /* ---- TestNonblockSelectRace, TestNonblockSelectRace2 ----------------- */
 

@@ -41,7 +41,7 @@
 #include <spindle/sync.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "tests/lib/gowait.h"
+#include "tests/lib/gotest.h"
 
 /* ---- TestSemaphore --------------------------------------------------- */
 

@@ -52,7 +52,7 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "arch/export_test.h"
-#include "tests/lib/gowait.h"
+#include "tests/lib/gotest.h"
 
 #define HOUR (3600 * SP_S(1))
 #define MINUTE (60 * SP_S(1))

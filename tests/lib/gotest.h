@@ -1,13 +1,14 @@
 /*
- * gowait.h - waits that give up, for the ports of Go's tests (tests/go/):
- * where a bug would leave Go's test hanging until its harness kills it,
- * these return false after WAIT_NS and the case fails, naming the wait.
- * Also the acquire/release int accesses the ports share.
+ * gotest.h - what the ports of Go's tests (tests/go/) share: waits that
+ * give up (where a bug would leave Go's test hanging until its harness
+ * kills it, these return false after WAIT_NS and the case fails, naming
+ * the wait), acquire/release int accesses, and Go's stackGrowthRecursive.
  */
-#ifndef TESTS_LIB_GOWAIT_H
-#define TESTS_LIB_GOWAIT_H
+#ifndef TESTS_LIB_GOTEST_H
+#define TESTS_LIB_GOTEST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <spindle/chan.h>
 #include <spindle/sched.h>
@@ -64,6 +65,21 @@ static inline void store(int *p, int v)
 static inline int load(const int *p)
 {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* Go's stackGrowthRecursive: about 1 KiB of stack a level. */
+static __attribute__((noinline, unused)) int stack_growth(int i)
+{
+    volatile uint64_t pad[128];
+    uint64_t sum = 0;
+
+    for (int j = 0; j < 128; j++)
+        pad[j] = 0;
+    for (int j = 0; j < 128; j++)
+        sum |= pad[j];
+    if (i != 0 && sum == 0)
+        return stack_growth(i - 1) + (int)pad[i % 128];
+    return (int)sum;
 }
 
 #endif
