@@ -97,8 +97,8 @@ LIBGCC   = $(eval LIBGCC := $(shell $(CC) -print-libgcc-file-name 2>/dev/null))$
 # path from the repository root ("sched/sched.h"); apps see the public
 # headers alone, so that an app including a private one fails to build.
 # tools/test/includes.py checks which room may include which.
-INC_KERNEL := -I. -Iinclude -Iinclude/bsd
-INC_APP    := -Iinclude -Iinclude/bsd
+INC_KERNEL := -I. -Iinclude -Iinclude/bsd -Iinclude/posix
+INC_APP    := -Iinclude -Iinclude/bsd -Iinclude/posix
 INC         = $(INC_KERNEL)
 
 # A frame larger than a page probes each page it spans

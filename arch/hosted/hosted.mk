@@ -49,7 +49,7 @@ IMAGE_RULE := HOSTED_IMAGE
 # No newlib (glibc stands in), no BSD socket calls (glibc's are the
 # host's: net/bsd*.c and inet.c would replace them), and no firmware
 # tables to parse (FIRMWARE is empty).
-KSRCS := $(filter-out posix/newlib.c kernel/acpi_env.c \
+KSRCS := $(filter-out posix/%.c kernel/acpi_env.c \
                        net/bsd%.c net/inet.c,$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
