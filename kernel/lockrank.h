@@ -33,8 +33,9 @@
     X(LOCK_LIBC,        "newlib",      true)  /* recursive ones nest */ \
     X(LOCK_STACK,       "net stack",   true)  /* by index, 0 first */  \
     X(LOCK_LISTENER,    "listener",    false) /* its accept queue */   \
-    X(LOCK_BSD_FDS,     "bsd fds",     false)                          \
-    X(LOCK_POLLERS,     "bsd pollers", false)                          \
+    X(LOCK_FILE_WATCH,  "file watch",  false) /* a file's watchers */  \
+    X(LOCK_EPOLL,       "epoll",       false) /* an epoll's items */   \
+    X(LOCK_FDS,         "fds",         false) /* the fd table */       \
     X(LOCK_CHAN,        "chan",        true)  /* select: by address */  \
     X(LOCK_SEMAROOT,    "semaroot",    false)                          \
     X(LOCK_POLLDESC,    "polldesc",    false)                          \

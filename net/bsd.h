@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct g;
 struct sp_sock;
 struct stack;
 
@@ -48,26 +49,16 @@ long sp_write_nowait(struct sp_sock *c, const void *buf, size_t len);
  * whose callback it is, in any context: the NIC's poll function, lwIP's
  * timer, a G inside the stack) whenever s may have become readable or
  * writable, or failed, after they have recorded why under the lock that
- * sp_sock_ready(s) takes.  It calls sock_event_hook, if one is
- * installed: bsd_poll.c's, which wakes the Gs parked in poll().  The
- * hook runs under st's lock, never parks, and hands the Gs it readies
- * to net_ready(st, ...).
+ * sp_sock_ready(s) takes.  If s has an owner (sp_sock_set_owner) and a
+ * hook is installed, it calls sock_event_hook(owner, NULL): the POSIX
+ * layer's, which tells the watchers of the owner's file.  The hook runs
+ * under st's lock, never parks, and returns the Gs to make runnable
+ * (linked through g->schedlink), which sock_event hands to st.
  */
 void sock_event(struct stack *st, struct sp_sock *s);
-extern void (*sock_event_hook)(struct stack *st, struct sp_sock *s);
+extern struct g *(*sock_event_hook)(void *owner, struct g *list);
 
-/* ---- bsd*.c, for newlib.c's system calls ----------------------------- */
-
-/*
- * read, write and close of a descriptor other than the console's: each
- * returns what the system call returns, -1 with the calling G's errno
- * set (EBADF if fd is not an open socket).
- */
-long bsd_read(int fd, void *buf, size_t len);
-long bsd_write(int fd, const void *buf, size_t len);
-int bsd_close(int fd);
-
-/* True if fd is an open socket now (fstat, isatty, lseek). */
-bool bsd_is_socket(int fd);
+/* Names what sock_event passes to the hook for s (NULL: nothing). */
+void sp_sock_set_owner(struct sp_sock *s, void *owner);
 
 #endif

@@ -33,6 +33,7 @@
 #include "net/netimpl.h"
 #include "net/sockimpl.h"
 #include "sched/netpoll.h"
+#include "sched/sched.h"
 
 #define NSOCK       (MEMP_NUM_TCP_PCB + MEMP_NUM_TCP_PCB_LISTEN + \
                      MEMP_NUM_UDP_PCB)
@@ -400,19 +401,39 @@ const char *sp_net_strerror(int err)
 
 /* ---- For the BSD socket calls (bsd.h) ------------------------------ */
 
-void (*sock_event_hook)(struct stack *st, struct sp_sock *s);
+struct g *(*sock_event_hook)(void *owner, struct g *list);
+
+/* Clearing the owner waits out the callbacks that may still use the old
+   one: they run under a stack's lock (a listener's under any stack's),
+   so once each lock has been taken after the store, none is left. */
+void sp_sock_set_owner(struct sp_sock *s, void *owner)
+{
+    __atomic_store_n(&s->owner, owner, __ATOMIC_SEQ_CST);
+    if (owner)
+        return;
+    for (int i = 0; i < net_nstacks; i++)
+        stack_unlock(&stacks[i], stack_lock_take(&stacks[i]));
+}
 
 void sock_event(struct stack *st, struct sp_sock *s)
 {
     /* Relaxed: the BSD calls install it before their first socket
-       exists, and a callback that matters to a G in poll() comes after
-       that G looked at the socket under the lock the callback took
+       exists, and a callback that matters to a G watching the socket
+       comes after that G looked at it under the lock the callback took
        since, which orders the store before. */
-    void (*hook)(struct stack *, struct sp_sock *) =
+    struct g *(*hook)(void *, struct g *) =
         __atomic_load_n(&sock_event_hook, __ATOMIC_RELAXED);
+    void *owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+    struct g *list;
 
-    if (hook)
-        hook(st, s);
+    if (!hook || !owner)
+        return;
+    for (list = hook(owner, NULL); list;) {
+        struct g *gp = list;
+
+        list = gp->schedlink;
+        net_ready(st, gp);
+    }
 }
 
 int sp_sock_ready(struct sp_sock *s, int *err)

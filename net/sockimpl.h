@@ -46,6 +46,8 @@ struct sp_sock {
     enum kind kind;
     struct stack *st;           /* fixed */
     struct sp_sock *next_free;  /* on st->free_socks; st's lock */
+    void *owner;                /* the BSD calls' file, for sock_event;
+                                   atomic (sp_sock_set_owner) */
     /* Under sock_lock: */
     union {
         struct tcp_pcb *tcp;

@@ -5,9 +5,9 @@
  * __DYNAMIC_REENT__, so errno and the rest of newlib's state are per G;
  * see gfree.c for how stdio is shared).
  *
- * There is no file system: fds 0-2 are the console, the others are the
- * BSD sockets of net/bsd*.c (read, write, close, fstat, isatty and
- * lseek go there), everything else is EBADF or ENOENT.
+ * The descriptor calls (read, write, close, fstat, isatty, lseek) are
+ * fdcalls.c's, on the descriptor table of fd.h.  There is no file
+ * system: open is ENOENT.
  */
 #include <errno.h>
 #include <reent.h>
@@ -20,7 +20,6 @@
 #include "kernel/cpu.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
-#include "net/bsd.h"
 #include "sched/sched.h"
 #include <spindle/time.h>
 #include "kernel/spinlock.h"
@@ -216,85 +215,12 @@ int __retarget_lock_try_acquire(_LOCK_T l)
 
 /* ---- System calls -------------------------------------------------- */
 
-static bool is_console(int fd)
-{
-    return fd >= 0 && fd <= 2;
-}
-
-/*
- * A socket call's result.  bsd*.c set the calling G's errno; newlib's
- * _read_r and friends then copy this global errno over it when it is not
- * 0, so it gets the same value.  (The global is shared by every G: one
- * that fails on another core between our store and _read_r's load could
- * change what is copied, as it could for any of these calls.)
- */
-static int sock_result(long r)
-{
-    if (r < 0)
-        errno = *__errno();
-    return (int)r;
-}
-
-int _write(int fd, const void *buf, size_t n)
-{
-    if (!is_console(fd))
-        return sock_result(bsd_write(fd, buf, n));
-    console_write(buf, n);
-    return n;
-}
-
-int _read(int fd, void *buf, size_t n)
-{
-    if (!is_console(fd))
-        return sock_result(bsd_read(fd, buf, n));
-    return 0;               /* the console has no input yet: end of file */
-}
-
 int _open(const char *path, int flags, int mode)
 {
     (void)path;
     (void)flags;
     (void)mode;
-    errno = ENOENT;
-    return -1;
-}
-
-int _close(int fd)
-{
-    if (is_console(fd))
-        return 0;
-    return sock_result(bsd_close(fd));
-}
-
-int _fstat(int fd, struct stat *st)
-{
-    if (bsd_is_socket(fd)) {
-        st->st_mode = S_IFSOCK;
-        return 0;
-    }
-    if (!is_console(fd)) {
-        errno = EBADF;
-        return -1;
-    }
-    st->st_mode = S_IFCHR;  /* a terminal: stdio line-buffers it */
-    return 0;
-}
-
-int _isatty(int fd)
-{
-    if (is_console(fd))
-        return 1;
-    /* newlib's isatty calls this directly, with no _r wrapper to copy the
-       global errno into the G's: set both. */
-    errno = *__errno() = bsd_is_socket(fd) ? ENOTTY : EBADF;
-    return 0;
-}
-
-off_t _lseek(int fd, off_t off, int whence)
-{
-    (void)off;
-    (void)whence;
-    errno = is_console(fd) || bsd_is_socket(fd) ? ESPIPE : EBADF;
+    errno = *__errno() = ENOENT;
     return -1;
 }
 

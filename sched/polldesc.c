@@ -418,7 +418,7 @@ void pd_fini(struct polldesc *pd)
         panic("pd_fini: a goroutine still waits to %s on descriptor %p",
               r > PD_READY ? "read" : "write", (void *)pd);
     /* Not under pd->lock: a firing on another core may be waiting for it,
-       and timer_delete waits for that firing. */
-    timer_delete(&pd->rd.t);
-    timer_delete(&pd->wd.t);
+       and timer_destroy waits for that firing. */
+    timer_destroy(&pd->rd.t);
+    timer_destroy(&pd->wd.t);
 }

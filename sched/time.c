@@ -232,7 +232,7 @@ void sp_timer_free(sp_timer *t)
 {
     if (!t)
         return;
-    timer_delete(&t->t);
+    timer_destroy(&t->t);
     sp_chan_free(t->c);
     free(t);
 }

@@ -209,7 +209,7 @@ static void sweep(struct p *p)
         struct timer *t = p->timers[i].t;
 
         if (t->status == T_DELETED) {
-            /* h first: once set_idle publishes pp NULL, timer_delete
+            /* h first: once set_idle publishes pp NULL, timer_destroy
                may return and the timer's memory be freed. */
             t->h = -1;
             set_idle(t);
@@ -358,7 +358,7 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     return was;
 }
 
-void timer_delete(struct timer *t)
+void timer_destroy(struct timer *t)
 {
     unsigned long f;
     struct p *p;
@@ -387,7 +387,7 @@ void timer_delete(struct timer *t)
  * A one-shot timer is idle before its function runs, and is not touched
  * after: the function may ready a G whose stack holds the timer (sleep),
  * and that G may run and return on another core at once.  While it runs,
- * m->running names it, so that timer_delete can wait it out, and nlive
+ * m->running names it, so that timer_destroy can wait it out, and nlive
  * still counts it, so that the deadlock check sees a wakeup on its way.
  * A periodic timer (a ticker, never on a stack) stays T_RUNNING and is
  * re-armed afterwards.
@@ -413,7 +413,7 @@ uint64_t timers_run(struct p *p, uint64_t now)
             p->ndeleted--;
             continue;
         }
-        /* m->running before the timer can look idle: a timer_delete that
+        /* m->running before the timer can look idle: a timer_destroy that
            finds pp NULL must find this core running it, and wait, or it
            frees what fn is about to read. */
         __atomic_store_n(&m->running, t, __ATOMIC_RELEASE);

@@ -71,7 +71,7 @@ void timer_wait(struct timer *t);
  * waits if its function is running on another core.  Not from t's own
  * function.
  */
-void timer_delete(struct timer *t);
+void timer_destroy(struct timer *t);
 
 /*
  * Runs p's timers that are due at `now`; returns the earliest `when` still

@@ -46,11 +46,10 @@ LIBS    := -lm -lrt
 # runtimes of libgcc-12-dev).
 LIBC_DEP   := $(DEPS)
 IMAGE_RULE := HOSTED_IMAGE
-# No newlib (glibc stands in), no BSD socket calls (glibc's are the
-# host's: net/bsd*.c and inet.c would replace them), and no firmware
-# tables to parse (FIRMWARE is empty).
-KSRCS := $(filter-out posix/%.c kernel/acpi_env.c \
-                       net/bsd%.c net/inet.c,$(KSRCS))
+# No newlib and no POSIX layer (glibc stands in: posix/'s calls would
+# replace the host's), and no firmware tables to parse (FIRMWARE is
+# empty).
+KSRCS := $(filter-out posix/%.c kernel/acpi_env.c,$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 

@@ -1,12 +1,16 @@
 /*
- * poll.h - poll() for BSD sockets on Spindle (bare metal; see
- * sys/socket.h).  The calling G parks until one of the descriptors is
- * ready or the timeout (ms; -1 none, 0 just look) passes.  Sockets and
- * the console (fds 0-2: 0 reads end-of-file at once, 1 and 2 are always
- * writable).  Linux's constants.
+ * poll.h - poll() and ppoll() on any descriptor (bare metal;
+ * posix/poll.c).  The calling G parks until one of the descriptors is
+ * ready or the timeout (ms; -1 none, 0 just look) passes; only those
+ * descriptors' events wake it.  The console (fds 0-2) is always
+ * readable (end of file) and writable.  Linux's constants; ppoll's
+ * signal mask is accepted and means nothing (no signal interrupts a
+ * wait).
  */
 #ifndef SPINDLE_BSD_POLL_H
 #define SPINDLE_BSD_POLL_H
+
+#include <sys/_sigset.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +37,10 @@ typedef unsigned long nfds_t;
 #define POLLRDHUP       0x2000
 
 int poll(struct pollfd *fds, nfds_t nfds, int timeout);
+
+struct timespec;
+int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *ts,
+          const __sigset_t *mask);
 
 #ifdef __cplusplus
 }

@@ -36,9 +36,6 @@
  * <reent.h>) and arch/ not at all.  `polldesc_test NAME...` runs only
  * the cases named.
  */
-/* glibc's <time.h> declares POSIX's timer_delete, a name the kernel's
-   timers.h has too (and this file defines): keep glibc's out of sight. */
-#define timer_delete posix_timer_delete
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -49,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#undef timer_delete
+#undef timer_destroy
 #include "harness.h"
 #include "kernel/cpu.h"
 #include "kernel/panic.h"
@@ -236,7 +233,7 @@ bool timer_reset(struct timer *t, uint64_t when, uint64_t period)
     return was;
 }
 
-void timer_delete(struct timer *t)
+void timer_destroy(struct timer *t)
 {
     timer_stop(t);
     for (;;) {

@@ -1,6 +1,6 @@
 /*
  * sys/socket.h - BSD sockets for apps on Spindle (bare metal), which
- * newlib lacks.  The calls live in net/bsd*.c, on the socket layer
+ * newlib lacks.  The calls live in posix/bsd*.c, on the socket layer
  * of spindle/net.h: every call that waits parks the calling G, errors are
  * -1 with errno (per G) set.  Only AF_INET with SOCK_STREAM and
  * SOCK_DGRAM.  Constants and layouts are Linux's, so ported code that
@@ -14,6 +14,7 @@
 
 #include <sys/types.h>          /* size_t, ssize_t */
 #include <sys/_types.h>         /* __socklen_t */
+#include <sys/uio.h>            /* struct iovec */
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,26 @@ struct sockaddr_storage {
     char __ss_pad[128 - sizeof(sa_family_t) - sizeof(unsigned long)];
     unsigned long __ss_align;
 };
+
+/* sendmsg and recvmsg: no control data is sent or received (the
+   layer has no descriptor passing); msg_flags is 0, or MSG_TRUNC. */
+struct msghdr {
+    void *msg_name;             /* a UDP socket's address, or NULL */
+    socklen_t msg_namelen;
+    struct iovec *msg_iov;
+    int msg_iovlen;
+    void *msg_control;
+    socklen_t msg_controllen;
+    int msg_flags;
+};
+
+struct cmsghdr {
+    socklen_t cmsg_len;
+    int cmsg_level;
+    int cmsg_type;
+};
+
+#define CMSG_FIRSTHDR(m)    ((struct cmsghdr *)0)
 
 struct linger {
     int l_onoff;
@@ -114,7 +135,10 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags,
                const struct sockaddr *to, socklen_t tolen);
 ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
                  struct sockaddr *from, socklen_t *fromlen);
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags);
 int shutdown(int fd, int how);
+int socketpair(int domain, int type, int protocol, int sv[2]);
 int setsockopt(int fd, int level, int name, const void *val, socklen_t len);
 int getsockopt(int fd, int level, int name, void *val, socklen_t *len);
 int getsockname(int fd, struct sockaddr *addr, socklen_t *len);

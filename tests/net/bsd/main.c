@@ -1,5 +1,5 @@
 /*
- * bsd - the BSD socket calls (include/bsd/, net/bsd*.c) inside one
+ * bsd - the BSD socket calls (include/bsd/, posix/bsd*.c) inside one
  * guest: servers and clients talk to each other over the machine's own
  * address, 10.0.2.15 (lwIP's loopback), so no host peer is needed; the
  * `net user` only gives the boot a NIC (QEMU's user network) for DHCP.

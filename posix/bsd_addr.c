@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <spindle/net.h>
 #include <spindle/sync.h>
-#include "net/bsdimpl.h"
+#include "posix/bsdimpl.h"
 
 /* ---- Conversions ---------------------------------------------------- */
 

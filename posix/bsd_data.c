@@ -1,7 +1,8 @@
 /*
  * bsd_data.c - the BSD calls that move data on a descriptor's socket:
- * recv, recvfrom, send and sendto, and the read and write of newlib's
- * system calls (bsd.h); the layer's design is at the top of bsd.c.  TCP
+ * recv, recvfrom, send and sendto (on any socket descriptor: socketpair's
+ * go to their file's read and write), and the read and write of an IPv4
+ * socket's file (bsd.c); the layer's design is at the top of bsd.c.  TCP
  * reads and writes a connection's byte stream; UDP sends and receives
  * datagrams, from the connected peer alone once connect() has named one.
  */
@@ -11,8 +12,9 @@
 #include <spindle/net.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
+#include <sys/stat.h>
 #include "net/bsd.h"
-#include "net/bsdimpl.h"
+#include "posix/bsdimpl.h"
 
 /* ---- TCP data ------------------------------------------------------- */
 
@@ -206,21 +208,60 @@ static ssize_t udp_send(struct bsock *b, const void *buf, size_t len,
 #define SEND_FLAGS  (MSG_DONTWAIT | MSG_NOSIGNAL)
 #define RECV_FLAGS  (MSG_DONTWAIT | MSG_WAITALL | MSG_NOSIGNAL)
 
+ssize_t bsd_recvfrom(struct bsock *b, void *buf, size_t len, int flags,
+                     struct sockaddr *from, socklen_t *fromlen)
+{
+    if (flags & ~RECV_FLAGS)
+        return fail(EOPNOTSUPP);
+    if (b->type == SOCK_STREAM)
+        return tcp_recv(b, buf, len, flags);
+    return udp_recv(b, buf, len, flags, from, fromlen);
+}
+
+ssize_t bsd_sendto(struct bsock *b, const void *buf, size_t len, int flags,
+                   const struct sockaddr *to, socklen_t tolen)
+{
+    if (flags & ~SEND_FLAGS)
+        return fail(EOPNOTSUPP);
+    if (b->type == SOCK_STREAM)
+        return tcp_send(b, buf, len, flags);    /* `to` ignored, as Linux */
+    return udp_send(b, buf, len, to, tolen);
+}
+
+/* A descriptor that is a socket but not an IPv4 one (socketpair's): its
+   file's read or write, with the flags a stream takes.  -1 and errno. */
+static ssize_t file_io(struct file *f, void *rbuf, const void *wbuf,
+                       size_t len, int flags)
+{
+    bool nb = file_nonblock(f, flags & MSG_DONTWAIT);
+    long n;
+
+    if (f->ops->type != S_IFSOCK)
+        return fail(ENOTSOCK);
+    if (flags & ~(rbuf ? RECV_FLAGS : SEND_FLAGS))
+        return fail(EOPNOTSUPP);
+    n = rbuf ? f->ops->read(f, rbuf, len, nb) : f->ops->write(f, wbuf, len, nb);
+    return n < 0 ? fail((int)-n) : n;
+}
+
 ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
                  struct sockaddr *from, socklen_t *fromlen)
 {
     struct bsock *b;
+    struct file *f;
     ssize_t n;
     int e;
 
-    if (!(b = bsd_fd_get(fd, &e)))
-        return fail(e);
-    if (flags & ~RECV_FLAGS)
-        n = fail(EOPNOTSUPP);
-    else if (b->type == SOCK_STREAM)
-        n = tcp_recv(b, buf, len, flags);
-    else
-        n = udp_recv(b, buf, len, flags, from, fromlen);
+    if (!(b = bsd_fd_get(fd, &e))) {
+        if (e != ENOTSOCK || !(f = fd_get(fd)))
+            return fail(e);
+        if (fromlen)
+            *fromlen = 0;
+        n = file_io(f, buf, NULL, len, flags & ~MSG_WAITALL);
+        file_put(f);
+        return n;
+    }
+    n = bsd_recvfrom(b, buf, len, flags, from, fromlen);
     bsd_fd_put(b);
     return n;
 }
@@ -234,17 +275,18 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags,
                const struct sockaddr *to, socklen_t tolen)
 {
     struct bsock *b;
+    struct file *f;
     ssize_t n;
     int e;
 
-    if (!(b = bsd_fd_get(fd, &e)))
-        return fail(e);
-    if (flags & ~SEND_FLAGS)
-        n = fail(EOPNOTSUPP);
-    else if (b->type == SOCK_STREAM)
-        n = tcp_send(b, buf, len, flags);   /* `to` ignored, as Linux */
-    else
-        n = udp_send(b, buf, len, to, tolen);
+    if (!(b = bsd_fd_get(fd, &e))) {
+        if (e != ENOTSOCK || !(f = fd_get(fd)))
+            return fail(e);
+        n = file_io(f, NULL, buf, len, flags);
+        file_put(f);
+        return n;
+    }
+    n = bsd_sendto(b, buf, len, flags, to, tolen);
     bsd_fd_put(b);
     return n;
 }
@@ -253,14 +295,3 @@ ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
     return sendto(fd, buf, len, flags, NULL, 0);
 }
-
-long bsd_read(int fd, void *buf, size_t len)
-{
-    return recvfrom(fd, buf, len, 0, NULL, NULL);
-}
-
-long bsd_write(int fd, const void *buf, size_t len)
-{
-    return sendto(fd, buf, len, 0, NULL, 0);
-}
-

@@ -16,7 +16,7 @@
 #include <spindle/sync.h>
 #include <spindle/time.h>
 #include "net/bsd.h"
-#include "net/bsdimpl.h"
+#include "posix/bsdimpl.h"
 
 /* ---- socket, bind, listen ------------------------------------------- */
 
@@ -36,8 +36,8 @@ int socket(int domain, int type, int protocol)
     bsd_install_hook();
     if (!(b = bsock_new(kind)))
         return fail(ENOMEM);
-    b->nonblock = (type & SOCK_NONBLOCK) != 0;
-    if ((fd = bsd_fd_alloc(b)) < 0) {
+    b->f.flags = type & SOCK_NONBLOCK ? O_NONBLOCK : 0;
+    if ((fd = bsd_fd_alloc(b, type & SOCK_CLOEXEC)) < 0) {
         free(b);
         return fail(EMFILE);
     }
@@ -201,9 +201,8 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
         e = ENOMEM;
         goto out;
     }
-    ab->s = c;
-    ab->state = ST_CONNECTED;
-    ab->nonblock = (flags & SOCK_NONBLOCK) != 0;
+    bsd_attach(ab, c, ST_CONNECTED);
+    ab->f.flags = flags & SOCK_NONBLOCK ? O_NONBLOCK : 0;
     /* The address before the descriptor exists: once it does, another G
        may close it. */
     if (addr && len) {
@@ -214,7 +213,7 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
         }
         bsd_sin_out(&peer, addr, len);
     }
-    if ((nfd = bsd_fd_alloc(ab)) < 0) {
+    if ((nfd = bsd_fd_alloc(ab, flags & SOCK_CLOEXEC)) < 0) {
         bsd_fd_put(ab);
         e = EMFILE;
         goto out;
@@ -254,7 +253,7 @@ static int dial(struct bsock *b, bool keep)
         STORE(b->state, ST_FAILED);
     }
     sp_mutex_unlock(&b->mu);
-    bsd_wake_pollers();
+    bsd_wake(b);
     if (LOAD(b->closed))
         return EBADF;
     return c ? 0 : -err;
@@ -352,7 +351,7 @@ int shutdown(int fd, int how)
         if (b->type == SOCK_STREAM && sp_close_write(s) < 0)
             e = ENOTCONN;
     }
-    bsd_wake_pollers();
+    bsd_wake(b);
 out:
     bsd_fd_put(b);
     return e ? fail(e) : 0;

@@ -1,5 +1,5 @@
 /*
- * bsdimpl.h - what the files of the BSD socket calls (net/bsd*.c)
+ * bsdimpl.h - what the files of the BSD socket calls (posix/bsd*.c)
  * share: the socket behind a descriptor, the descriptor table (bsd.c),
  * the address conversions (bsd_addr.c), the wake-ups of poll()
  * (bsd_poll.c) and UDP's implicit bind (bsd_conn.c).  The design is at
@@ -18,11 +18,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <spindle/sync.h>
+#include "posix/fd.h"
 
 struct sp_sock;
 
-#define NFD         1024        /* descriptors, the console's included */
-#define FD_FIRST    3           /* the first socket descriptor */
 #define ADDRLEN     24          /* "a.b.c.d:port" and its NUL */
 
 enum state {
@@ -36,12 +35,10 @@ enum state {
 };
 
 struct bsock {
+    struct file f;              /* first: a socket is a file (fd.h) */
     int type;                   /* SOCK_STREAM or SOCK_DGRAM */
-    int refs;                   /* under fd_lock (bsd.c): the table's,
-                                   and calls' */
-    bool closed;                /* out of the table; atomic */
+    bool closed;                /* its last descriptor closed; atomic */
     bool rshut, wshut;          /* shutdown() of a direction; atomic */
-    bool nonblock;              /* O_NONBLOCK; atomic */
     bool wblocked;              /* a non-blocking write got EAGAIN when */
     unsigned wblock_gen;        /* bsd_event_gen was this; both atomic */
     uint64_t rcvtimeo, sndtimeo;    /* ns, 0 none; atomic */
@@ -70,7 +67,7 @@ static inline int fail(int e)
 
 static inline bool nonblocking(struct bsock *b, int flags)
 {
-    return (flags & MSG_DONTWAIT) || LOAD(b->nonblock);
+    return file_nonblock(&b->f, flags & MSG_DONTWAIT);
 }
 
 /* Takes a direction's mutex (rmu or wmu); a non-blocking call does not
@@ -85,22 +82,38 @@ static inline bool lock_dir(sp_mutex *m, bool nbio)
 
 /* ---- The descriptor table (bsd.c) ----------------------------------- */
 
-/* A new socket of `type`, ST_NEW, with the table's reference; NULL if
-   there is no memory.  Not in the table yet: bsd_fd_alloc puts it. */
+/* A new socket of `type`, ST_NEW, with one reference, the caller's;
+   NULL if there is no memory.  bsd_fd_alloc gives it a descriptor. */
 struct bsock *bsock_new(int type);
 
 /* The socket behind fd with a reference for the caller, or NULL and
-   *e (EBADF; ENOTSOCK for the console's). */
+   *e (EBADF; ENOTSOCK for a descriptor that is not an IPv4 socket). */
 struct bsock *bsd_fd_get(int fd, int *e);
 
 /* Another reference to b, for a G of its own; the caller holds one. */
-void bsd_fd_hold(struct bsock *b);
+static inline void bsd_fd_hold(struct bsock *b)
+{
+    file_hold(&b->f);
+}
 
 /* Drops a reference; the last one closes the socket and frees b. */
-void bsd_fd_put(struct bsock *b);
+static inline void bsd_fd_put(struct bsock *b)
+{
+    file_put(&b->f);
+}
 
-/* The lowest free descriptor, now b's; -1 if the table is full. */
-int bsd_fd_alloc(struct bsock *b);
+/* The lowest free descriptor, now b's (taking over the caller's
+   reference); -1 if the table is full.  cloexec: SOCK_CLOEXEC. */
+int bsd_fd_alloc(struct bsock *b, bool cloexec);
+
+/* What b is ready for now: POLL* bits (bsd_poll.c). */
+unsigned bsd_revents(struct bsock *b);
+
+/* The socket calls' recvfrom and sendto on a socket in hand (bsd_data.c). */
+ssize_t bsd_recvfrom(struct bsock *b, void *buf, size_t len, int flags,
+                     struct sockaddr *from, socklen_t *fromlen);
+ssize_t bsd_sendto(struct bsock *b, const void *buf, size_t len, int flags,
+                   const struct sockaddr *to, socklen_t tolen);
 
 /* Sets s's deadline in direction mode ('r' or 'w') for a call, and puts
    it back in the past if that direction is dead (bsd.c's "Deadlines"). */
@@ -134,17 +147,20 @@ void bsd_sin_out(const struct sockaddr_in *a, struct sockaddr *addr,
    Linux takes the any address for this machine. */
 void bsd_dest_format(const struct sockaddr_in *to, char *buf);
 
-/* ---- Waking poll() (bsd_poll.c) ------------------------------------- */
+/* ---- Readiness (bsd_poll.c) ----------------------------------------- */
 
 /* Socket events so far (sock.c's, counted by bsd_poll.c's hook); atomic.
    A write that got EAGAIN records it in wblock_gen. */
 extern unsigned bsd_event_gen;
 
-/* Wakes every G in poll(), for a change made by a BSD call (a connect's
-   outcome, close, shutdown) after it was stored.  Holding no spinlock. */
-void bsd_wake_pollers(void);
+/* Tells b's watchers, for a change made by a BSD call (a connect's
+   outcome, shutdown) after it was stored.  Holding no spinlock. */
+static inline void bsd_wake(struct bsock *b)
+{
+    file_wake(&b->f);
+}
 
-/* Installs poll()'s hook on sock.c's events; before the first socket. */
+/* Installs the hook on sock.c's events; before the first socket. */
 void bsd_install_hook(void);
 
 /* ---- UDP (bsd_conn.c) ----------------------------------------------- */

@@ -1,13 +1,11 @@
 /*
- * bsd_opt.c - a descriptor's options: a socket's setsockopt and
- * getsockopt (SO_REUSEADDR, SO_KEEPALIVE, SO_RCVTIMEO, SO_SNDTIMEO,
- * SO_TYPE, SO_ACCEPTCONN, SO_ERROR, TCP_NODELAY), and fcntl (O_NONBLOCK;
- * the console's descriptors too).  Options are recorded in the struct
- * bsock, where the other calls read them.
+ * bsd_opt.c - a socket's options: setsockopt and getsockopt
+ * (SO_REUSEADDR, SO_KEEPALIVE, SO_RCVTIMEO, SO_SNDTIMEO, SO_TYPE,
+ * SO_ACCEPTCONN, SO_ERROR, TCP_NODELAY).  Options are recorded in the
+ * struct bsock, where the other calls read them.  fcntl is every
+ * descriptor's (fdcalls.c).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/time.h>
 #include <netinet/in.h>
@@ -15,7 +13,7 @@
 #include <sys/socket.h>
 #include <spindle/sync.h>
 #include "net/bsd.h"
-#include "net/bsdimpl.h"
+#include "posix/bsdimpl.h"
 
 /* ---- Options -------------------------------------------------------- */
 
@@ -129,45 +127,4 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
     }
     bsd_fd_put(b);
     return e ? fail(e) : 0;
-}
-
-/* ---- fcntl (newlib's own fails with ENOSYS) ------------------------- */
-
-int fcntl(int fd, int cmd, ...)
-{
-    struct bsock *b;
-    va_list ap;
-    int arg = 0, e, r = 0;
-
-    if (cmd == F_SETFL || cmd == F_SETFD) {
-        va_start(ap, cmd);
-        arg = va_arg(ap, int);
-        va_end(ap);
-    }
-    if (fd >= 0 && fd < FD_FIRST) {
-        switch (cmd) {
-        case F_GETFL:   return O_RDWR;
-        case F_SETFL:
-        case F_GETFD:
-        case F_SETFD:   return 0;
-        default:        return fail(EINVAL);
-        }
-    }
-    if (!(b = bsd_fd_get(fd, &e)))
-        return fail(EBADF);
-    switch (cmd) {
-    case F_GETFL:
-        r = O_RDWR | (LOAD(b->nonblock) ? O_NONBLOCK : 0);
-        break;
-    case F_SETFL:
-        STORE(b->nonblock, (arg & O_NONBLOCK) != 0);
-        break;
-    case F_GETFD:               /* no exec: FD_CLOEXEC means nothing */
-    case F_SETFD:
-        break;
-    default:
-        r = fail(EINVAL);
-    }
-    bsd_fd_put(b);
-    return r;
 }

@@ -1,0 +1,140 @@
+/*
+ * fd.h - the descriptor table (fd.c) and what lies behind a descriptor:
+ * a struct file, one kind per implementation (the console, a socket, a
+ * pipe end, an eventfd, an epoll instance), reached through its
+ * fileops.  posix/'s files share it; newlib's system calls go through it.
+ *
+ * References.  A file counts its references in `refs` (under fd.c's
+ * table lock): one for all the descriptors that name it, one for every
+ * call in progress and every other holder (an epoll item does not hold
+ * one: the file leaves its epolls when its last descriptor goes).  The
+ * last descriptor's close calls ops->close, which wakes the calls blocked
+ * on the file and stops it from being used; the last reference calls
+ * ops->free.  So a call that got its file from fd_get may use it until
+ * file_put, whatever close does meanwhile.
+ *
+ * Readiness.  A file reports that what it is ready for may have changed
+ * with file_notify: every watch registered on it (a poll() in progress,
+ * an epoll item) is told, under the file's watch lock, and hands back
+ * the Gs to make runnable.  The watch then asks ops->poll what is ready:
+ * the notification carries no bits, so a watch can never miss a change
+ * that happened between a look and its registration (register, then
+ * look).
+ *
+ * Lock order: a network stack's lock, then a file's wlock, then an epoll
+ * instance's lock, then the table's lock (a leaf).  ops->poll may take a
+ * stack's lock: never call it under a wlock or an epoll's lock.
+ */
+#ifndef POSIX_FD_H
+#define POSIX_FD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <sys/types.h>
+#include "kernel/spinlock.h"
+
+#define NFD 1024                /* descriptors, the console's included */
+
+struct file;
+struct g;
+
+struct fileops {
+    mode_t type;                /* S_IFSOCK, S_IFIFO, S_IFCHR: fstat's */
+    /* A read or write of the file: a count, or -errno.  nonblock: the
+       call must not wait (O_NONBLOCK, MSG_DONTWAIT): -EAGAIN instead.
+       NULL: EINVAL. */
+    long (*read)(struct file *f, void *buf, size_t len, bool nonblock);
+    long (*write)(struct file *f, const void *buf, size_t len,
+                  bool nonblock);
+    /* What the file is ready for now: POLLIN, POLLOUT, POLLERR, POLLHUP,
+       POLLRDHUP (and the RDNORM/WRNORM twins).  A G holding no
+       spinlock. */
+    unsigned (*poll)(struct file *f);
+    /* The last descriptor is gone: wake every call blocked on f (they
+       fail with EBADF) and let nothing new start.  A G. */
+    void (*close)(struct file *f);
+    /* The last reference is gone: free f.  A G holding no spinlock. */
+    void (*free)(struct file *f);
+};
+
+/*
+ * A registration for f's readiness changes.  fn is called by
+ * file_notify under f->wlock (and possibly a stack's lock): it must not
+ * park or call ops->poll; it pushes the Gs to make runnable onto list
+ * through g->schedlink and returns the new head.  gone, if not NULL, is
+ * called (under f->wlock, after w was taken off the list) when f's last
+ * descriptor closes: an epoll item's, which then leaves its epoll.
+ */
+struct watch {
+    struct watch *next, *prev;  /* on the file's list; under its wlock */
+    struct g *(*fn)(struct watch *w, struct g *list);
+    void (*gone)(struct watch *w);
+};
+
+struct file {
+    const struct fileops *ops;  /* fixed */
+    int refs;                   /* under the table's lock */
+    int ndesc;                  /* descriptors naming f; the table's lock */
+    int flags;                  /* O_NONBLOCK (F_SETFL); atomic */
+    struct spinlock wlock;      /* guards watchers */
+    struct watch *watchers;
+};
+
+/* Fills in a new file with one reference, the caller's. */
+void file_init(struct file *f, const struct fileops *ops);
+
+/*
+ * Gives f the lowest free descriptor not below min; the descriptor takes
+ * over the caller's reference.  Returns it, or -EMFILE (the caller still
+ * holds its reference).  cloexec: FD_CLOEXEC on the new descriptor.
+ */
+int fd_install(struct file *f, int min, bool cloexec);
+
+/* The file behind fd, with a reference for the caller; NULL if fd is
+   not open. */
+struct file *fd_get(int fd);
+
+/* Another reference; the caller holds one. */
+void file_hold(struct file *f);
+
+/* Drops a reference; the last one frees f (ops->free). */
+void file_put(struct file *f);
+
+/* Closes fd: 0, or -EBADF.  The last descriptor of its file closes it
+   (ops->close), calls its watches' gone and wakes the others. */
+int fd_close(int fd);
+
+/* dup2's core: newfd names oldfd's file (closing what it named first).
+   newfd < 0: the lowest free one from 0.  Returns it or -errno. */
+int fd_dup(int oldfd, int newfd, int min, bool cloexec);
+
+/* FD_CLOEXEC of fd (F_GETFD/F_SETFD): the flags, or -EBADF. */
+int fd_getfd(int fd);
+int fd_setfd(int fd, int flags);
+
+/* True if the call on f must not wait: O_NONBLOCK, or dontwait. */
+static inline bool file_nonblock(struct file *f, bool dontwait)
+{
+    return dontwait ||
+        (__atomic_load_n(&f->flags, __ATOMIC_RELAXED) & O_NONBLOCK);
+}
+
+/* Registers w on f / takes it off; a G holding no spinlock. */
+void file_watch(struct file *f, struct watch *w);
+void file_unwatch(struct file *f, struct watch *w);
+
+/*
+ * f's readiness may have changed: every watch is told; the Gs they hand
+ * back are pushed onto list, returned.  Anywhere (under a stack's lock
+ * too); call it after the change is visible to ops->poll.
+ */
+struct g *file_notify(struct file *f, struct g *list);
+
+/* file_notify, and makes the Gs runnable: a G holding no spinlock. */
+void file_wake(struct file *f);
+
+/* Makes a list of file_notify's Gs runnable; a G holding no spinlock. */
+void file_ready_list(struct g *list);
+
+#endif
