@@ -176,7 +176,7 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
     }
     l = LOAD(b->s);
     nbio = nonblocking(b, 0);
-    if (!lock_dir(&b->rmu, nbio)) {
+    if (!dir_lock(&b->rmu, nbio)) {
         e = EAGAIN;
         goto out;
     }

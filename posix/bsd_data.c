@@ -37,7 +37,7 @@ static ssize_t tcp_recv(struct bsock *b, void *buf, size_t len, int flags)
     s = LOAD(b->s);
     if (LOAD(b->rshut) || len == 0)
         return 0;
-    if (!lock_dir(&b->rmu, nbio))
+    if (!dir_lock(&b->rmu, nbio))
         return fail(EAGAIN);
     if (!nbio && (timeo = LOAD(b->rcvtimeo)))
         bsd_set_deadline(b, s, 'r', (int64_t)(sp_nanotime() + timeo));
@@ -90,7 +90,7 @@ static ssize_t tcp_send(struct bsock *b, const void *buf, size_t len,
         return fail(EPIPE);
     if (len == 0)
         return 0;
-    if (!lock_dir(&b->wmu, nbio))
+    if (!dir_lock(&b->wmu, nbio))
         return fail(EAGAIN);
     if (nbio) {
         gen = __atomic_load_n(&bsd_event_gen, __ATOMIC_RELAXED);
@@ -134,7 +134,7 @@ static ssize_t udp_recv(struct bsock *b, void *buf, size_t len, int flags,
         return fail(e);
     if (LOAD(b->rshut))
         return 0;
-    if (!lock_dir(&b->rmu, nbio))
+    if (!dir_lock(&b->rmu, nbio))
         return fail(EAGAIN);
     sp_mutex_lock(&b->mu);
     filter = b->has_peer;

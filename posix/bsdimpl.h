@@ -70,16 +70,6 @@ static inline bool nonblocking(struct bsock *b, int flags)
     return file_nonblock(&b->f, flags & MSG_DONTWAIT);
 }
 
-/* Takes a direction's mutex (rmu or wmu); a non-blocking call does not
-   wait for it: false if another G holds it. */
-static inline bool lock_dir(sp_mutex *m, bool nbio)
-{
-    if (nbio)
-        return sp_mutex_trylock(m);
-    sp_mutex_lock(m);
-    return true;
-}
-
 /* ---- The descriptor table (bsd.c) ----------------------------------- */
 
 /* A new socket of `type`, ST_NEW, with one reference, the caller's;

@@ -48,6 +48,7 @@ static const struct fileops console_ops = {
 
 /* Never freed: its references start high enough that no put ends them. */
 #define CONSOLE_FILE { .ops = &console_ops, .refs = 1 << 30, .ndesc = 1 << 30, \
+                       .flags = O_RDWR, \
                        .wlock = SPINLOCK_INIT(LOCK_FILE_WATCH) }
 static struct file console_in = CONSOLE_FILE, console_out = CONSOLE_FILE,
                    console_err = CONSOLE_FILE;
@@ -60,6 +61,7 @@ static bool cloexec[NFD];
 /* Takes w off f's list; under f->wlock. */
 static void unlink_watch(struct file *f, struct watch *w)
 {
+    w->on = false;
     if (w->prev)
         w->prev->next = w->next;
     else
@@ -75,9 +77,10 @@ void file_init(struct file *f, const struct fileops *ops)
     f->ops = ops;
     f->refs = 1;
     f->ndesc = 0;
-    f->flags = 0;
+    f->flags = O_RDWR;
     f->wlock = (struct spinlock)SPINLOCK_INIT(LOCK_FILE_WATCH);
     f->watchers = NULL;
+    f->closed = false;
 }
 
 struct file *fd_get(int fd)
@@ -149,6 +152,7 @@ static void last_close(struct file *f)
 
     f->ops->close(f);
     fl = spin_lock(&f->wlock);
+    f->closed = true;
     for (struct watch *w = f->watchers, *next; w; w = next) {
         next = w->next;
         if (w->gone) {
@@ -260,10 +264,15 @@ int fd_setfd(int fd, int flags)
 
 /* ---- Watches ------------------------------------------------------------ */
 
-void file_watch(struct file *f, struct watch *w)
+bool file_watch(struct file *f, struct watch *w)
 {
     unsigned long fl = spin_lock(&f->wlock);
 
+    if (f->closed) {
+        spin_unlock(&f->wlock, fl);
+        return false;
+    }
+    w->on = true;
     w->prev = NULL;
     w->next = f->watchers;
     if (f->watchers)
@@ -273,13 +282,15 @@ void file_watch(struct file *f, struct watch *w)
     /* Pairs with file_notify's: either the owner's look at the file after
        this sees the change, or the notifier sees w. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return true;
 }
 
 void file_unwatch(struct file *f, struct watch *w)
 {
     unsigned long fl = spin_lock(&f->wlock);
 
-    unlink_watch(f, w);
+    if (w->on)
+        unlink_watch(f, w);
     spin_unlock(&f->wlock, fl);
 }
 

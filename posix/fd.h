@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <fcntl.h>
 #include <sys/types.h>
+#include <spindle/sync.h>
 #include "kernel/spinlock.h"
 
 #define NFD 1024                /* descriptors, the console's included */
@@ -68,6 +69,7 @@ struct fileops {
  */
 struct watch {
     struct watch *next, *prev;  /* on the file's list; under its wlock */
+    bool on;                    /* on the list; under its wlock */
     struct g *(*fn)(struct watch *w, struct g *list);
     void (*gone)(struct watch *w);
 };
@@ -76,12 +78,16 @@ struct file {
     const struct fileops *ops;  /* fixed */
     int refs;                   /* under the table's lock */
     int ndesc;                  /* descriptors naming f; the table's lock */
-    int flags;                  /* O_NONBLOCK (F_SETFL); atomic */
-    struct spinlock wlock;      /* guards watchers */
+    int flags;                  /* the access mode (O_RDWR unless the
+                                   file says), and O_NONBLOCK (F_SETFL);
+                                   atomic */
+    struct spinlock wlock;      /* guards watchers and closed */
     struct watch *watchers;
+    bool closed;                /* its last descriptor closed: no new
+                                   watch */
 };
 
-/* Fills in a new file with one reference, the caller's. */
+/* Fills in a new file with one reference, the caller's; O_RDWR. */
 void file_init(struct file *f, const struct fileops *ops);
 
 /*
@@ -120,8 +126,24 @@ static inline bool file_nonblock(struct file *f, bool dontwait)
         (__atomic_load_n(&f->flags, __ATOMIC_RELAXED) & O_NONBLOCK);
 }
 
-/* Registers w on f / takes it off; a G holding no spinlock. */
-void file_watch(struct file *f, struct watch *w);
+/* Takes the mutex that makes a file's readers (or writers) one G at a
+   time; a call that must not wait (nb) does not wait for it either:
+   false if another G holds it. */
+static inline bool dir_lock(sp_mutex *m, bool nb)
+{
+    if (nb)
+        return sp_mutex_trylock(m);
+    sp_mutex_lock(m);
+    return true;
+}
+
+/* Registers w on f: false (and nothing done) if f's last descriptor has
+   closed.  A G holding no spinlock. */
+bool file_watch(struct file *f, struct watch *w);
+
+/* Takes w off f, if it is still on (fd_close may have taken it off and
+   called its gone).  A G holding no spinlock; f must be alive (a
+   reference, or a guarantee of the watch's owner). */
 void file_unwatch(struct file *f, struct watch *w);
 
 /*

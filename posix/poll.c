@@ -82,7 +82,8 @@ static int do_poll(struct pollfd *fds, nfds_t nfds, int64_t deadline)
             pe[i].pd = &pd;
             pe[i].w.fn = pentry_fn;
             pe[i].w.gone = NULL;
-            file_watch(pe[i].f, &pe[i].w);
+            file_watch(pe[i].f, &pe[i].w);     /* false: closed, and
+                                                  its poll says so */
         }
     /* Watched: from here on every change readies pd, and the wait below
        finds it.  PD_ETIMEOUT: the deadline passed. */
