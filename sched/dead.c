@@ -35,6 +35,7 @@ static const char *const reasons[WAIT_NREASONS] = {
     [WAIT_IO] = "IO wait",
     [WAIT_TEST] = "test park",
     [WAIT_MOVE] = "moving to another core",
+    [WAIT_COND] = "sync.Cond.Wait",
 };
 
 const char *waitreason_string(enum waitreason r)

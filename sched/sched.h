@@ -65,6 +65,7 @@ enum waitreason {
     WAIT_IO,                /* "IO wait": the network (netpoll.h) */
     WAIT_TEST,              /* "test park" */
     WAIT_MOVE,              /* "moving to another core" (gomoveto) */
+    WAIT_COND,              /* "sync.Cond.Wait" (notify.c) */
     WAIT_NREASONS,
 };
 

@@ -1,6 +1,6 @@
 /*
- * spindle/sync.h - mutex, rwmutex, once, wait group and semaphore, with
- * Go's sync semantics.
+ * spindle/sync.h - mutex, rwmutex, once, wait group, semaphore and
+ * condition variable, with Go's sync semantics.
  *
  *   static sp_mutex mu = SP_MUTEX_INIT;     (or = {0}, or a zeroed field)
  *   sp_mutex_lock(&mu); ...; sp_mutex_unlock(&mu);
@@ -178,5 +178,35 @@ bool sp_sema_tryacquire(sp_sema *s);
 
 /* Gives one unit back, waking the longest waiter if any. */
 void sp_sema_release(sp_sema *s);
+
+/* ---- Condition variable (sync.Cond) ------------------------------- */
+
+typedef struct sp_cond {
+    void *head, *tail;          /* parked waiters, FIFO (sched/notify.c) */
+} sp_cond;
+
+#define SP_COND_INIT { 0, 0 }
+
+/*
+ * Unlocks m, which the caller holds, waits for a signal or broadcast on
+ * c, and locks m again before it returns.  A signal or broadcast made
+ * after the caller locked m (so after any change the waiter checked
+ * under m) wakes it: the waiter is queued on c before m is unlocked.
+ * As in Go, wake-ups that find the condition false again are the
+ * caller's to handle: wait in a loop.
+ */
+void sp_cond_wait(sp_cond *c, sp_mutex *m);
+
+/*
+ * sp_cond_wait, waiting at most until sp_nanotime() reaches deadline.
+ * Returns false if it timed out (never before deadline), true if woken;
+ * m is held again either way.
+ */
+bool sp_cond_wait_until(sp_cond *c, sp_mutex *m, uint64_t deadline);
+
+/* Wakes the longest waiter on c, if any; all of them.  The caller need
+   not hold the mutex. */
+void sp_cond_signal(sp_cond *c);
+void sp_cond_broadcast(sp_cond *c);
 
 #endif
