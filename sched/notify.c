@@ -26,7 +26,7 @@
  * dropping the lock (goready takes scheduler locks).  A waiter touches
  * nothing of another once it is off the list: w lives on the waiting
  * G's stack, which it leaves only after its timer is deleted
- * (timer_delete waits out a timer function running on another core).
+ * (timer_destroy waits out a timer function running on another core).
  *
  * Timed waits.  The deadline is in sp_nanotime() nanoseconds; its timer
  * is armed in cycles rounded up, so the timer never fires before
@@ -194,7 +194,7 @@ bool notifylist_wait(sp_cond *c, struct notifywaiter *w, uint64_t deadline)
     /* Off the list now; whoever took w off has done with it, but for a
        timer function still returning on another core. */
     if (deadline)
-        timer_delete(&t);
+        timer_destroy(&t);
     return w->state == NW_WOKEN;
 }
 

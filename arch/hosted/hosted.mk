@@ -51,6 +51,9 @@ IMAGE_RULE := HOSTED_IMAGE
 # empty).
 KSRCS := $(filter-out posix/%.c kernel/acpi_env.c,$(KSRCS))
 KOBJS := $(patsubst %,$(B)/%.o,$(basename $(KSRCS)))
+# The POSIX layer's tests test posix/, which is not here.
+IMAGE_DIRS := $(filter-out tests/posix/%,$(IMAGE_DIRS))
+TEST_DIRS  := $(filter-out tests/posix/%,$(TEST_DIRS))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 
 # Two links, as for bare metal: the symbol table for backtraces comes

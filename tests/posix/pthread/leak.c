@@ -1,6 +1,6 @@
 /*
  * leak.c - the pthread test's last case, apart from <pthread.h> (whose
- * <time.h> declares POSIX's timer_delete, which sched/timers.h's, seen
+ * <time.h> declares POSIX's timer_destroy, which sched/timers.h's, seen
  * through sched/export_test.h, clashes with): every thread's G has
  * ended, and the heap holds no more than the tables kept for good.
  */
