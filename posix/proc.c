@@ -183,6 +183,7 @@ int uname(struct utsname *u)
     copy_name(u->release, "1.0", sizeof u->release);
     copy_name(u->version, "Spindle unikernel", sizeof u->version);
     copy_name(u->machine, MACHINE, sizeof u->machine);
+    copy_name(u->domainname, "(none)", sizeof u->domainname);
     return 0;
 }
 

@@ -15,6 +15,7 @@ struct utsname {
     char release[_UTSNAME_LENGTH];
     char version[_UTSNAME_LENGTH];
     char machine[_UTSNAME_LENGTH];
+    char domainname[_UTSNAME_LENGTH];   /* Linux's sixth: "(none)" */
 };
 
 __BEGIN_DECLS

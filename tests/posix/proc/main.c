@@ -4,7 +4,9 @@
  * fail for want of processes and dynamic loading, signals raised and
  * masked, anonymous mappings, and getentropy.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <pwd.h>
@@ -67,7 +69,7 @@ TEST(rlimits)
 TEST(uname_and_hostname)
 {
     struct utsname u;
-    char name[80];
+    static char name[1001];
 
     CHECK(uname(&u) == 0);
     CHECK(!strcmp(u.sysname, "Spindle"));
