@@ -334,10 +334,11 @@ setcurg(struct m *m, struct g *gp, bool inherit)
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
        slice to share (slice_end is 0): start one. */
+    m->runstart = arch_cycles();        /* cputime_stop charges from here */
     if (!inherit || !m->slice_end) {
         __atomic_store_n(&m->p->schedtick, m->p->schedtick + 1,
                          __ATOMIC_RELAXED);
-        m->slice_end = arch_cycles() + quantum;
+        m->slice_end = m->runstart + quantum;
     }
     core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
                                netpoll_deadline()));
@@ -416,6 +417,7 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
         execute(m, gp, inherit);
         /* Back on g0: the G called mcall(). */
         gp = m->curg;
+        cputime_stop(m, gp, arch_cycles());
         __atomic_store_n(&m->curg, NULL, __ATOMIC_RELAXED);
         if (tracing())
             gp = trace_stopped(m, gp);
@@ -508,6 +510,7 @@ switch_next(struct m *m, struct g *gp, bool yield)
 
     if (next) {
         m->handoff = gp;
+        cputime_stop(m, gp, arch_cycles());
         setcurg(m, next, inherit);
         arch_switch(&gp->sp, next->sp);
     } else {
@@ -757,6 +760,7 @@ SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
     if (gp->reent)
         gp->reent->_errno = 0;
     gp->npreempt = 0;
+    gp->cputime = 0;
     arch_context_init(&gp->sp, gp->stack_hi, gentry, gp);
     __atomic_store_n(&p->ncreated, p->ncreated + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&gp->status, G_RUNNABLE, __ATOMIC_RELAXED);

@@ -108,6 +108,9 @@ struct g {
                                    stack; NULL until the G first asks for
                                    it (__getreent), kept by later Gs of
                                    the slot */
+    uint64_t cputime;           /* arch_cycles() it ran, up to its last
+                                   switch out; written only by the M
+                                   running it (cputime.c) */
 } __attribute__((aligned(64)));
 
 struct p {
@@ -172,6 +175,10 @@ struct m {
     struct g *polled;           /* Gs a device interrupt readied while
                                    this core idled, for it to run; only
                                    this core touches it (netpoll.c) */
+    uint64_t runstart;          /* arch_cycles() when curg started */
+    uint64_t busy;              /* cycles spent running Gs, up to the
+                                   last switch out; owner only, atomic
+                                   stores (cputime.c) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */
@@ -312,6 +319,26 @@ struct gcensus {
     uint64_t switches;          /* Gs started by schedule, all Ps */
 };
 void sched_census(struct gcensus *c);
+
+/*
+ * CPU time in nanoseconds (cputime.c): the calling G's, counted from its
+ * creation to now (0 off any G); and the machine's, every core's time
+ * running Gs summed, up to each other core's last switch and to now on
+ * this one.  A G is charged from the moment its M starts it to the moment
+ * it switches out, interrupts that came meanwhile included.
+ */
+uint64_t g_cputime_ns(void);
+uint64_t sched_cputime_ns(void);
+
+/* Switch accounting for cputime.c: gp, which m ran, switches out at now.
+   Interrupts off. */
+static inline void cputime_stop(struct m *m, struct g *gp, uint64_t now)
+{
+    uint64_t d = now - m->runstart;
+
+    gp->cputime += d;
+    __atomic_store_n(&m->busy, m->busy + d, __ATOMIC_RELAXED);
+}
 
 /* Pages the global run queue's chunks take (kept once made). */
 long sched_runq_pages(void);

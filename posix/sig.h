@@ -1,0 +1,16 @@
+/*
+ * sig.h - signal delivery inside the POSIX layer (posix/signal.c), for
+ * the calls that raise signals themselves (the interval timer).
+ */
+#ifndef POSIX_SIG_H
+#define POSIX_SIG_H
+
+/*
+ * Delivers sig (valid, not 0) to the process in the calling G: runs its
+ * recorded handler here, or does its default action, or records it
+ * pending if it is blocked (sigprocmask), to be delivered by the call
+ * that unblocks it.  From a G.
+ */
+void sig_deliver(int sig);
+
+#endif
