@@ -6,8 +6,8 @@
  * scheduling policy, priority, contention scope or CPU affinity of its
  * own: those calls record what they are given (so a get returns what a
  * set stored) and change nothing.  There are no signals between threads
- * (pthread_sigmask records the mask; pthread_kill accepts signal 0, the
- * existence check, alone), no cancellation (pthread_cancel is ENOSYS,
+ * (pthread_sigmask is the process's mask, signal.c; pthread_kill accepts
+ * signal 0, the existence check, alone), no cancellation (pthread_cancel is ENOSYS,
  * pthread_testcancel does nothing; the cancel state and type are
  * recorded), and no fork (pthread_atfork records nothing and succeeds).
  *
@@ -246,32 +246,6 @@ int pthread_setconcurrency(int n)
 int pthread_getconcurrency(void)
 {
     return __atomic_load_n(&concurrency, __ATOMIC_RELAXED);
-}
-
-int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-    struct __pthread *t = pthread_current();
-
-    if (!t)
-        return EAGAIN;
-    if (old)
-        *old = t->sigmask;
-    if (!set)
-        return 0;
-    switch (how) {
-    case SIG_BLOCK:
-        t->sigmask |= *set;
-        break;
-    case SIG_UNBLOCK:
-        t->sigmask &= ~*set;
-        break;
-    case SIG_SETMASK:
-        t->sigmask = *set;
-        break;
-    default:
-        return EINVAL;
-    }
-    return 0;
 }
 
 int pthread_kill(pthread_t t, int sig)

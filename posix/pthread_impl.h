@@ -43,7 +43,6 @@ struct __pthread {
     void *ret;                  /* pthread_exit's value, for the joiner */
     struct _pthread_cleanup_context *cleanup;   /* innermost first */
     struct tsd *tsd;            /* PTHREAD_KEYS_MAX values, or NULL */
-    sigset_t sigmask;           /* recorded: no signals reach a G */
     int cancelstate, canceltype;    /* recorded: no cancellation */
 
     /* Any thread's (pthread_setname_np of another thread): */
