@@ -42,7 +42,9 @@ $(B)/ports/libstopgap.a: ports/stopgap/stopgap.c ports/stopgap/include/sys/stat.
 	$(Q)$(B)/bin/spindle-ar rcs $@ $(@:.a=.o)
 endif
 
+ifneq ($(ARCH),hosted)
 include $(wildcard ports/*/port.mk)
+endif
 
 .PHONY: toolchain ports
 ports: $(PORT_ELFS)

@@ -105,6 +105,12 @@ else
     cflags=(-O2 -I"$top/ports/stopgap/include")
 fi
 
+# One build of a target at a time: make test's makes of both arches
+# each build the host program.
+mkdir -p "$dir"
+exec 8>"$top/$dir.lock"
+flock 8
+
 # Configured afresh when this script or the compiler changes (the
 # compiler's script holds the ABI flags); SQLite's Makefile rebuilds the
 # rest when its sources change.
