@@ -1,7 +1,11 @@
 # Spindle - what an image is, and the targets.
 #
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
-#            [NET=user|tap|] [HOSTPORT=8080] [GUESTPORT=80]
+#            [NET=user|tap|] [HOSTPORT=8080] [GUESTPORT=80] [ELF=path]
+#                                        APP: an app of apps/ or a port's
+#                                        program (speedtest1); ELF: any image
+#   make toolchain | ports               build/<arch>/bin/spindle-cc and its
+#                                        sysroot; the ports' programs
 #   make test [T=<test>] [SMP=n]         host tests, fuzz corpora and in-image
 #                                        tests, every arch unless ARCH= names
 #                                        one; also build/test-results.xml
@@ -168,7 +172,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,23p' Makefile
+	@sed -n '3,27p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -236,8 +240,14 @@ $(B)/%.sym: $(B)/%.elf
 	$(call msg,NM,$@)
 	$(Q)$(call IMAGE_SYM,$<)
 
-# The app named by APP, or a clear word on what apps there are.
-check_app = @[ -d apps/$(APP) ] || { echo "make $@: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)))"; exit 1; }
+# The image that run, trace, gdb and image boot: ELF= names any image
+# (spindle-cc's output), else APP= an app of apps/ or a port's program
+# (ports/ports.mk: PORT_ELF_<program>, booted with PORT_CMDLINE_<program>
+# when CMDLINE is not given); a clear word on what there is otherwise.
+APP_ELF  = $(or $(ELF),$(PORT_ELF_$(APP)),$(B)/apps/$(APP).elf)
+APP_NAME = $(basename $(notdir $(APP_ELF)))
+RUN_CMDLINE = $(if $(filter command line environment,$(origin CMDLINE)),$(CMDLINE),$(PORT_CMDLINE_$(APP)))
+check_app = @[ -n "$(ELF)$(PORT_ELF_$(APP))" ] || [ -d apps/$(APP) ] || { echo "make $@: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)); ports: $(PORT_PROGRAMS); or ELF=path)"; exit 1; }
 
 # make run gives the guest a NIC on QEMU's user network (NET=user): host
 # port HOSTPORT (8080) on 127.0.0.1 reaches the guest's GUESTPORT (80).
@@ -248,13 +258,13 @@ check_app = @[ -d apps/$(APP) ] || { echo "make $@: no app apps/$(APP)/ (apps: $
 NET ?= user
 run:
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
+	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
 ifeq ($(NET),tap)
 	$(Q)QUEUES=$(or $(QUEUES),1) tools/run/tapns.sh /dev/null env NET=tap TAP=spt0 \
-	    QUEUES=$(or $(QUEUES),1) tools/run/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) \
-	    ip=192.0.2.2/24 gw=192.0.2.1 $(CMDLINE)
+	    QUEUES=$(or $(QUEUES),1) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) \
+	    ip=192.0.2.2/24 gw=192.0.2.1 $(RUN_CMDLINE)
 else
-	$(Q)NET=$(NET) tools/run/qemu.sh $(ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+	$(Q)NET=$(NET) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
 endif
 
 # The execution tracer (tools/run/trace.sh): the app booted with trace=1
@@ -265,8 +275,8 @@ endif
 TRACE_OUT = $(B)/$(APP).trace
 trace:
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
-	$(Q)NET=$(NET) tools/run/trace.sh $(RUN_ARCH) $(B)/apps/$(APP).elf $(SMP) $(TRACE_OUT) $(CMDLINE)
+	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
+	$(Q)NET=$(NET) tools/run/trace.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(TRACE_OUT) $(RUN_CMDLINE)
 
 trace-png:
 	@src=$(TRACE_OUT).$(if $(filter hosted,$(ARCH)),dump,log); \
@@ -294,11 +304,12 @@ soak: $(B)/tests/stress/soak.elf
 gdb:
 	$(check_app)
 	$(Q)tools/build/deps.sh gdb $(ARCH)
-	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
-	$(Q)tools/run/gdb.sh $(RUN_ARCH) $(B)/apps/$(APP).elf $(SMP) $(CMDLINE)
+	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
+	$(Q)tools/run/gdb.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
 
 include boot/efi/efi.mk
 include bench/bench.mk
+include ports/ports.mk
 include tests/host/host.mk
 include tests/fuzz/fuzz.mk
 include tests/tests.mk

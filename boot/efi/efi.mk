@@ -65,19 +65,19 @@ $(EFI_LOADER): $(EFI_OBJS)
 ifneq ($(filter x86_64 aarch64,$(ARCH)),)
 image: $(EFI_LOADER)
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(B)/apps/$(APP).elf
-	$(call msg,IMAGE,$(B)/$(APP).img)
-	$(Q)tools/build/mkimage.sh $(EFI_LOADER) $(B)/apps/$(APP).elf $(B)/$(APP).img $(CMDLINE)
+	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
+	$(call msg,IMAGE,$(B)/$(APP_NAME).img)
+	$(Q)tools/build/mkimage.sh $(EFI_LOADER) $(APP_ELF) $(B)/$(APP_NAME).img $(RUN_CMDLINE)
 
 run-efi: image
-	$(Q)NET=$(NET) tools/run/qemu.sh $(ARCH)-efi $(B)/$(APP).img $(SMP)
+	$(Q)NET=$(NET) tools/run/qemu.sh $(ARCH)-efi $(B)/$(APP_NAME).img $(SMP)
 else
 image run-efi:
 	@echo "make $@: firmware boot is for x86_64 and aarch64 (ARCH=$(ARCH))"; exit 1
 endif
 ifeq ($(ARCH),aarch64)
 run-uboot: image
-	$(Q)NET=$(NET) tools/run/qemu.sh aarch64-uboot $(B)/$(APP).img $(SMP)
+	$(Q)NET=$(NET) tools/run/qemu.sh aarch64-uboot $(B)/$(APP_NAME).img $(SMP)
 else
 run-uboot:
 	@echo "make run-uboot: U-Boot boots aarch64 images (ARCH=aarch64)"; exit 1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/build/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
+# tools/build/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|ports|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
@@ -13,6 +13,8 @@
 # mtools to make the disk image unmounted, and per arch the firmware and what builds the loader:
 # x86_64 GNU-EFI and OVMF; aarch64 the cross toolchain, AAVMF and U-Boot (the arm64 GNU-EFI
 # comes from tools/build/gnuefi.sh, not from an installed package).
+# `ports`: what ports/ builds with besides the toolchain: tclsh (SQLite makes its amalgamation
+# with it), pkg-config (spindle-pkg-config), patch and xz (Debian's source packages).
 # `gdb [ARCH]`: the debugger of `make gdb` (tools/run/gdb.sh) and of the host test of its script
 # (tests/host/gdb_test.sh): gdb, which debugs x86_64 and hosted images, and for aarch64
 # gdb-multiarch.
@@ -50,6 +52,13 @@ check() {
     if [ "$arch" = fuzz ]; then
         need clang clang
         need libclang-rt-14-dev '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
+        return 0
+    fi
+    if [ "$arch" = ports ]; then
+        need tcl8.6 tclsh8.6
+        need pkgconf pkg-config
+        need patch patch
+        need xz-utils xz
         return 0
     fi
     if [ "$arch" = gdb ]; then
@@ -107,8 +116,8 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted|go|net|fuzz|efi|gdb) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|efi [x86_64|aarch64]|gdb [ARCH]]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go|net|fuzz|ports|efi|gdb) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|ports|efi [x86_64|aarch64]|gdb [ARCH]]" >&2; exit 2 ;;
 esac
 case $arch:$sub_arch in
 gdb:*|*:x86_64|*:aarch64) ;;
