@@ -24,6 +24,7 @@
 #include <spindle/time.h>
 #include "kernel/spinlock.h"
 #include "kernel/vm.h"
+#include <spindle/sync.h>
 
 #undef errno
 extern int errno;
@@ -107,29 +108,48 @@ void newlib_init(void)
 /* ---- Locks --------------------------------------------------------- */
 
 /*
- * A recursive spinlock.  Interrupts stay off while it is held (as
- * with every spinlock), saved by the outermost acquire.
+ * newlib's locks are of two kinds.
+ *
+ * malloc's is a recursive spinlock: the kernel allocates in every
+ * context, under spinlocks and with interrupts off (the network stack's
+ * callbacks), so it may never park.  Interrupts stay off while it is
+ * held, saved by the outermost acquire, so its holder stays on its core
+ * and the owner is that core.
+ *
+ * Every other one (each stream's, the stream list's, atexit's, ...) is
+ * a recursive G mutex: stdio holds a stream's lock across the write of a
+ * FILE on a pipe or socket, which may park, and exit() flushes every
+ * stream under the list's.  A G that finds it taken parks; the owner is
+ * the G, which may be preempted or moved while it holds it.  Code off
+ * any G, or holding a spinlock, cannot park: it takes the lock with a
+ * busy trylock loop instead, its core standing as the owner (the kernel
+ * itself prints with printk, so this is rare).
  */
 struct __lock {
-    struct spinlock sl;
-    int owner;                  /* cpu id + 1 of the holder, 0 if free */
-    int depth;
-    unsigned long flags;
+    bool sleeps;                /* a G mutex (else a spinlock); fixed */
+    struct spinlock sl;         /* a spinlock's */
+    unsigned long flags;        /* a spinlock's outermost saved state */
+    sp_mutex mu;                /* a G mutex's */
+    uintptr_t owner;            /* a struct g *, or cpu id + 1 off a G;
+                                   0 if free; atomic */
+    int depth;                  /* the owner's */
 };
 
 /* Rank: malloc's lock is taken under the others (lockrank.h). */
-#define NEWLIB_LOCK(name, rank) \
-    struct __lock name = { SPINLOCK_INIT(rank), 0, 0, 0 }
+#define NEWLIB_SPINLOCK(name) \
+    struct __lock name = { false, SPINLOCK_INIT(LOCK_MALLOC), 0, SP_MUTEX_INIT, 0, 0 }
+#define NEWLIB_MUTEX(name) \
+    struct __lock name = { true, SPINLOCK_INIT(LOCK_LIBC), 0, SP_MUTEX_INIT, 0, 0 }
 
-NEWLIB_LOCK(__lock___sinit_recursive_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___sfp_recursive_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___atexit_recursive_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___at_quick_exit_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___malloc_recursive_mutex, LOCK_MALLOC);
-NEWLIB_LOCK(__lock___env_recursive_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___tz_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___dd_hash_mutex, LOCK_LIBC);
-NEWLIB_LOCK(__lock___arc4random_mutex, LOCK_LIBC);
+NEWLIB_MUTEX(__lock___sinit_recursive_mutex);
+NEWLIB_MUTEX(__lock___sfp_recursive_mutex);
+NEWLIB_MUTEX(__lock___atexit_recursive_mutex);
+NEWLIB_MUTEX(__lock___at_quick_exit_mutex);
+NEWLIB_SPINLOCK(__lock___malloc_recursive_mutex);
+NEWLIB_MUTEX(__lock___env_recursive_mutex);
+NEWLIB_MUTEX(__lock___tz_mutex);
+NEWLIB_MUTEX(__lock___dd_hash_mutex);
+NEWLIB_MUTEX(__lock___arc4random_mutex);
 
 void __retarget_lock_init(_LOCK_T *lock)
 {
@@ -137,7 +157,7 @@ void __retarget_lock_init(_LOCK_T *lock)
 
     if (!l)
         panic("__retarget_lock_init: out of memory");
-    l->sl.rank = LOCK_LIBC;   /* a stream's */
+    l->sleeps = true;           /* a stream's */
     *lock = l;
 }
 
@@ -156,15 +176,61 @@ void __retarget_lock_close_recursive(_LOCK_T lock)
     free(lock);
 }
 
+/* Who takes a G mutex kind of lock now: the G, or (when it may not park)
+   its core; *can_park says which. */
+static uintptr_t mutex_taker(bool *can_park)
+{
+    struct g *gp = getg();
+
+    *can_park = gp && this_cpu()->nlocks == 0 && arch_irqs_enabled();
+    return *can_park ? (uintptr_t)gp : (uintptr_t)cpu_id() + 1;
+}
+
+/* A taker that cannot park: spins for the G mutex.  Its holder is a G
+   that runs on (or is queued for) some core; one queued behind this very
+   core would never come back, so a wait of seconds is a broken rule
+   (stdio used under a spinlock or off any G while a G holds the stream). */
+static void spin_for_mutex(struct __lock *l)
+{
+    for (unsigned long i = 0; !sp_mutex_trylock(&l->mu); i++) {
+        if (i == 1UL << 30)
+            panic("newlib lock: taken off a G or under a spinlock while "
+                  "goroutine holding it cannot run (stdio there: use "
+                  "printk)");
+        arch_cpu_relax();
+    }
+}
+
 /*
- * Interrupts go off before the owner check: with them on, the G could be
- * preempted between reading its core and taking the lock, and move.
+ * Spinlock: interrupts go off before the owner check: with them on, the
+ * G could be preempted between reading its core and taking the lock, and
+ * move.
  */
 void __retarget_lock_acquire_recursive(_LOCK_T l)
 {
-    unsigned long f = arch_irq_save();
-    int me = cpu_id() + 1;
+    unsigned long f;
+    uintptr_t me;
+    bool can_park;
 
+    if (l->sleeps) {
+        f = arch_irq_save();
+        me = mutex_taker(&can_park);
+        arch_irq_restore(f);
+        /* Only the owner stores its own id, so a match is current. */
+        if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
+            l->depth++;
+            return;
+        }
+        if (can_park)
+            sp_mutex_lock(&l->mu);
+        else
+            spin_for_mutex(l);
+        __atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
+        l->depth = 1;
+        return;
+    }
+    f = arch_irq_save();
+    me = (uintptr_t)cpu_id() + 1;
     if (l->owner == me) {
         l->depth++;
         arch_irq_restore(f);
@@ -178,21 +244,42 @@ void __retarget_lock_acquire_recursive(_LOCK_T l)
 
 void __retarget_lock_release_recursive(_LOCK_T l)
 {
-    if (l->owner != cpu_id() + 1)
-        panic("newlib lock: released by a core that does not hold it");
+    if (l->depth <= 0)
+        panic("newlib lock: released while free");
     if (--l->depth)
         return;
-    l->owner = 0;
-    spin_unlock(&l->sl, l->flags);
+    __atomic_store_n(&l->owner, 0, __ATOMIC_RELAXED);
+    if (l->sleeps)
+        sp_mutex_unlock(&l->mu);
+    else
+        spin_unlock(&l->sl, l->flags);
 }
 
 int __retarget_lock_try_acquire_recursive(_LOCK_T l)
 {
     unsigned long f = arch_irq_save();
-    bool mine = l->owner == cpu_id() + 1;
+    bool can_park, mine;
 
+    if (l->sleeps)
+        mine = __atomic_load_n(&l->owner, __ATOMIC_RELAXED) ==
+               mutex_taker(&can_park);
+    else
+        mine = l->owner == (uintptr_t)cpu_id() + 1;
     arch_irq_restore(f);
-    if (!mine && spin_is_locked(&l->sl))
+    if (mine) {
+        l->depth++;
+        return 1;
+    }
+    if (l->sleeps) {
+        if (!sp_mutex_trylock(&l->mu))
+            return 0;
+        f = arch_irq_save();
+        __atomic_store_n(&l->owner, mutex_taker(&can_park), __ATOMIC_RELAXED);
+        arch_irq_restore(f);
+        l->depth = 1;
+        return 1;
+    }
+    if (spin_is_locked(&l->sl))
         return 0;
     __retarget_lock_acquire_recursive(l);
     return 1;

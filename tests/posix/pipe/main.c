@@ -24,6 +24,9 @@
  *                   descriptor number
  *   readv_writev    gather and scatter across element boundaries, and a
  *                   long vector an element at a time
+ *   stdio_on_pipe   FILEs on both ends of a pipe (fdopen): a writer G
+ *                   that parks inside fprintf, holding its stream's
+ *                   lock, while the reader reads lines with fgets
  *   fds_freed       every descriptor the cases opened is free again
  */
 #define _GNU_SOURCE             /* pipe2, dup3 */
@@ -32,6 +35,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -463,6 +467,39 @@ TEST(readv_writev)
     CHECK(writev(p[1], bigv, -1) == -1 && errno == EINVAL);
     close(p[0]);
     close(p[1]);
+}
+
+/* ---- stdio_on_pipe ------------------------------------------------------ */
+
+#define LINES 20000
+
+static void line_writer(void *arg)
+{
+    FILE *w = arg;
+
+    for (int i = 0; i < LINES; i++)
+        fprintf(w, "line %d of %d\n", i, LINES);
+    fclose(w);
+}
+
+TEST(stdio_on_pipe)
+{
+    char line[64], want[64];
+    int p[2], n = 0, bad = 0;
+    struct job *j;
+    FILE *r, *w;
+
+    CHECK(pipe(p) == 0);
+    CHECK((r = fdopen(p[0], "r")) && (w = fdopen(p[1], "w")));
+    j = start(line_writer, w);
+    while (fgets(line, sizeof line, r)) {
+        snprintf(want, sizeof want, "line %d of %d\n", n, LINES);
+        bad += strcmp(line, want) != 0;
+        n++;
+    }
+    join(j);
+    CHECKF(n == LINES && bad == 0, "%d lines, %d wrong", n, bad);
+    CHECK(fclose(r) == 0);
 }
 
 /* ---- fds_freed ---------------------------------------------------------- */
