@@ -177,12 +177,13 @@ void __retarget_lock_close_recursive(_LOCK_T lock)
 }
 
 /* Who takes a G mutex kind of lock now: the G, or (when it may not park)
-   its core; *can_park says which. */
-static uintptr_t mutex_taker(bool *can_park)
+   its core; *can_park says which.  Called with interrupts off (so the
+   caller stays on its core); irqs_on: whether the caller had them on. */
+static uintptr_t mutex_taker(bool irqs_on, bool *can_park)
 {
     struct g *gp = getg();
 
-    *can_park = gp && this_cpu()->nlocks == 0 && arch_irqs_enabled();
+    *can_park = gp && irqs_on && this_cpu()->nlocks == 0;
     return *can_park ? (uintptr_t)gp : (uintptr_t)cpu_id() + 1;
 }
 
@@ -213,8 +214,10 @@ void __retarget_lock_acquire_recursive(_LOCK_T l)
     bool can_park;
 
     if (l->sleeps) {
+        bool on = arch_irqs_enabled();
+
         f = arch_irq_save();
-        me = mutex_taker(&can_park);
+        me = mutex_taker(on, &can_park);
         arch_irq_restore(f);
         /* Only the owner stores its own id, so a match is current. */
         if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == me) {
@@ -257,12 +260,12 @@ void __retarget_lock_release_recursive(_LOCK_T l)
 
 int __retarget_lock_try_acquire_recursive(_LOCK_T l)
 {
+    bool on = arch_irqs_enabled(), can_park, mine;
     unsigned long f = arch_irq_save();
-    bool can_park, mine;
 
     if (l->sleeps)
         mine = __atomic_load_n(&l->owner, __ATOMIC_RELAXED) ==
-               mutex_taker(&can_park);
+               mutex_taker(on, &can_park);
     else
         mine = l->owner == (uintptr_t)cpu_id() + 1;
     arch_irq_restore(f);
@@ -274,7 +277,8 @@ int __retarget_lock_try_acquire_recursive(_LOCK_T l)
         if (!sp_mutex_trylock(&l->mu))
             return 0;
         f = arch_irq_save();
-        __atomic_store_n(&l->owner, mutex_taker(&can_park), __ATOMIC_RELAXED);
+        __atomic_store_n(&l->owner, mutex_taker(on, &can_park),
+                         __ATOMIC_RELAXED);
         arch_irq_restore(f);
         l->depth = 1;
         return 1;

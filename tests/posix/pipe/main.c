@@ -24,9 +24,11 @@
  *                   descriptor number
  *   readv_writev    gather and scatter across element boundaries, and a
  *                   long vector an element at a time
- *   stdio_on_pipe   FILEs on both ends of a pipe (fdopen): a writer G
- *                   that parks inside fprintf, holding its stream's
- *                   lock, while the reader reads lines with fgets
+ *   stdio_on_pipe   FILEs on both ends of a pipe (fdopen): a writer G,
+ *                   line-buffered (each line's flush takes the stream's
+ *                   lock again inside fprintf's), that parks inside
+ *                   fprintf holding its stream's lock and may wake on
+ *                   another core, while the reader reads with fgets
  *   fds_freed       every descriptor the cases opened is free again
  */
 #define _GNU_SOURCE             /* pipe2, dup3 */
@@ -491,6 +493,7 @@ TEST(stdio_on_pipe)
 
     CHECK(pipe(p) == 0);
     CHECK((r = fdopen(p[0], "r")) && (w = fdopen(p[1], "w")));
+    CHECK(setvbuf(w, NULL, _IOLBF, 256) == 0);
     j = start(line_writer, w);
     while (fgets(line, sizeof line, r)) {
         snprintf(want, sizeof want, "line %d of %d\n", n, LINES);
