@@ -5,7 +5,8 @@
  *
  * Every host lookup goes through host_lookup: a dotted quad (inet_pton),
  * "localhost" (127.0.0.1, which lwIP's loopback interface answers), or
- * else a DNS query (sp_resolve).  getaddrinfo checks its hints and the
+ * else a DNS query (sp_resolve) to the server DHCP gave, which waits at
+ * most DNS_WAIT.  getaddrinfo checks its hints and the
  * service before the host, so a bad request never waits for DNS.
  *
  * A getaddrinfo list is one malloc'd block per result, the struct
@@ -22,12 +23,15 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <spindle/net.h>
+#include <spindle/time.h>
 
 #define AI_KNOWN (AI_PASSIVE | AI_CANONNAME | AI_NUMERICHOST | AI_V4MAPPED | \
                   AI_ALL | AI_ADDRCONFIG | AI_NUMERICSERV)
 #define NI_KNOWN (NI_NUMERICHOST | NI_NUMERICSERV | NI_NOFQDN | NI_NAMEREQD | \
                   NI_DGRAM)
 #define DNS_NAME_MAX 253        /* the longest name DNS can carry */
+#define DNS_WAIT SP_S(10)       /* the longest a lookup waits */
 
 int *__h_errno_location(void)
 {
@@ -48,6 +52,23 @@ static bool is_loopback(struct in_addr a)
     return (ntohl(a.s_addr) >> 24) == 127;
 }
 
+/* node through DNS: 0, EAI_NONAME (the server says there is no such
+   name), EAI_AGAIN (no answer, no server, or too many lookups at once). */
+static int dns_lookup(const char *node, struct in_addr *a)
+{
+    char ip[INET_ADDRSTRLEN];
+
+    switch (sp_resolve(node, ip, sizeof ip, DNS_WAIT)) {
+    case 0:
+        return inet_pton(AF_INET, ip, a) == 1 ? 0 : EAI_FAIL;
+    case -ENOENT:
+    case -EINVAL:
+        return EAI_NONAME;
+    default:
+        return EAI_AGAIN;
+    }
+}
+
 /*
  * The IPv4 address of node, for getaddrinfo's flags (only
  * AI_NUMERICHOST matters): 0, EAI_NONAME (no such host, or not numeric
@@ -65,7 +86,7 @@ static int host_lookup(const char *node, int flags, struct in_addr *a)
     }
     if (!node[0] || strlen(node) > DNS_NAME_MAX)
         return EAI_NONAME;
-    return EAI_NONAME;          /* no resolver yet */
+    return dns_lookup(node, a);
 }
 
 static int h_errno_of(int eai)

@@ -26,6 +26,18 @@
  *                 getaddrinfo's results, bytes both ways
  *   udp           a datagram to a getaddrinfo result, and its sender
  *                 named by getnameinfo
+ *   dns_server    DHCP gave 10.0.2.3 as the DNS server; sp_resolve's
+ *                 answers without a query ("localhost", a dotted quad)
+ *                 and its argument errors
+ *   dns_noname    getaddrinfo and gethostbyname of a name that does not
+ *                 exist (.invalid) fail with EAI_NONAME / HOST_NOT_FOUND
+ *                 within 10 s, each after one query that 10.0.2.3
+ *                 answered (sp_dns_stats); 4 Gs at once likewise.  QEMU's
+ *                 DNS forwards to the host's resolver, which must answer
+ *                 (NXDOMAIN): with no answer this case fails, saying so
+ *   dns_abandon   12 lookups (more than the resolver's slots) whose G
+ *                 stops waiting at once: -ETIMEDOUT, and their late
+ *                 answers free the slots: full lookups work after
  *   no_leak       1,000 lists of two results (with ai_canonname) made and
  *                 freed: the heap is back where it was; holding 100 of
  *                 them shows in the heap, so the measure works
@@ -591,6 +603,159 @@ TEST(udp)
     close(c);
     freeaddrinfo(srv);
     freeaddrinfo(dst);
+}
+
+static struct sp_dns_stats dns_stats(void)
+{
+    struct sp_dns_stats st;
+
+    if (sp_dns_stats(&st) != 0)
+        memset(&st, 0, sizeof st);
+    return st;
+}
+
+#define ANSWERED(st) ((st).found + (st).failed)
+#define ENDED(st) ((st).found + (st).failed + (st).unanswered)
+
+TEST(dns_server)
+{
+    struct sp_dns_stats st0 = dns_stats(), st;
+    char ip[16], longname[300];
+
+    CHECK(have_net);
+    CHECKF(strcmp(st0.server, "10.0.2.3") == 0, "DNS server %s", st0.server);
+    CHECK(sp_resolve("localhost", ip, sizeof ip, 0) == 0 &&
+          strcmp(ip, "127.0.0.1") == 0);
+    CHECK(sp_resolve("10.0.2.99", ip, sizeof ip, 0) == 0 &&
+          strcmp(ip, "10.0.2.99") == 0);
+    CHECK(sp_resolve("", ip, sizeof ip, 0) == -EINVAL);
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    CHECK(sp_resolve(longname, ip, sizeof ip, 0) == -EINVAL);
+    CHECK(sp_resolve("localhost", ip, 15, 0) == -ENOSPC);
+    st = dns_stats();
+    CHECKF(st.queries == st0.queries, "%llu queries sent",
+           (unsigned long long)(st.queries - st0.queries));
+}
+
+struct noname {
+    const char *name;
+    int rc;
+    sp_chan *done;
+};
+
+static void noname_g(void *arg)
+{
+    struct noname *nn = arg;
+    struct addrinfo *res = NULL;
+
+    nn->rc = gai(nn->name, "80", 0, SOCK_STREAM, &res);
+    if (res)
+        freeaddrinfo(res);
+    sp_chan_send(nn->done, NULL);
+}
+
+TEST(dns_noname)
+{
+    static const char *names[4] = { "one.spindle.invalid",
+        "two.spindle.invalid", "three.spindle.invalid",
+        "four.spindle.invalid" };
+    struct sp_dns_stats st0 = dns_stats(), st;
+    struct noname nn[4];
+    struct addrinfo *res;
+    struct hostent *he;
+    uint64_t t0 = sp_nanotime();
+    int64_t ms;
+    int rc;
+
+    CHECK(have_net);
+    rc = gai("nosuchhost.spindle.invalid", "80", 0, 0, &res);
+    ms = (int64_t)(sp_nanotime() - t0) / 1000000;
+    st = dns_stats();
+    printf("# nosuchhost: %s after %lld ms; %llu queries, %llu answered\n",
+           gai_strerror(rc), (long long)ms,
+           (unsigned long long)(st.queries - st0.queries),
+           (unsigned long long)(ANSWERED(st) - ANSWERED(st0)));
+    CHECKF(rc == EAI_NONAME || rc == EAI_AGAIN, "getaddrinfo: %d (%s)", rc,
+           gai_strerror(rc));
+    CHECK(res == NULL);
+    CHECKF(ms < 11000, "took %lld ms", (long long)ms);
+    CHECKF(st.queries == st0.queries + 1 && ENDED(st) == ENDED(st0) + 1,
+           "%llu queries, %llu ended",
+           (unsigned long long)(st.queries - st0.queries),
+           (unsigned long long)(ENDED(st) - ENDED(st0)));
+    CHECKF(rc == EAI_NONAME && st.failed == st0.failed + 1,
+           "10.0.2.3 did not answer (QEMU's DNS forwards to the host's "
+           "resolver): %s", gai_strerror(rc));
+
+    h_errno = 0;
+    he = gethostbyname("nosuchhost.spindle.invalid");
+    CHECKF(!he && h_errno == HOST_NOT_FOUND, "h_errno %d", h_errno);
+
+    /* Four at once, each in its own G. */
+    st0 = dns_stats();
+    for (int i = 0; i < 4; i++) {
+        nn[i].name = names[i];
+        nn[i].rc = 1;
+        nn[i].done = sp_chan_make(0, 1);
+        sp_go(noname_g, &nn[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        sp_chan_recv(nn[i].done, NULL);
+        sp_chan_free(nn[i].done);
+    }
+    st = dns_stats();
+    for (int i = 0; i < 4; i++)
+        CHECKF(nn[i].rc == EAI_NONAME, "%s: %d", names[i], nn[i].rc);
+    CHECKF(st.queries == st0.queries + 4 && st.failed == st0.failed + 4,
+           "%llu queries, %llu answered no",
+           (unsigned long long)(st.queries - st0.queries),
+           (unsigned long long)(st.failed - st0.failed));
+}
+
+/* Waits up to 10 s for lwIP to end every query sent since st0. */
+static struct sp_dns_stats dns_settle(struct sp_dns_stats st0)
+{
+    uint64_t end = sp_nanotime() + SP_S(10);
+    struct sp_dns_stats st = dns_stats();
+
+    while (ENDED(st) - ENDED(st0) < st.queries - st0.queries &&
+           sp_nanotime() < end) {
+        sp_sleep(SP_MS(5));
+        st = dns_stats();
+    }
+    return st;
+}
+
+/* More lookups than net/dns.c has slots (8), each abandoned at once (a
+   deadline 1 ns away), its late answer awaited: a slot its answer did
+   not free would make the lookups after fail with -EAGAIN. */
+TEST(dns_abandon)
+{
+    static const char *names[3] = { "a.abandon.spindle.invalid",
+        "b.abandon.spindle.invalid", "c.abandon.spindle.invalid" };
+    struct sp_dns_stats st0 = dns_stats(), st;
+    char ip[16];
+    int rc, abandoned = 0;
+
+    CHECK(have_net);
+    for (int i = 0; i < 12; i++) {
+        rc = sp_resolve(names[i % 3], ip, sizeof ip, 1);
+        CHECKF(rc == -ETIMEDOUT || rc == -ENOENT, "%s: %d", names[i % 3], rc);
+        abandoned += rc == -ETIMEDOUT;
+        st = dns_settle(st0);
+        CHECKF(st.queries == st0.queries + (uint64_t)i + 1 &&
+               ENDED(st) == ENDED(st0) + (uint64_t)i + 1,
+               "lookup %d: %llu queries, %llu ended", i,
+               (unsigned long long)(st.queries - st0.queries),
+               (unsigned long long)(ENDED(st) - ENDED(st0)));
+    }
+    printf("# %d of 12 lookups abandoned\n", abandoned);
+    CHECKF(abandoned >= 9, "only %d of 12 lookups gave up", abandoned);
+    for (int i = 0; i < 10; i++) {
+        rc = sp_resolve(names[i % 3], ip, sizeof ip, SP_S(10));
+        CHECKF(rc == -ENOENT, "lookup %d after: %d", i, rc);
+    }
 }
 
 TEST(no_leak)
