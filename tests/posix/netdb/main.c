@@ -61,6 +61,7 @@
 static const char *GUEST = "10.0.2.15";
 static bool have_net;
 static long heap_base = -1;
+#define KEPT_BYTES (64 * 1024)
 
 /* ---- Helpers -------------------------------------------------------- */
 
@@ -787,7 +788,10 @@ TEST(no_leak)
     }
     after = heap_in_use();
     CHECKF(after == before, "heap %ld bytes before, %ld after", before, after);
-    CHECKF(heap_base > 0 && after - heap_base < 4096,
+    /* Since the first case: what the cases' sockets, Gs and deadline
+       timers made the kernel keep (each P's timer heap array, the
+       descriptor table) may stay. */
+    CHECKF(heap_base > 0 && after - heap_base < KEPT_BYTES,
            "heap %ld bytes after the cases, %ld before them", after,
            heap_base);
 }
