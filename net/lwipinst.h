@@ -16,6 +16,7 @@
 #define NET_LWIPINST_H
 
 #include "lwip/dhcp.h"
+#include "lwip/dns.h"
 #include "lwip/etharp.h"
 #include "lwip/init.h"
 #include "lwip/ip4_addr.h"
@@ -37,7 +38,7 @@
     X(i, netif_add) X(i, netif_set_status_callback) X(i, netif_set_up)    \
     X(i, netif_set_default) X(i, netif_set_link_up) X(i, netif_set_addr)  \
     X(i, netif_poll_all) X(i, ethernet_input) X(i, etharp_output)         \
-    X(i, dhcp_start)                                                      \
+    X(i, dhcp_start) X(i, dns_gethostbyname) X(i, dns_getserver)          \
     X(i, pbuf_alloc) X(i, pbuf_free) X(i, pbuf_take)                      \
     X(i, pbuf_copy_partial)                                               \
     X(i, tcp_new) X(i, tcp_bind) X(i, tcp_listen_with_backlog_and_err)    \

@@ -18,11 +18,11 @@ LWIP_DIR   := build/lwip/lwip
 LWIP_STAMP := build/lwip/.stamp
 LWIP_INC   := -Inet/lwip -I$(LWIP_DIR)/src/include
 
-# What a NO_SYS, IPv4-only, raw-API stack over Ethernet compiles (see
-# lwipopts.h); raw.c is empty until LWIP_RAW is turned on.
+# What a NO_SYS, IPv4-only, raw-API stack over Ethernet with a DNS client
+# compiles (see lwipopts.h); raw.c is empty until LWIP_RAW is turned on.
 LWIP_SRCS := $(addprefix src/core/,init.c def.c inet_chksum.c ip.c mem.c \
                memp.c netif.c pbuf.c raw.c stats.c sys.c tcp.c tcp_in.c \
-               tcp_out.c timeouts.c udp.c) \
+               tcp_out.c timeouts.c udp.c dns.c) \
              $(addprefix src/core/ipv4/,dhcp.c etharp.c icmp.c ip4.c \
                ip4_addr.c ip4_frag.c) \
              src/netif/ethernet.c

@@ -80,6 +80,30 @@ long sp_sendto(sp_udp *u, const void *buf, size_t len, const char *to);
 
 const char *sp_net_strerror(int err);
 
+/*
+ * The IPv4 address of host name, as "a.b.c.d" into addr (at least 16
+ * bytes), asked of the DNS server DHCP gave (lwIP's resolver, which
+ * caches a few names and retries for about 7 s per server).  Parks the
+ * calling G until the answer, or until timeout_ns passed (0: as long as
+ * the resolver tries).  0; -ENOENT (the server answered: no such name,
+ * or an error); -ETIMEDOUT (no answer); -EINVAL (empty, or too long);
+ * -ENETDOWN (no NIC, or no DNS server yet); -EAGAIN (too many lookups
+ * under way); -ENOSPC (len < 16).
+ */
+int sp_resolve(const char *name, char *addr, size_t len, uint64_t timeout_ns);
+
+/* sp_resolve's counts since boot, and the server it asks. */
+struct sp_dns_stats {
+    char server[16];            /* "a.b.c.d"; "0.0.0.0" before DHCP */
+    uint64_t queries;           /* lookups lwIP sent (not from its cache) */
+    uint64_t found;             /* answered with an address */
+    uint64_t failed;            /* answered: no such name, or an error */
+    uint64_t unanswered;        /* given up with no reply */
+};
+
+/* Fills *st; 0, or -ENETDOWN without a NIC. */
+int sp_dns_stats(struct sp_dns_stats *st);
+
 /* The NIC's and the stack's counters (frames, bytes, and every kind of
    drop: runts, oversize frames, bad checksums...) for a person. */
 int sp_net_report(char *buf, size_t len);

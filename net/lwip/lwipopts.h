@@ -63,7 +63,12 @@
 #define LWIP_DHCP_DOES_ACD_CHECK    0
 #define LWIP_AUTOIP                 0
 #define LWIP_IGMP                   0
-#define LWIP_DNS                    0
+/* The DNS client (net/dns.c, stack 0 only): DHCP's lease sets its
+ * servers.  lwIP's defaults otherwise: 4 names cached, 4 retries, a
+ * random source port per query from up to DNS_MAX_SOURCE_PORTS pcbs of
+ * the UDP pool, kept once made (counted in MEMP_NUM_UDP_PCB below). */
+#define LWIP_DNS                    1
+#define DNS_MAX_SOURCE_PORTS        4
 
 /* Packets to the machine's own address, and 127.0.0.1 (a loopback
  * interface), stay inside: queued by lwIP, delivered by netif_poll_all,
@@ -105,7 +110,8 @@
  * TIME_WAIT pcb when the pool runs out). */
 #define MEMP_NUM_TCP_PCB            256
 #define MEMP_NUM_TCP_PCB_LISTEN     16
-#define MEMP_NUM_UDP_PCB            16
+/* 16 for sockets, and the DNS client's source ports. */
+#define MEMP_NUM_UDP_PCB            (16 + DNS_MAX_SOURCE_PORTS)
 #define LWIP_TCP_KEEPALIVE          1
 #define TCP_LISTEN_BACKLOG          1
 /* A restarted server can listen again on a port whose pcbs are in TIME_WAIT. */
