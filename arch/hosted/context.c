@@ -132,13 +132,23 @@ static void *fiber_for(uintptr_t va)
 {
     size_t i = (va - VM_GSLOT_BASE) / VM_GSLOT_SIZE;
 
+    void **tab = __atomic_load_n(&slot_fiber, __ATOMIC_ACQUIRE);
+
     if (i >= TSAN_FIBERS)
         return NULL;
-    if (!slot_fiber)
-        slot_fiber = hosted_reserve(TSAN_FIBERS * sizeof *slot_fiber);
-    if (!slot_fiber[i])
-        slot_fiber[i] = __tsan_create_fiber(0);
-    return slot_fiber[i];
+    /* The table, once: the first switches into slots may come on two
+       cores at once (main runs on a big stack, not in a slot).  The
+       loser's reservation stays, untouched, never backed. */
+    if (!tab) {
+        void **mine = hosted_reserve(TSAN_FIBERS * sizeof *slot_fiber);
+
+        tab = __atomic_compare_exchange_n(&slot_fiber, &tab, mine, false,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+              ? mine : tab;
+    }
+    if (!tab[i])
+        tab[i] = __tsan_create_fiber(0);
+    return tab[i];
 }
 #endif
 
