@@ -837,7 +837,8 @@ uint64_t go_attr(void (*fn)(void *), void *arg, size_t stack, bool tls)
 static int nstarted;
 
 /* main()'s stack, as a C program's main has on Linux (ulimit -s): C
-   programs keep big arrays there.  Demand-paged, with TLS. */
+   programs keep big arrays there.  Demand-paged, with TLS, whose block
+   takes the top few hundred bytes. */
 #define MAIN_STACK (8UL << 20)
 
 /* Zeroed memory on cache lines of its own, never freed: each core writes
@@ -908,9 +909,7 @@ SP_UNSPLIT void sched_start(void (*main_fn)(void *))
         /* Main is G 1; it starts where the others can see it. */
         while (__atomic_load_n(&nstarted, __ATOMIC_ACQUIRE) < ncpu)
             arch_cpu_relax();
-        if (!newproc_attr(main_fn, NULL,
-                          gattr_stack(MAIN_STACK, ARCH_TLS_VARIANT != 0),
-                          ARCH_TLS_VARIANT != 0))
+        if (!newproc_attr(main_fn, NULL, MAIN_STACK, ARCH_TLS_VARIANT != 0))
             panic("sched_start: no memory for main's stack");
         main_started = true;
     }
