@@ -371,6 +371,24 @@ int arch_map_page(uintptr_t va, uint64_t pa, int flags);
 void arch_unmap_page(uintptr_t va);
 
 /*
+ * TLS: the thread pointer of the compiler's local-exec TLS accesses,
+ * through arch_impl.h's inline
+ *   void arch_tp_set(uintptr_t tp)   makes tp this core's thread pointer
+ *                                    until the next call on this core,
+ *                                    whatever interrupts come meanwhile;
+ *                                    interrupts off (sched/proc.c calls
+ *                                    it when a G with TLS, or after one,
+ *                                    starts).
+ *   uintptr_t arch_tp_get(void)      reads it back.
+ *   ARCH_TLS_VARIANT                 where a TLS block lies from it (the
+ *                                    ELF TLS ABI's variants): 2, just
+ *                                    below, the pointer's target holding
+ *                                    the pointer itself (x86_64); 1,
+ *                                    above, past a 16-byte TCB (aarch64);
+ *                                    0, Gs have no TLS of their own.
+ */
+
+/*
  * Drops this core's translations of pages that arch_unmap_page removed
  * on another core (which flushed only its own TLB, unless the arch
  * broadcasts the flush).

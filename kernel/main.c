@@ -4,8 +4,8 @@
  *   boot/arch entry -> arch_early_init -> kernel_main:
  *     command line, page allocator, final page tables, boot core tables,
  *     every other core, newlib, then the scheduler on every core, with
- *     main(argc, argv) as G 1; its return value is the machine's exit
- *     status.
+ *     main(argc, argv) as G 1 (on an 8 MiB demand-paged stack, with
+ *     TLS: sched_start); its return value is the machine's exit status.
  */
 #include <stdio.h>
 #include <stdlib.h>

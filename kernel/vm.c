@@ -2,7 +2,8 @@
  * vm.c - the heap and stack areas above the direct map.
  *
  * Both grow upward by bump allocation and are never given back to the
- * page allocator: newlib's malloc keeps what sbrk gave it, and stacks are
+ * page allocator (big G stacks, in the stack area's upper half, are
+ * vmbig.c's): newlib's malloc keeps what sbrk gave it, and stacks are
  * reused through free lists by their owners.  Stacks are separated by one
  * unmapped page each, so running off the bottom of a stack faults on a
  * page nobody owns instead of corrupting the stack below.
@@ -15,6 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "kernel/vm.h"
+#include "kernel/vmimpl.h"
 
 /* The G table's upper half is this file's: a word per slot, saves[]. */
 #define VM_SAVES_BASE   (VM_GTAB_AREA + ARCH_VM_AREA / 2)
@@ -22,7 +24,7 @@
 struct gsave;
 static struct gsave **const saves = (struct gsave **)VM_SAVES_BASE;
 
-static struct spinlock vm_lock = SPINLOCK_INIT(LOCK_VM);
+struct spinlock vm_lock = SPINLOCK_INIT(LOCK_VM);
 static uintptr_t heap_end = VM_HEAP_BASE;      /* sbrk's break */
 static uintptr_t heap_mapped = VM_HEAP_BASE;   /* end of mapped pages */
 static uintptr_t stack_next = VM_STACK_BASE;
@@ -45,9 +47,7 @@ static uint64_t fresh_frame(uintptr_t va)
     return mem_alloc_pages(1);
 }
 
-/* Maps fresh pages over [va, va + n pages); returns how many it mapped
-   (fewer than n when memory ran out). */
-static size_t map_fresh(uintptr_t va, size_t n)
+size_t vm_map_fresh(uintptr_t va, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         uint64_t pa = fresh_frame(va + i * PAGE_SIZE);
@@ -64,7 +64,7 @@ static size_t map_fresh(uintptr_t va, size_t n)
 /* Maps fresh pages at *end until it reaches want; under vm_lock. */
 static void grow(uintptr_t *end, uintptr_t want)
 {
-    while (*end < want && map_fresh(*end, 1) == 1) {
+    while (*end < want && vm_map_fresh(*end, 1) == 1) {
         *end += PAGE_SIZE;
         gslot_pages++;
     }
@@ -83,7 +83,7 @@ void *vm_stack_alloc(size_t bytes)
     if (lo + n * PAGE_SIZE > VM_STACK_BASE + VM_STACK_MAX) {
         lo = 0;
     } else {
-        size_t got = map_fresh(lo, n);
+        size_t got = vm_map_fresh(lo, n);
 
         /* A short stack is useless, but its pages stay mapped and the
            area moves past them, so nothing is mapped twice. */
@@ -113,7 +113,7 @@ void *vm_gslot_alloc(size_t entry)
     }
     if (base + VM_GSLOT_SIZE > VM_GSLOT_BASE + VM_GSLOT_MAX ||
         gtab_mapped < tab_end || saves_mapped < saves_end ||
-        map_fresh(base + VM_GSLOT_SIZE - PAGE_SIZE, 1) != 1) {
+        vm_map_fresh(base + VM_GSLOT_SIZE - PAGE_SIZE, 1) != 1) {
         base = 0;
     } else {
         /* Pairs with the load-acquire in in_gslot (no lock there). */
@@ -550,6 +550,8 @@ bool vm_fault(uintptr_t va)
     bool ok;
     unsigned long f;
 
+    if (va - VM_BIGSTACK_BASE < VM_BIGSTACK_AREA)
+        return vm_bigstack_fault(va);
     if (!in_gslot(va) || va - vm_gslot_of(va) < PAGE_SIZE)
         return false;
     fault_hold();
@@ -559,7 +561,7 @@ bool vm_fault(uintptr_t va)
        another G, a channel partner say, while its pages were given
        back). */
     ok = arch_virt_to_phys(page, &pa);
-    if (!ok && map_fresh(page, 1) == 1) {
+    if (!ok && vm_map_fresh(page, 1) == 1) {
         gslot_pages++;
         ok = true;
     }
@@ -592,6 +594,8 @@ bool vm_is_stack_guard(uintptr_t va, size_t *size)
 
     if (size)
         *size = 0;
+    if (va - VM_BIGSTACK_BASE < VM_BIGSTACK_AREA)
+        return vm_bigstack_guard(va, size);
     if (in_gslot(va)) {
         if (size)
             *size = VM_GSLOT_SIZE - PAGE_SIZE;
@@ -617,7 +621,7 @@ void *vm_heap_grow(ptrdiff_t incr)
         ret = 0;
     } else if (end > heap_mapped) {
         size_t n = (end - heap_mapped + PAGE_SIZE - 1) / PAGE_SIZE;
-        size_t got = map_fresh(heap_mapped, n);
+        size_t got = vm_map_fresh(heap_mapped, n);
 
         heap_mapped += got * PAGE_SIZE;
         if (got < n)

@@ -1,6 +1,7 @@
 /*
- * vm.h - kernel virtual areas outside the direct map: the newlib heap
- * and stacks with guard pages.  Pages are mapped on demand from mem.c.
+ * vm.h - kernel virtual areas outside the direct map: the newlib heap,
+ * stacks with guard pages, G slots and big G stacks.  Pages are mapped on
+ * demand from mem.c.
  */
 #ifndef KERNEL_VM_H
 #define KERNEL_VM_H
@@ -27,7 +28,7 @@
 #define VM_HEAP_BASE    ARCH_VM_BASE                        /* sbrk */
 #define VM_HEAP_MAX     ARCH_VM_AREA
 #define VM_STACK_BASE   (ARCH_VM_BASE + ARCH_VM_STRIDE)     /* stacks */
-#define VM_STACK_MAX    ARCH_VM_AREA
+#define VM_STACK_MAX    (ARCH_VM_AREA / 2)      /* then the big stacks */
 #define VM_GSLOT_BASE   (ARCH_VM_BASE + 2 * ARCH_VM_STRIDE) /* G stacks */
 #define VM_GSLOT_MAX    ARCH_VM_AREA
 #define VM_GTAB_AREA    (ARCH_VM_BASE + 3 * ARCH_VM_STRIDE) /* struct g */
@@ -54,6 +55,37 @@
  * mask (vm_gslot_of).
  */
 #define VM_GSLOT_SIZE   (17 * 4096UL)
+
+/*
+ * Big G stacks (sp_go_attr with a stack_size over a slot's): the upper
+ * half of the stack area, cut into VM_BIGSTACK_N regions of
+ * VM_BIGSTACK_REGION bytes.  A region holds one stack at its top, of at
+ * most VM_BIGSTACK_MAXSIZE bytes; everything below it in the region is
+ * unmapped and never mapped, so the page under the stack is its guard.
+ * The stack's pages are mapped when first touched (vm_fault).  The
+ * region's owner (a struct g, which vm.c does not look into) names the G
+ * running on it (getg, sched.h).
+ */
+#define VM_BIGSTACK_BASE    (VM_STACK_BASE + ARCH_VM_AREA / 2)
+#define VM_BIGSTACK_SHIFT   26
+#define VM_BIGSTACK_REGION  (1UL << VM_BIGSTACK_SHIFT)     /* 64 MiB */
+#define VM_BIGSTACK_N       2048UL
+#define VM_BIGSTACK_AREA    (VM_BIGSTACK_N * VM_BIGSTACK_REGION)
+#define VM_BIGSTACK_MAXSIZE (VM_BIGSTACK_REGION - 4096UL)
+_Static_assert(VM_BIGSTACK_AREA <= ARCH_VM_AREA / 2,
+               "the big stacks fit the upper half of the stack area");
+
+/* Owner of each region while its stack is in use, else NULL; written
+   under vm.c's lock, read by the code running on the stack. */
+extern void *vm_bigstack_owner[VM_BIGSTACK_N];
+
+/* The owner of the big stack that holds va, NULL if va lies on none. */
+static inline void *vm_bigstack_of(uintptr_t va)
+{
+    if (va - VM_BIGSTACK_BASE >= VM_BIGSTACK_AREA)
+        return NULL;
+    return vm_bigstack_owner[(va - VM_BIGSTACK_BASE) >> VM_BIGSTACK_SHIFT];
+}
 
 /* The base of the G slot that holds va, which must lie in the area. */
 static inline uintptr_t vm_gslot_of(uintptr_t va)
@@ -109,6 +141,42 @@ void *vm_gslot_alloc(size_t entry);
  * Interrupts off.
  */
 bool vm_fault(uintptr_t va);
+
+/*
+ * A big stack of `bytes` (a multiple of PAGE_SIZE, at most
+ * VM_BIGSTACK_MAXSIZE) for owner: [*lo, *hi) with an unmapped guard page
+ * below; only its top page is mapped, the rest when touched.  False when
+ * every region is in use (or being given back) or no memory is left.
+ * From a G or g0, no spinlock held.
+ */
+bool vm_bigstack_alloc(size_t bytes, void *owner, uintptr_t *lo,
+                       uintptr_t *hi);
+
+/*
+ * Ends the use of the big stack that holds va: it has no owner from now
+ * on, and its pages and region are given back by the next
+ * vm_bigstack_reap.  Nothing may run on it any more (the caller is g0,
+ * after the G switched off it for good).  Interrupts off.
+ */
+void vm_bigstack_free(uintptr_t va);
+
+/* Big stacks freed and not yet given back (or being given back). */
+size_t vm_bigstacks_dead(void);
+
+/*
+ * Gives back the pages and regions of the freed big stacks: unmaps them,
+ * has every core drop them from its TLB (smp_call_all_irq), then frees
+ * the frames.  Returns how many stacks it gave back; 0 at once when
+ * another core is reaping.  From a G or the idle path, no spinlock held.
+ */
+size_t vm_bigstack_reap(void);
+
+/* Pages mapped for big stacks now. */
+size_t vm_bigstack_pages(void);
+
+/* The bounds of the big stack that holds va (ASan's fiber switches);
+   false if va lies on none in use. */
+bool vm_bigstack_bounds(uintptr_t va, uintptr_t *lo, uintptr_t *hi);
 
 /* Maps back the pages of the slot that holds va if they were given
    back; false if they were not.  Interrupts off. */

@@ -302,6 +302,9 @@ static struct g *findrunnable(struct m *m, bool *inherit)
             if (spin_more(&spin_end))
                 continue;
         }
+        /* Idle: give back the pages of exited Gs' big stacks. */
+        if (vm_bigstacks_dead() && vm_bigstack_reap())
+            continue;
         if (release_step(m))
             continue;
         if ((gp = stop_and_halt(m)))
@@ -330,6 +333,10 @@ setcurg(struct m *m, struct g *gp, bool inherit)
     m->woken = false;
     __atomic_store_n(&gp->status, G_RUNNING, __ATOMIC_RELAXED);
     gp->lastm = m;
+    /* Its thread pointer, if it or the G before it has TLS: plain Gs
+       after plain Gs pay this test only. */
+    if (__builtin_expect(gp->tp | m->tp, 0))
+        gattr_switch_tp(m, gp);
     /* A G from runnext shares the slice of the G that readied it (Go's
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
@@ -415,7 +422,10 @@ static __attribute__((noreturn)) void schedule_loop(struct m *m)
         if (__atomic_load_n(&m->spinning, __ATOMIC_RELAXED))
             resetspinning(m);
         execute(m, gp, inherit);
-        /* Back on g0: the G called mcall(). */
+        /* Back on g0: the G called mcall(), or the timer preempted it.
+           The scheduler runs with the core's thread pointer. */
+        if (__builtin_expect(m->tp != 0, 0))
+            gattr_switch_tp(m, NULL);
         gp = m->curg;
         cputime_stop(m, gp, arch_cycles());
         __atomic_store_n(&m->curg, NULL, __ATOMIC_RELAXED);
@@ -700,6 +710,8 @@ static void goexit_m(struct g *gp)
     /* Release: release.c reads reent after seeing G_DEAD. */
     __atomic_store_n(&gp->status, G_DEAD, __ATOMIC_RELEASE);
     __atomic_store_n(&p->nexited, p->nexited + 1, __ATOMIC_RELAXED);
+    if (gp->attrs)
+        gattr_exit(gp);
     gfput(p, gp);
 }
 
@@ -744,7 +756,8 @@ static __attribute__((cold, noinline)) struct g *trace_create(struct g *gp)
     return gp;
 }
 
-SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
+static inline __attribute__((always_inline)) uint64_t
+newproc_with(void (*fn)(void *), void *arg, size_t stack, bool tls)
 {
     unsigned long f = arch_irq_save();
     struct p *p = thism()->p;
@@ -753,6 +766,11 @@ SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
 
     if (!gp)
         panic("newproc: out of memory for a new goroutine");
+    if ((stack || tls) && !gattr_setup(gp, stack, tls)) {
+        gfput(p, gp);
+        arch_irq_restore(f);
+        return 0;
+    }
     gp->fn = fn;
     gp->arg = arg;
     goid = newgoid(p);
@@ -773,6 +791,16 @@ SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
     return goid;
 }
 
+SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
+{
+    return newproc_with(fn, arg, 0, false);
+}
+
+uint64_t newproc_attr(void (*fn)(void *), void *arg, size_t stack, bool tls)
+{
+    return newproc_with(fn, arg, stack, tls);
+}
+
 /*
  * newproc for a G (sp_go), with back-pressure.  Not in Go: a Go spawner
  * that fills its P's ring moves half of it to the global queue and goes
@@ -784,9 +812,11 @@ SP_UNSPLIT uint64_t newproc(void (*fn)(void *), void *arg)
  * machine holds at most a ring's worth of runnable Gs.  A spawner on an
  * otherwise idle machine loses nothing: its Gs are its core's next work.
  */
-SP_UNSPLIT uint64_t go(void (*fn)(void *), void *arg)
+static inline __attribute__((always_inline)) uint64_t
+go_with(void (*fn)(void *), void *arg, size_t stack, bool tls)
 {
-    uint64_t goid = newproc(fn, arg);
+    uint64_t goid = stack || tls ? newproc_attr(fn, arg, stack, tls)
+                                 : newproc(fn, arg);
     unsigned long f = arch_irq_save();
     bool full = runq_len(&thism()->p->runq) >= RUNQ_SIZE - 1;
 
@@ -796,9 +826,24 @@ SP_UNSPLIT uint64_t go(void (*fn)(void *), void *arg)
     return goid;
 }
 
+SP_UNSPLIT uint64_t go(void (*fn)(void *), void *arg)
+{
+    return go_with(fn, arg, 0, false);
+}
+
+uint64_t go_attr(void (*fn)(void *), void *arg, size_t stack, bool tls)
+{
+    return go_with(fn, arg, stack, tls);
+}
+
 /* ---- Start ------------------------------------------------------------ */
 
 static int nstarted;
+
+/* main()'s stack, as a C program's main has on Linux (ulimit -s): C
+   programs keep big arrays there.  Demand-paged, with TLS, whose block
+   takes the top few hundred bytes. */
+#define MAIN_STACK (8UL << 20)
 
 /* Zeroed memory on cache lines of its own, never freed: each core writes
    its M and P all the time, and must not share a line with the next
@@ -828,6 +873,7 @@ static void sched_init(void)
         p->runq.pause = steal_pause;
         m->cpu = cpus[i];
         m->p = p;
+        m->core_tp = gattr_core_tp();
         sched.allp[i] = p;
         sched.allm[i] = m;
     }
@@ -860,12 +906,15 @@ SP_UNSPLIT void sched_start(void (*main_fn)(void *))
     }
     arch_irq_save();
     c->m = sched.allm[c->id];
+    if (ARCH_TLS_VARIANT)
+        arch_tp_set(c->m->core_tp);
     __atomic_add_fetch(&nstarted, 1, __ATOMIC_RELEASE);
     if (main_fn) {
         /* Main is G 1; it starts where the others can see it. */
         while (__atomic_load_n(&nstarted, __ATOMIC_ACQUIRE) < ncpu)
             arch_cpu_relax();
-        newproc(main_fn, NULL);
+        if (!newproc_attr(main_fn, NULL, MAIN_STACK, ARCH_TLS_VARIANT != 0))
+            panic("sched_start: no memory for main's stack");
         main_started = true;
     }
     schedule_loop(c->m);

@@ -84,8 +84,12 @@ struct g {
                                    completed a select); cleared by gopark */
     void (*fn)(void *);         /* entry, and its argument */
     void *arg;
-    uintptr_t stack_lo;         /* lowest mapped byte; guard page below */
-    uintptr_t stack_hi;
+    uintptr_t stack_lo;         /* lowest byte; guard page below: the
+                                   slot's, or a big stack's (gattr.c) */
+    uintptr_t stack_hi;         /* its top, below the TLS block if any */
+    uintptr_t tp;               /* thread pointer of a G with TLS, else 0
+                                   (gattr.c) */
+    bool attrs;                 /* big stack or TLS: gattr_exit undoes */
     struct g *allnext;          /* allgs list (deadlock report, leak check) */
     int preemptoff;             /* > 0: the timer must not preempt it */
     struct m *lastm;            /* the M that runs or last ran it, stale
@@ -179,6 +183,10 @@ struct m {
     uint64_t busy;              /* cycles spent running Gs, up to the
                                    last switch out; owner only, atomic
                                    stores (cputime.c) */
+    uintptr_t tp;               /* the thread pointer of the G with TLS
+                                   that runs or ran last here, 0 if the
+                                   core's own is installed (gattr.c) */
+    uintptr_t core_tp;          /* the core's own (sched_init) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */
@@ -209,18 +217,25 @@ static inline struct _reent *gslot_reent(uintptr_t slot)
 /*
  * The running G, or NULL off any G (an M's scheduler context, the boot
  * stack, a fault handler's own stack).  A G runs only on the stack in its
- * own slot, so the slot that holds the current frame names it: no need to
- * stop interrupts while reading this core's M (the G may be preempted and
- * move anywhere, and the answer stays right).  Linux found `current` from
- * the stack pointer the same way for years.
+ * own slot, or on its big stack (sp_go_attr), whose region names its
+ * owner; so the current frame names the G: no need to stop interrupts
+ * while reading this core's M (the G may be preempted and move anywhere,
+ * and the answer stays right).  Linux found `current` from the stack
+ * pointer the same way for years.  A plain G pays one comparison.
  */
 static inline struct g *getg(void)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 
     if (fp - VM_GSLOT_BASE >= VM_GSLOT_MAX)
-        return NULL;
+        return vm_bigstack_of(fp);
     return gslot_g(fp);
+}
+
+/* True if gp runs on a stack other than its slot's (a big stack). */
+static inline bool g_bigstack(const struct g *gp)
+{
+    return gp->stack_lo - VM_BIGSTACK_BASE < VM_BIGSTACK_AREA;
 }
 
 /* The G this core's M runs (m->curg), NULL if none: right from any stack,
@@ -282,6 +297,14 @@ uint32_t fastrandn(uint32_t n);
 uint64_t newproc(void (*fn)(void *), void *arg);
 /* newproc from a G (sp_go): yields when the G has filled its P's queue. */
 uint64_t go(void (*fn)(void *), void *arg);
+
+/*
+ * newproc and go for a G with a big stack of `stack` bytes (a multiple
+ * of PAGE_SIZE, at most VM_BIGSTACK_MAXSIZE; 0: its slot) and with a
+ * TLS block of its own if tls; 0 if no big stack was to be had.
+ */
+uint64_t newproc_attr(void (*fn)(void *), void *arg, size_t stack, bool tls);
+uint64_t go_attr(void (*fn)(void *), void *arg, size_t stack, bool tls);
 /* Ends the calling G (sp_goexit, and a G's function returning). */
 __attribute__((noreturn)) void goexit(void);
 

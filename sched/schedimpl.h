@@ -143,6 +143,20 @@ bool steal_pause(struct runq *q);
    G that yields with nothing else on its P. */
 struct g *steal_once(struct p *p);
 
+/* gattr.c: a big stack and TLS for a fresh G (false: no big stack to
+   be had; interrupts off); back to plain once dead (g0); this core's
+   thread pointer for gp, or the core's own if gp is NULL (setcurg). */
+bool gattr_setup(struct g *gp, size_t stack, bool tls);
+void gattr_exit(struct g *gp);
+void gattr_switch_tp(struct m *m, struct g *gp);
+/* A core's own TLS block's thread pointer, 0 where the arch has no TLS
+   per G (sched_init, boot core). */
+uintptr_t gattr_core_tp(void);
+/* The stack a G asking for `want` bytes (with tls or not) gets: 0 for
+   its slot's, else a big stack's size; (size_t)-1 if over
+   SP_GO_STACK_MAX. */
+size_t gattr_stack(size_t want, bool tls);
+
 /* gfree.c: G allocation, free lists, the list of all Gs. */
 struct g *gfget(struct p *p);
 void gfput(struct p *p, struct g *gp);

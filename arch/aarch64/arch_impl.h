@@ -108,6 +108,25 @@ static inline struct cpu *arch_this_cpu(void)
    chan.c) take about a hundred of them for one. */
 #define ARCH_RELAX_PER_PAUSE 100
 
+/*
+ * TLS (arch.h): variant I, TPIDR_EL0 (gcc 12 has no -mtp=el1).  The
+ * exception entry borrows TPIDR_EL0 (vectors.S), and trap_return puts
+ * back the value kept in the core-local page, so that it is per core
+ * whatever G the core resumes.
+ */
+#define ARCH_TLS_VARIANT 1
+
+static inline void arch_tp_set(uintptr_t tp)
+{
+    *(volatile uint64_t *)(LOCAL_VA + LOCAL_TP) = tp;
+    __asm__ volatile("msr tpidr_el0, %0" : : "r"(tp) : "memory");
+}
+
+static inline uintptr_t arch_tp_get(void)
+{
+    return *(volatile uint64_t *)(LOCAL_VA + LOCAL_TP);
+}
+
 static inline void arch_cpu_relax(void)
 {
     __asm__ volatile("yield" : : : "memory");

@@ -20,6 +20,9 @@
 /* Its bytes. */
 #define LOCAL_IRQ_OFF   0       /* interrupts masked (arch_irq_save) */
 #define LOCAL_IRQ_SLOW  1       /* IRQ_HARD_OFF or 0 */
+#define LOCAL_TP        8       /* 8 bytes: the thread pointer that
+                                   TPIDR_EL0 holds outside exception
+                                   entry (arch_tp_set, vectors.S) */
 
 #define IRQ_HARD_OFF    0x01    /* irq_slow: PSTATE.I is set; clear it */
 

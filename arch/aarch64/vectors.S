@@ -9,7 +9,10 @@
  * entry first puts the interrupted x0, x1, x30, ELR and SPSR in its
  * kind's area of struct cpu (arch.entry_save, always mapped), keeps the
  * area's address in TPIDR_EL0 (TPIDRRO_EL0 is its scratch), then calls
- * save_frame, which copies them from there into the frame.
+ * save_frame, which copies them from there into the frame.  TPIDR_EL0 is
+ * also the TLS thread pointer of the code interrupted: trap_return puts
+ * back the core's (the core-local page's LOCAL_TP, arch_tp_set), which
+ * is the interrupted G's, or the G's the core switched to meanwhile.
  *
  * Why save_frame first asks the MMU (AT S1E1W) whether the frame's pages
  * are mapped: the frame goes on the interrupted stack, which for a G may
@@ -235,6 +238,9 @@ trap_return:
     ldr x30, [x1, #ES_SP]
     mov sp, x30
     ldr x30, [x1, #ES_X30]
+    mov x0, #LOCAL_VA               /* the entry borrowed TPIDR_EL0 */
+    ldr x0, [x0, #LOCAL_TP]
+    msr tpidr_el0, x0
     ldr x0, [x1, #ES_X0]
     ldr x1, [x1, #ES_X1]
     eret

@@ -45,6 +45,34 @@
    friends (arch.h). */
 #define ARCH_GSLOT_BACKING 1
 
+/*
+ * Big G stacks (kernel/vmbig.c) are host memory too: arch_bigstack_open
+ * makes [lo, hi) accessible, backed by the host on first touch, and
+ * arch_bigstack_close gives it back and makes it fault again (the host
+ * drops every thread's TLB entries itself).  open: 0 or -ENOMEM.
+ */
+#define ARCH_BIGSTACK_BACKING 1
+int arch_bigstack_open(uintptr_t lo, uintptr_t hi);
+void arch_bigstack_close(uintptr_t lo, uintptr_t hi);
+
+/*
+ * TLS (arch.h): none per G.  glibc owns FS here: its own TLS (errno,
+ * the sanitizers' state) is the thread's, and a G's block installed in
+ * FS would take it from glibc.  __thread variables are per host thread,
+ * that is per core; sp_go_attr ignores tls.
+ */
+#define ARCH_TLS_VARIANT 0
+
+static inline void arch_tp_set(uintptr_t tp)
+{
+    (void)tp;
+}
+
+static inline uintptr_t arch_tp_get(void)
+{
+    return 0;
+}
+
 /* Pending interrupt bits (struct arch_cpu.pending). */
 #define PEND_TIMER  1u          /* the core's timer fired */
 #define PEND_IPI    2u          /* arch_send_ipi */

@@ -70,12 +70,17 @@ static bool in_slot_area(uintptr_t va)
     return va >= VM_GSLOT_BASE && va < VM_GSLOT_BASE + VM_GSLOT_MAX;
 }
 
-/* The stack that sp lies on: its G slot, or this core's own stack. */
+/* The stack that sp lies on: its G slot, a big G stack, or this core's
+   own stack. */
 static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 {
     struct cpu *c = arch_this_cpu();
+    uintptr_t lo, hi;
 
-    if (in_slot_area(sp)) {
+    if (vm_bigstack_bounds(sp, &lo, &hi)) {
+        x->stack_lo = (void *)lo;
+        x->stack_size = hi - lo;
+    } else if (in_slot_area(sp)) {
         uintptr_t slot = vm_gslot_of(sp);
 
         x->stack_lo = (void *)(slot + PAGE_SIZE);
@@ -114,19 +119,36 @@ static void stack_bounds(uintptr_t sp, struct hosted_ctx *x)
 #define TSAN_FIBERS 256
 static void **slot_fiber;
 
+/* On a G's stack: its slot's, or a big one (which has no fiber of its
+   own: its G runs in its core's). */
+static bool on_g_stack(uintptr_t va)
+{
+    return in_slot_area(va) || vm_bigstack_of(va);
+}
+
 /* The fiber of the slot that holds va (in_slot_area), made on its first
    use; NULL past the first TSAN_FIBERS slots. */
 static void *fiber_for(uintptr_t va)
 {
     size_t i = (va - VM_GSLOT_BASE) / VM_GSLOT_SIZE;
 
+    void **tab = __atomic_load_n(&slot_fiber, __ATOMIC_ACQUIRE);
+
     if (i >= TSAN_FIBERS)
         return NULL;
-    if (!slot_fiber)
-        slot_fiber = hosted_reserve(TSAN_FIBERS * sizeof *slot_fiber);
-    if (!slot_fiber[i])
-        slot_fiber[i] = __tsan_create_fiber(0);
-    return slot_fiber[i];
+    /* The table, once: the first switches into slots may come on two
+       cores at once (main runs on a big stack, not in a slot).  The
+       loser's reservation stays, untouched, never backed. */
+    if (!tab) {
+        void **mine = hosted_reserve(TSAN_FIBERS * sizeof *slot_fiber);
+
+        tab = __atomic_compare_exchange_n(&slot_fiber, &tab, mine, false,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+              ? mine : tab;
+    }
+    if (!tab[i])
+        tab[i] = __tsan_create_fiber(0);
+    return tab[i];
 }
 #endif
 
@@ -145,7 +167,7 @@ static inline void before_switch(struct hosted_ctx *me, struct hosted_ctx *to)
     /* A G without a fiber of its own runs in, and leaves, its core's:
        only a context that owns its fiber records one. */
     void *cur = __tsan_get_current_fiber();
-    bool in_slot = in_slot_area((uintptr_t)__builtin_frame_address(0));
+    bool in_slot = on_g_stack((uintptr_t)__builtin_frame_address(0));
     void *target = to->fiber;
 
     /* A G's context lies in its slot; with no fiber recorded it has not

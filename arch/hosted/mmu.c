@@ -386,3 +386,17 @@ size_t arch_page_table_pages(void)
 {
     return 0;                   /* the tables are host memory */
 }
+
+/* Big G stacks (arch_impl.h): the stack area's pages, opened whole. */
+int arch_bigstack_open(uintptr_t lo, uintptr_t hi)
+{
+    return mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) ? -12 : 0;
+}
+
+void arch_bigstack_close(uintptr_t lo, uintptr_t hi)
+{
+    if (madvise((void *)lo, hi - lo, MADV_DONTNEED) ||
+        mprotect((void *)lo, hi - lo, PROT_NONE))
+        panic("arch_bigstack_close: the host refused [0x%lx, 0x%lx)",
+              lo, hi);
+}

@@ -105,6 +105,28 @@ static inline struct cpu *arch_this_cpu(void)
    (arch.h): the pause itself. */
 #define ARCH_RELAX_PER_PAUSE 1
 
+/*
+ * TLS (arch.h): variant II, the FS base.  The kernel's per-core data is
+ * %gs's, so FS is free for the Gs' thread pointer.  wrmsr, not wrfsbase:
+ * CR4.FSGSBASE is left off (QEMU's TCG cores lack it before -cpu max).
+ */
+#define ARCH_TLS_VARIANT 2
+#define ARCH_MSR_FS_BASE 0xC0000100
+
+static inline void arch_tp_set(uintptr_t tp)
+{
+    __asm__ volatile("wrmsr" : : "c"(ARCH_MSR_FS_BASE), "a"((uint32_t)tp),
+                     "d"((uint32_t)(tp >> 32)) : "memory");
+}
+
+static inline uintptr_t arch_tp_get(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(ARCH_MSR_FS_BASE));
+    return (uintptr_t)hi << 32 | lo;
+}
+
 static inline void arch_cpu_relax(void)
 {
     __asm__ volatile("pause" : : : "memory");

@@ -11,6 +11,7 @@
 #ifndef SPINDLE_SCHED_H
 #define SPINDLE_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,39 @@
  * it made run, here or on other cores, before it makes more.
  */
 uint64_t sp_go(void (*fn)(void *), void *arg);
+
+/*
+ * What a G started by sp_go_attr has beyond sp_go's.
+ *
+ * stack_size: 0, or not more than fits its slot (64 KiB less the newlib
+ * state and, with tls, the TLS block): an ordinary G.  More: the G runs
+ * on a stack of its own of that many bytes (rounded up to pages) with an
+ * unmapped guard page below it, as a thread's stack on Linux; a page
+ * gets memory when first touched, and all of it is given back after the
+ * G exits (by the next sp_go_attr that wants a big stack, or the next
+ * core that idles).  Running off its bottom panics as a stack overflow
+ * of that G.  At most SP_GO_STACK_MAX.
+ *
+ * tls: the G has its own copy of the program's __thread
+ * (_Thread_local) variables, as a thread does: initial values as
+ * declared, zero where none is.  A G without it shares its core's copy
+ * (on the hosted build, where glibc owns the thread pointer, every G
+ * does: tls is ignored there).
+ */
+struct sp_go_attr {
+    size_t stack_size;
+    bool tls;
+};
+
+#define SP_GO_STACK_MAX (32UL << 20)
+
+/*
+ * sp_go with attributes; a NULL a is sp_go.  Returns the G's id, or 0
+ * (no G started) if a->stack_size is over SP_GO_STACK_MAX or every big
+ * stack (2048) is in use.
+ */
+uint64_t sp_go_attr(void (*fn)(void *), void *arg,
+                    const struct sp_go_attr *a);
 
 /*
  * Puts the caller at the back of its core's run queue: the Gs queued on

@@ -1,6 +1,6 @@
 /*
  * stack_clash - a frame larger than what is left of the stack: main (G
- * 1), with 64 KiB of stack, calls a function whose one array needs 1, 2
+ * 1), with 8 MiB of stack, calls a function whose one array needs 1, 2
  * or 20 pages more than the whole stack (`-- pages=N`, test.conf).
  * Without probes the frame would step over the guard page into the
  * stack below it; each page the frame spans is probed as it grows
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STACK (64 * 1024)
+#define STACK (8 * 1024 * 1024)
 #define PAGE  4096
 
 /* One array per size, so that each is a frame of fixed size, as a C
