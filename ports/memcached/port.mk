@@ -22,3 +22,9 @@ ifneq ($(wildcard include/posix/netdb.h),)
 PORT_ELFS += $(PORT_ELF_memcached)
 test-images: $(PORT_ELF_memcached)
 endif
+
+# make test-ports: memcached's Perl suite and a memcslap load against
+# the image (tests/host/memcached_suite.sh; a few minutes).
+.PHONY: test-ports
+test-ports: $(PORT_ELF_memcached)
+	$(Q)tests/host/memcached_suite.sh $(ARCH)
