@@ -9,7 +9,9 @@
 # instead of starting one.  So a test that starts memcached with
 # arguments of its own (new_memcached("-m 3"), -o options, extstore,
 # TLS, SASL, Unix sockets, daemonizing) or runs the program itself is
-# excluded, and listed; the others each start from an empty cache and
+# excluded, and listed, and so is one that moves the server's clock
+# (mem_move_time: the debugtime command of the memcached-debug build;
+# the image is the release build); the others each start from an empty cache and
 # zeroed counters (flush_all, stats reset, stats detail off), as from a
 # fresh server.  MemcachedTest.pm asks `memcached-debug -h` of its
 # folder which features the server has, so the same source is built for
@@ -49,18 +51,22 @@ if [ ! -x "$host/memcached-debug" ]; then
 fi
 ln -sfn "$(cd "$src" && pwd)/t" "$host/t"
 
-# The tests the one server can run: no arguments of their own.
-tests=() excluded=()
+# The tests the one server can run: no arguments of their own, no
+# debugtime.
+tests=() excluded=() debug=()
 for t in "$src"/t/*.t; do
     if grep -o 'new_memcached([^)]*)' "$t" | grep -qv "new_memcached()\|new_memcached('')" ||
        grep -q 'start_memcached\|run_help\|fork()\|get_memcached_exe\|\$exe' "$t"; then
         excluded+=("${t##*/}")
+    elif grep -q 'mem_move_time' "$t"; then
+        debug+=("${t##*/}")
     else
         tests+=("${t##*/}")
     fi
 done
 echo "memcached suite: ${#tests[@]} tests; ${#excluded[@]} start a server of their own and are excluded:"
 echo "${excluded[*]}" | fold -s -w 76 | sed 's/^/    /'
+echo "and ${#debug[@]} need memcached-debug's debugtime: ${debug[*]}"
 
 mc_boot "$arch" 2 "$tmp/console" || { tail -n 30 "$tmp/console"; die "memcached did not answer"; }
 for t in "${tests[@]}"; do
