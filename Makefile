@@ -250,7 +250,8 @@ RUN_CMDLINE = $(if $(filter command line environment,$(origin CMDLINE)),$(CMDLIN
 check_app = @[ -n "$(ELF)$(PORT_ELF_$(APP))" ] || [ -d apps/$(APP) ] || { echo "make $@: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)); ports: $(PORT_PROGRAMS); or ELF=path)"; exit 1; }
 
 # make run gives the guest a NIC on QEMU's user network (NET=user): host
-# port HOSTPORT (8080) on 127.0.0.1 reaches the guest's GUESTPORT (80).
+# port HOSTPORT (8080) on 127.0.0.1 reaches the guest's GUESTPORT (80);
+# a port's PORT_RUNENV_<program> may set other defaults (memcached: 11211).
 # NET= boots without a NIC.  NET=tap (root) boots it in a network
 # namespace of its own on a TAP device (tools/run/tapns.sh: the guest at
 # 192.0.2.2, the namespace's end 192.0.2.1), QUEUES=N with N queue pairs
@@ -264,7 +265,7 @@ ifeq ($(NET),tap)
 	    QUEUES=$(or $(QUEUES),1) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) \
 	    ip=192.0.2.2/24 gw=192.0.2.1 $(RUN_CMDLINE)
 else
-	$(Q)NET=$(NET) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
+	$(Q)NET=$(NET) $(PORT_RUNENV_$(APP)) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
 endif
 
 # The execution tracer (tools/run/trace.sh): the app booted with trace=1
@@ -317,4 +318,7 @@ include tests/tests.mk
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+# The compilers' dependency files; not under build/ports or
+# build/<arch>/ports, where the ports' sources and builds are (memcached's
+# source has a DTrace script named memcached_dtrace.d).
+-include $(shell find build -path 'build/ports' -prune -o -path 'build/*/ports' -prune -o -name '*.d' -print 2>/dev/null)

@@ -1,8 +1,10 @@
 /*
  * bsd_opt.c - a socket's options: setsockopt and getsockopt
- * (SO_REUSEADDR, SO_KEEPALIVE, SO_RCVTIMEO, SO_SNDTIMEO, SO_TYPE,
- * SO_ACCEPTCONN, SO_ERROR, TCP_NODELAY).  Options are recorded in the
- * struct bsock, where the other calls read them.  fcntl is every
+ * (SO_REUSEADDR, SO_KEEPALIVE, SO_RCVTIMEO, SO_SNDTIMEO, SO_LINGER,
+ * SO_TYPE, SO_ACCEPTCONN, SO_ERROR, TCP_NODELAY).  Options are recorded
+ * in the struct bsock, where the other calls read them.  SO_LINGER is
+ * always off (close returns at once and lwIP sends what is queued): it
+ * may be set off, and setting it on fails with ENOPROTOOPT.  fcntl is every
  * descriptor's (fdcalls.c).
  */
 #include <errno.h>
@@ -38,6 +40,17 @@ static int opt_timeo(const void *val, socklen_t len, uint64_t *ns)
     return 0;
 }
 
+/* SO_LINGER's value: 0 if it turns lingering off, the only setting. */
+static int opt_linger(const void *val, socklen_t len)
+{
+    struct linger l;
+
+    if (!val || len < sizeof l)
+        return EINVAL;
+    memcpy(&l, val, sizeof l);
+    return l.l_onoff ? ENOPROTOOPT : 0;
+}
+
 int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
     struct bsock *b;
@@ -65,6 +78,9 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
             if (!(e = opt_timeo(val, len, &ns)))
                 STORE(b->sndtimeo, ns);
             break;
+        case SO_LINGER:
+            e = opt_linger(val, len);
+            break;
         }
     } else if (level == IPPROTO_TCP && b->type == SOCK_STREAM) {
         if (name == TCP_NODELAY && !(e = opt_int(val, len, &v)))
@@ -80,7 +96,7 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
     struct bsock *b;
     uint64_t ns = 0;
     int e, v = 0, err = 0;
-    bool is_tv = false;
+    bool is_tv = false, is_linger = false;
 
     if (!(b = bsd_fd_get(fd, &e)))
         return fail(e);
@@ -95,6 +111,7 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
         case SO_ACCEPTCONN: v = LOAD(b->state) == ST_LISTEN; break;
         case SO_RCVTIMEO:   ns = LOAD(b->rcvtimeo); is_tv = true; break;
         case SO_SNDTIMEO:   ns = LOAD(b->sndtimeo); is_tv = true; break;
+        case SO_LINGER:     is_linger = true; break;
         case SO_ERROR:
             /* A failed non-blocking connect's error, once; else the
                connection's sticky one. */
@@ -121,6 +138,11 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
         tv.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
         memcpy(val, &tv, *len < sizeof tv ? *len : sizeof tv);
         *len = sizeof tv;
+    } else if (!e && is_linger) {
+        struct linger off = { 0, 0 };
+
+        memcpy(val, &off, *len < sizeof off ? *len : sizeof off);
+        *len = sizeof off;
     } else if (!e) {
         memcpy(val, &v, *len < sizeof v ? *len : sizeof v);
         *len = sizeof v;

@@ -258,6 +258,16 @@ int getgroups(int n, gid_t *list)
     return 0;
 }
 
+/* Only a privileged process may set its groups, and this one is not
+   (getuid is PROC_UID), as on Linux without CAP_SETGID. */
+int setgroups(int n, const gid_t *list)
+{
+    (void)n;
+    (void)list;
+    errno = EPERM;
+    return -1;
+}
+
 pid_t setsid(void)
 {
     bool again;

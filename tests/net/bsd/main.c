@@ -878,9 +878,17 @@ TEST(options)
     errno = 0;
     CHECK(setsockopt(fds[1], 999, 1, &one, sizeof one) == -1 &&
           errno == ENOPROTOOPT);
+    /* SO_LINGER is off, and may only be set off. */
+    struct linger lg = { 1, 5 };
+    socklen_t lglen = sizeof lg;
+    CHECK(getsockopt(fds[1], SOL_SOCKET, SO_LINGER, &lg, &lglen) == 0 &&
+          lglen == sizeof lg && lg.l_onoff == 0);
+    lg.l_linger = 0;
+    CHECK(setsockopt(fds[1], SOL_SOCKET, SO_LINGER, &lg, sizeof lg) == 0);
+    lg.l_onoff = 1;
     errno = 0;
-    CHECK(getsockopt(fds[1], SOL_SOCKET, SO_LINGER, &v, &(socklen_t){ 4 }) ==
-          -1 && errno == ENOPROTOOPT);
+    CHECK(setsockopt(fds[1], SOL_SOCKET, SO_LINGER, &lg, sizeof lg) == -1 &&
+          errno == ENOPROTOOPT);
     errno = 0;
     CHECK(setsockopt(fds[1], SOL_SOCKET, SO_REUSEADDR, &one, 1) == -1 &&
           errno == EINVAL);
