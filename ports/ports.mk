@@ -31,15 +31,6 @@ $(TOOLCHAIN): $(TOOLCHAIN_DEPS)
 	$(Q)tools/build/toolchain.sh $(ARCH) $(B) $(NEWLIB) "$(CROSS)" "$(STACK_CLASH) $(ARCH_CFLAGS)" \
 	    $(LWIP_LIB) $(KOBJS)
 toolchain: $(TOOLCHAIN)
-
-# Temporary stand-ins for what the POSIX layer lacks (ports/stopgap/README.md).
-$(B)/ports/libstopgap.a: ports/stopgap/stopgap.c ports/stopgap/include/sys/stat.h $(TOOLCHAIN)
-	$(call msg,CC,$<)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(TOOLCHAIN) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	    -Iports/stopgap/include -c -o $(@:.a=.o) $<
-	$(Q)rm -f $@
-	$(Q)$(B)/bin/spindle-ar rcs $@ $(@:.a=.o)
 endif
 
 ifneq ($(ARCH),hosted)

@@ -27,10 +27,9 @@
  * (sp_sema_release touches only the sema's address after adding the
  * unit, as sp_waitgroup_done's release of a waiter that frees the group).
  *
- * Stacks.  A thread's stack size (default PTHREAD_STACK_DEFAULT, 8 MiB,
- * Linux's) is recorded in its record; until the scheduler can make a G
- * with a stack of a given size (sp_go_attr), spawn() makes every thread
- * a plain sp_go G, with the scheduler's stack.
+ * Stacks.  A thread's G gets the stack size it asked for (default
+ * PTHREAD_STACK_DEFAULT, 8 MiB, Linux's), demand-paged with a guard page
+ * below (sp_go_attr), and its own __thread variables.
  *
  * A thread must end by returning or by pthread_exit: a G that leaves
  * by sp_goexit takes its record's exit with it (a joiner waits for
@@ -103,13 +102,12 @@ struct __pthread *pthread_current(void)
 
 static void thread_start(void *arg);
 
-/* The one call that makes a thread's G.  Its stack size is t->stacksize
-   once the scheduler offers sp_go_attr:
-       sp_go_attr(thread_start, t, &(struct sp_go_attr){
-                      .stack_size = t->stacksize, .tls = true });  */
-static void spawn(struct __pthread *t)
+/* The one call that makes a thread's G: false if none could be made
+   (every big stack in use). */
+static bool spawn(struct __pthread *t)
 {
-    sp_go(thread_start, t);
+    return sp_go_attr(thread_start, t, &(struct sp_go_attr){
+                          .stack_size = t->stacksize, .tls = true }) != 0;
 }
 
 /* Ends the calling thread t with value v: its key destructors, then its
@@ -175,7 +173,10 @@ int pthread_create(pthread_t *tp, const pthread_attr_t *attr,
                                                              : PT_JOINABLE,
     };
     *tp = t;                    /* before it runs, as glibc does */
-    spawn(t);
+    if (!spawn(t)) {
+        free(t);
+        return EAGAIN;
+    }
     return 0;
 }
 

@@ -25,8 +25,9 @@
 #include "posix/pthread_impl.h"
 #include <spindle/sched.h>
 
-/* Stack sizes a thread may ask for: PTHREAD_STACK_MIN to 1 GiB. */
-#define STACK_MAX (1UL << 30)
+/* Stack sizes a thread may ask for: PTHREAD_STACK_MIN to the largest
+   stack a G may have. */
+#define STACK_MAX SP_GO_STACK_MAX
 
 /* ---- attributes ------------------------------------------------------- */
 

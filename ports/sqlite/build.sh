@@ -5,7 +5,7 @@
 #
 #   TARGET x86_64|aarch64   build/<arch>/ports/sqlite/speedtest1.elf, a Spindle
 #                           image, built with build/<arch>/bin/spindle-cc
-#                           (make toolchain) and build/<arch>/ports/libstopgap.a
+#                           (make toolchain)
 #   TARGET host             build/ports/sqlite/host/speedtest1, the same
 #                           program for this Linux host with its gcc, as the
 #                           reference whose results the image must match
@@ -21,11 +21,8 @@
 # The options, the same for every target so that results compare:
 #   --disable-load-extension   no dlopen in a static image (for good)
 #   --enable-tempstore=always  temporary tables in memory: no files needed
-#   --disable-threadsafe       TEMPORARY, until posix/ has pthread mutexes
-#   -DSQLITE_OMIT_WAL -DSQLITE_MAX_MMAP_SIZE=0
-#                              TEMPORARY, until posix/ has mmap and <sys/mman.h>
-# and, for the images only, ports/stopgap (TEMPORARY: <sys/ioctl.h>, lstat's
-# declaration, and weak stand-ins for the file calls, sleep and sysconf).
+# and SQLite's default threading (SQLITE_THREADSAFE=1, serialized, on
+# pthreads: posix/'s on Spindle).
 set -eu
 target=${1:?usage: build.sh x86_64|aarch64|host}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,9 +30,9 @@ top=$(cd "$here/../.." && pwd)
 cd "$top"
 upstream=3.40.1
 
-OPTS="-DSQLITE_OMIT_WAL -DSQLITE_MAX_MMAP_SIZE=0"
+OPTS=
 CONF=(--disable-shared --enable-static --disable-tcl --disable-readline --disable-editline
-      --disable-load-extension --enable-tempstore=always --disable-threadsafe)
+      --disable-load-extension --enable-tempstore=always)
 
 say() { echo "sqlite: $*" >&2; }
 fail() { echo "sqlite/build.sh: $*" >&2; exit 1; }
@@ -101,8 +98,7 @@ else
     dir=build/$target/ports/sqlite
     cc=$bin/spindle-cc ar=$bin/spindle-ar ranlib=$bin/spindle-ranlib
     host=(--host="$target-spindle-elf" --build="$(gcc -dumpmachine)")
-    out=speedtest1.elf libs=("$top/build/$target/ports/libstopgap.a")
-    cflags=(-O2 -I"$top/ports/stopgap/include")
+    out=speedtest1.elf libs=() cflags=(-O2)
 fi
 
 # One build of a target at a time: make test's makes of both arches

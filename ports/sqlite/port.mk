@@ -3,13 +3,13 @@
 # its verification hash with the host build's (make test builds both
 # with each bare-metal arch's test images).
 
-SQLITE_BUILD := ports/sqlite/build.sh ports/stopgap/include/sys/ioctl.h ports/stopgap/include/sys/stat.h
+SQLITE_BUILD := ports/sqlite/build.sh
 PORT_PROGRAMS += speedtest1
 PORT_ELF_speedtest1     := $(B)/ports/sqlite/speedtest1.elf
 PORT_CMDLINE_speedtest1 := -- --memdb --size 5 --verify
 PORT_ELFS += $(PORT_ELF_speedtest1)
 
-$(B)/ports/sqlite/speedtest1.elf: $(TOOLCHAIN) $(B)/ports/libstopgap.a $(SQLITE_BUILD)
+$(B)/ports/sqlite/speedtest1.elf: $(TOOLCHAIN) $(SQLITE_BUILD)
 	+$(Q)ports/sqlite/build.sh $(ARCH)
 
 build/ports/sqlite/host/speedtest1: $(SQLITE_BUILD)
