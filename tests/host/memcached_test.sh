@@ -1,12 +1,13 @@
 #!/bin/bash
 # memcached_test.sh [ARCH...] - the memcached port (ports/memcached)
-# booted at 2 cores on QEMU's user network, checked from the host by
+# booted at 2 and at 4 cores (with as many worker threads) on QEMU's
+# user network, checked from the host by
 # Debian's memccapable (libmemcached-tools; tools/build/deps.sh memcached
 # installs it): every ASCII and binary protocol check must pass.  ARCH:
 # x86_64 and/or aarch64; by default each whose image is built (make test
 # builds it with the arch's test images: ports/memcached/port.mk).
-# Prints `TEST memcached_<arch>_<check> PASS|FAIL` per check,
-# `TEST memcached_<arch> PASS|FAIL <reason>` for the boot and the run,
+# Prints `TEST memcached_<arch>_smp<n>_<check> PASS|FAIL` per check,
+# `TEST memcached_<arch>_smp<n> PASS|FAIL <reason>` for the boot and run,
 # then `N passed, M failed`; the console tail after a failure.  Run from
 # the top of the tree.
 set -u
@@ -30,12 +31,13 @@ fi
 deps=
 tools/build/deps.sh memcached > "$tmp/deps" 2>&1 || deps=$(tail -n 1 "$tmp/deps")
 for arch in "${arches[@]}"; do
-    why= log=$tmp/$arch
+for smp in 2 4; do
+    why= log=$tmp/$arch.$smp name=memcached_${arch}_smp$smp
     if [ -n "$deps" ]; then
         why="no memccapable: $deps"
     elif [ ! -f "build/$arch/ports/memcached/memcached.elf" ]; then
         why="no build/$arch/ports/memcached/memcached.elf (make ports ARCH=$arch)"
-    elif ! mc_boot "$arch" 2 "$log"; then
+    elif ! mc_boot "$arch" "$smp" "$log"; then
         why="memcached did not answer on 127.0.0.1:$mc_port within 90 s"
     else
         # memccapable prints "<protocol> <check>   [pass]" per check and
@@ -45,8 +47,8 @@ for arch in "${arches[@]}"; do
         checks=0
         while read -r line; do
             case $line in
-            *'[pass]') result "memcached_${arch}_$(echo "${line%\[pass\]}" | xargs | tr ' ' _)" PASS ;;
-            *'[fail]'*|*'[FAIL]'*) result "memcached_${arch}_$(echo "${line%\[*}" | xargs | tr ' ' _)" FAIL ;;
+            *'[pass]') result "${name}_$(echo "${line%\[pass\]}" | xargs | tr ' ' _)" PASS ;;
+            *'[fail]'*|*'[FAIL]'*) result "${name}_$(echo "${line%\[*}" | xargs | tr ' ' _)" FAIL ;;
             *) continue ;;
             esac
             checks=$((checks + 1))
@@ -58,11 +60,12 @@ for arch in "${arches[@]}"; do
     fi
     mc_stop
     if [ -z "$why" ]; then
-        result "memcached_$arch" PASS
+        result "$name" PASS
     else
-        result "memcached_$arch" FAIL "$why"
+        result "$name" FAIL "$why"
         tail -n 20 "$tmp/cap" "$log" 2>/dev/null | sed 's/^/    | /'
     fi
+done
 done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
