@@ -37,6 +37,12 @@ struct stack;
 int sp_sock_ready(struct sp_sock *s, int *err);
 
 /*
+ * sp_read that leaves what it copies queued (MSG_PEEK): the next read
+ * gets the same bytes.  Waits as sp_read does when nothing is queued.
+ */
+long sp_peek(struct sp_sock *c, void *buf, size_t len);
+
+/*
  * sp_write that never waits: queues as much of buf as lwIP takes now and
  * sends it.  Returns the count (> 0), -EAGAIN if nothing fit, or the
  * connection's error (-EPIPE once it is closed).  Writers of c must not

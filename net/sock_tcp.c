@@ -388,6 +388,23 @@ static size_t rx_take(struct sp_sock *s, uint8_t *buf, size_t len)
     return n;
 }
 
+/* Copies up to len queued bytes out, leaving them queued; the count.
+   Under s's stack's lock. */
+static size_t rx_peek(struct sp_sock *s, uint8_t *buf, size_t len)
+{
+    size_t n = 0, off = s->rxoff;
+
+    for (struct pbuf *p = s->rxq; p && n < len; p = p->next, off = 0) {
+        size_t k = p->len - off;
+
+        if (k > len - n)
+            k = len - n;
+        memcpy(buf + n, (uint8_t *)p->payload + off, k);
+        n += k;
+    }
+    return n;
+}
+
 /* Opens the receive window by n bytes that the app has taken. */
 static void rx_consumed(struct sp_sock *s, size_t n)
 {
@@ -399,7 +416,8 @@ static void rx_consumed(struct sp_sock *s, size_t n)
     }
 }
 
-long sp_read(sp_conn *c, void *buf, size_t len)
+/* sp_read, or with peek sp_peek. */
+static long tcp_read(sp_conn *c, void *buf, size_t len, bool peek)
 {
     unsigned long f;
     long n = 0;
@@ -412,6 +430,10 @@ long sp_read(sp_conn *c, void *buf, size_t len)
     f = sock_lock(c);
     hold(c);
     for (;;) {
+        if (c->rxq && peek) {
+            n = (long)rx_peek(c, buf, len);
+            break;
+        }
         if (c->rxq) {
             n = (long)rx_take(c, buf, len);
             rx_consumed(c, (size_t)n);
@@ -431,6 +453,16 @@ long sp_read(sp_conn *c, void *buf, size_t len)
     }
     release(c, f);
     return n;
+}
+
+long sp_read(sp_conn *c, void *buf, size_t len)
+{
+    return tcp_read(c, buf, len, false);
+}
+
+long sp_peek(sp_conn *c, void *buf, size_t len)
+{
+    return tcp_read(c, buf, len, true);
 }
 
 /*

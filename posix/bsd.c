@@ -50,7 +50,7 @@
  * How poll() and epoll learn of a socket's events, and why a socket's
  * POLLOUT may be held back, are at the top of bsd_poll.c.
  *
- * Not done: MSG_PEEK and MSG_OOB (EOPNOTSUPP); SO_KEEPALIVE is recorded
+ * Not done: MSG_OOB, and MSG_PEEK on UDP (EOPNOTSUPP; TCP peeks); SO_KEEPALIVE is recorded
  * but not given to lwIP (sock.c has no setter), TCP_NODELAY 0 is
  * recorded but Nagle stays off; bind() only records a TCP address, so
  * EADDRINUSE comes from listen(), and a bound client's connect() ignores

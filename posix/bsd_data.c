@@ -46,6 +46,11 @@ static ssize_t tcp_recv(struct bsock *b, void *buf, size_t len, int flags)
             n = -EAGAIN;
             break;
         }
+        if (flags & MSG_PEEK) {
+            if ((n = sp_peek(s, buf, len)) > 0)
+                got = (size_t)n;
+            break;
+        }
         if ((n = sp_read(s, (char *)buf + got, len - got)) <= 0)
             break;
         got += (size_t)n;
@@ -206,7 +211,7 @@ static ssize_t udp_send(struct bsock *b, const void *buf, size_t len,
 
 /* Flags every call accepts; MSG_NOSIGNAL: there are no signals. */
 #define SEND_FLAGS  (MSG_DONTWAIT | MSG_NOSIGNAL)
-#define RECV_FLAGS  (MSG_DONTWAIT | MSG_WAITALL | MSG_NOSIGNAL)
+#define RECV_FLAGS  (MSG_DONTWAIT | MSG_WAITALL | MSG_NOSIGNAL | MSG_PEEK)
 
 ssize_t bsd_recvfrom(struct bsock *b, void *buf, size_t len, int flags,
                      struct sockaddr *from, socklen_t *fromlen)
@@ -215,6 +220,8 @@ ssize_t bsd_recvfrom(struct bsock *b, void *buf, size_t len, int flags,
         return fail(EOPNOTSUPP);
     if (b->type == SOCK_STREAM)
         return tcp_recv(b, buf, len, flags);
+    if (flags & MSG_PEEK)
+        return fail(EOPNOTSUPP);        /* not for datagrams yet */
     return udp_recv(b, buf, len, flags, from, fromlen);
 }
 
@@ -240,7 +247,12 @@ static ssize_t file_io(struct file *f, void *rbuf, const void *wbuf,
         return fail(ENOTSOCK);
     if (flags & ~(rbuf ? RECV_FLAGS : SEND_FLAGS))
         return fail(EOPNOTSUPP);
-    n = rbuf ? f->ops->read(f, rbuf, len, nb) : f->ops->write(f, wbuf, len, nb);
+    if (rbuf && (flags & MSG_PEEK))
+        n = f->ops->peek ? f->ops->peek(f, rbuf, len, nb) : -EOPNOTSUPP;
+    else if (rbuf)
+        n = f->ops->read(f, rbuf, len, nb);
+    else
+        n = f->ops->write(f, wbuf, len, nb);
     return n < 0 ? fail((int)-n) : n;
 }
 

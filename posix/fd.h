@@ -48,6 +48,9 @@ struct fileops {
     long (*read)(struct file *f, void *buf, size_t len, bool nonblock);
     long (*write)(struct file *f, const void *buf, size_t len,
                   bool nonblock);
+    /* read that leaves the bytes to the next read (recv's MSG_PEEK);
+       NULL: EOPNOTSUPP. */
+    long (*peek)(struct file *f, void *buf, size_t len, bool nonblock);
     /* What the file is ready for now: POLLIN, POLLOUT, POLLERR, POLLHUP,
        POLLRDHUP (and the RDNORM/WRNORM twins).  A G holding no
        spinlock. */

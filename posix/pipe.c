@@ -86,8 +86,9 @@ static void ring_ready(struct ring *r, int mode)
 
 /* ---- Reading and writing ------------------------------------------------ */
 
-/* Copies out what r holds, up to len; the count (0: it was empty). */
-static size_t ring_take(struct ring *r, char *dst, size_t len)
+/* Copies out what r holds, up to len, and takes it unless peek; the
+   count (0: it was empty). */
+static size_t ring_take(struct ring *r, char *dst, size_t len, bool peek)
 {
     uint64_t head = r->head, tail = LOAD(r->tail);
     size_t n = tail - head, off = head & (RING_SIZE - 1), first;
@@ -97,7 +98,8 @@ static size_t ring_take(struct ring *r, char *dst, size_t len)
     first = n < RING_SIZE - off ? n : RING_SIZE - off;
     memcpy(dst, r->buf + off, first);
     memcpy(dst + first, r->buf, n - first);
-    STORE(r->head, head + n);
+    if (!peek)
+        STORE(r->head, head + n);
     return n;
 }
 
@@ -121,7 +123,9 @@ static size_t ring_room(struct ring *r)
     return RING_SIZE - (LOAD(r->tail) - LOAD(r->head));
 }
 
-static long pend_read(struct file *f, void *buf, size_t len, bool nb)
+/* A read, or with peek one that leaves the bytes in the ring. */
+static long pend_get(struct file *f, void *buf, size_t len, bool nb,
+                     bool peek)
 {
     struct pend *e = (struct pend *)f;
     struct ring *r = e->in;
@@ -144,7 +148,7 @@ static long pend_read(struct file *f, void *buf, size_t len, bool nb)
         /* wclosed before the take: bytes written before the close are
            in the ring by then. */
         eof = LOAD(r->wclosed);
-        if ((n = (long)ring_take(r, buf, len)) || eof)
+        if ((n = (long)ring_take(r, buf, len, peek)) || eof)
             break;
         if (nb) {
             n = -EAGAIN;
@@ -153,11 +157,21 @@ static long pend_read(struct file *f, void *buf, size_t len, bool nb)
         pd_wait(&r->pd, 'r');
     }
     sp_mutex_unlock(&r->rmu);
-    if (n > 0) {
+    if (n > 0 && !peek) {
         ring_ready(r, 'w');
         file_wake(r->wfile);
     }
     return n;
+}
+
+static long pend_read(struct file *f, void *buf, size_t len, bool nb)
+{
+    return pend_get(f, buf, len, nb, false);
+}
+
+static long pend_peek(struct file *f, void *buf, size_t len, bool nb)
+{
+    return pend_get(f, buf, len, nb, true);
 }
 
 static long pend_write(struct file *f, const void *buf, size_t len, bool nb)
@@ -267,7 +281,7 @@ static const struct fileops pipe_ops = {
 };
 
 static const struct fileops pair_ops = {
-    .type = S_IFSOCK, .read = pend_read, .write = pend_write,
+    .type = S_IFSOCK, .read = pend_read, .write = pend_write, .peek = pend_peek,
     .poll = pend_poll, .close = pend_close, .free = pend_free,
 };
 

@@ -22,8 +22,9 @@
  *                   EPOLLET and reads until EAGAIN: every signal counted,
  *                   and no wait runs into its 5 s timeout
  *   sockets         a listener's EPOLLIN on a connection, a connection's
- *                   EPOLLIN on data and EPOLLRDHUP at the peer's FIN,
- *                   EPOLLOUT of a fresh connection
+ *                   EPOLLIN on data (MSG_PEEK leaves it for the read) and
+ *                   EPOLLRDHUP at the peer's FIN, EPOLLOUT of a fresh
+ *                   connection
  *   select_1000     select and poll over 1,000 descriptors (500 pipes):
  *                   exactly the written ones are readable, all write ends
  *                   writable; a select woken by a write to the last one
@@ -375,7 +376,10 @@ TEST(sockets)
     CHECK(send(c, "hi", 2, 0) == 2);
     CHECK(wait1(ep, &ev, 5000) == 1 && ev.data.u64 == 11 &&
           (ev.events & EPOLLIN));
-    CHECK(recv(s, buf, sizeof buf, 0) == 2);
+    /* MSG_PEEK leaves the bytes for the next read. */
+    CHECK(recv(s, buf, sizeof buf, MSG_PEEK) == 2 && memcmp(buf, "hi", 2) == 0);
+    CHECK(recv(s, buf, 1, MSG_PEEK) == 1 && buf[0] == 'h');
+    CHECK(recv(s, buf, sizeof buf, 0) == 2 && memcmp(buf, "hi", 2) == 0);
     CHECK(close(c) == 0);
     CHECK(wait1(ep, &ev, 5000) == 1 && ev.data.u64 == 11 &&
           (ev.events & EPOLLRDHUP));

@@ -14,7 +14,8 @@
  *                   woken by the close of their own descriptor (EBADF)
  *                   or of the other end (0, EPIPE)
  *   socketpair      both directions at once, 1 MiB each way, send/recv
- *                   and read/write; MSG_DONTWAIT; shutdown by close
+ *                   and read/write; MSG_DONTWAIT, MSG_PEEK; shutdown by
+ *                   close
  *   eventfd         counter and semaphore modes, blocking read woken by
  *                   a write from another G, EAGAIN, overflow, EINVAL
  *   dup_fcntl       dup/dup2/dup3/F_DUPFD (lowest free, a floor), the
@@ -348,6 +349,7 @@ TEST(socketpair_both_ways)
     CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
     CHECK(recv(sv[0], &c, 1, 0) == -1 && errno == EAGAIN);
     CHECK(send(sv[1], "xy", 2, MSG_NOSIGNAL) == 2);
+    CHECK(recv(sv[0], &c, 1, MSG_PEEK) == 1 && c == 'x');
     CHECK(recv(sv[0], &c, 1, MSG_DONTWAIT) == 1 && c == 'x');
     CHECK(read(sv[0], &c, 1) == 1 && c == 'y');
     CHECK(send(sv[0], "z", 1, 0) == 1 && read(sv[1], &c, 1) == 1 && c == 'z');
