@@ -2,13 +2,11 @@
  * pthread - POSIX threads as Gs (posix/pthread*.c): create and join
  * storms across every core with each return value checked, detached
  * threads, pthread_exit from deep inside, cleanup handlers, keys and
- * their destructors, once under contention, self and equal, attributes,
- * names and the calls accepted without effect; then every G and record
- * given back.
+ * their destructors, once under contention, self and equal, __thread
+ * variables of each thread its own across cores and main's untouched, a
+ * thread using 4 MiB of its stack, attributes, names and the calls
+ * accepted without effect; then every G and record given back.
  */
-/* Bare metal only (test.conf): the hosted build links glibc, whose
-   pthreads are the host's threads, so there this image is empty. */
-#ifndef SPINDLE_HOSTED
 #define _GNU_SOURCE             /* pthread_setname_np, getname_np */
 #include <errno.h>
 #include <pthread.h>
@@ -403,6 +401,68 @@ TEST(self_equal)
     CHECK(pthread_setname_np(main_t, "a-name-too-long!") == ERANGE);
 }
 
+/* ---- thread-local storage and stacks ------------------------------------ */
+
+static __thread long tls_counter = 7;       /* .tdata */
+static __thread char tls_zero[64];          /* .tbss */
+
+#define TLS_THREADS 8
+#define TLS_ROUNDS 200
+
+/* Counts in its own copy, yielding and sleeping so that threads share
+   and change cores; returns whether its copy stayed its own. */
+static void *tls_thread(void *arg)
+{
+    long id = (long)(uintptr_t)arg;
+    bool ok = tls_counter == 7 && tls_zero[0] == 0 && tls_zero[63] == 0;
+
+    tls_counter = id * 1000;
+    for (int i = 0; i < TLS_ROUNDS; i++) {
+        tls_counter++;
+        tls_zero[i % 64] = (char)id;
+        if (i % 16 == 0)
+            sp_sleep(SP_US(50));
+        else
+            sched_yield();
+        ok = ok && tls_counter == id * 1000 + i + 1 &&
+             tls_zero[i % 64] == (char)id;
+    }
+    return (void *)(uintptr_t)ok;
+}
+
+/* A deep stack: 4 MiB of locals touched at both ends, within the
+   default 8 MiB. */
+static void *deep_thread(void *arg)
+{
+    static const size_t n = 4u << 20;
+    volatile char *big = __builtin_alloca(n);
+
+    big[0] = 1;
+    big[n - 1] = 2;
+    return (void *)(uintptr_t)(big[0] + big[n - 1]);
+}
+
+TEST(thread_local_and_stack)
+{
+    pthread_t t[TLS_THREADS], d;
+    void *ret;
+    int ok = 0;
+
+    tls_counter = -1;               /* main's own copy */
+    for (long i = 0; i < TLS_THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, tls_thread,
+                             (void *)(uintptr_t)(i + 1)) == 0);
+    for (int i = 0; i < TLS_THREADS; i++) {
+        CHECK(pthread_join(t[i], &ret) == 0);
+        ok += ret != NULL;
+    }
+    CHECKF(ok == TLS_THREADS, "%d of %d threads saw their own __thread "
+           "variables throughout", ok, TLS_THREADS);
+    CHECK(tls_counter == -1);       /* untouched by the threads */
+    CHECK(pthread_create(&d, NULL, deep_thread, NULL) == 0);
+    CHECK(pthread_join(d, &ret) == 0 && ret == (void *)3);
+}
+
 /* ---- attributes and accepted calls ------------------------------------ */
 
 static void *stack_user(void *arg)
@@ -462,5 +522,3 @@ TEST(accepted_calls)
     CHECK(pthread_sigmask(SIG_SETMASK, NULL, &old) == 0 && old == 0);
     CHECK(pthread_atfork(NULL, NULL, NULL) == 0);
 }
-#else
-#endif

@@ -4,9 +4,6 @@
  * through sched/export_test.h, clashes with): every thread's G has
  * ended, and the heap holds no more than the tables kept for good.
  */
-/* Bare metal only (test.conf): the hosted build links glibc, whose
-   pthreads are the host's threads, so there this image is empty. */
-#ifndef SPINDLE_HOSTED
 #include <stdint.h>
 #include <spindle/sched.h>
 #include <spindle/test.h>
@@ -44,9 +41,3 @@ int main(void)
 {
     return sp_test_main();
 }
-#else
-int main(void)
-{
-    return 0;
-}
-#endif

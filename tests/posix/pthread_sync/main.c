@@ -5,9 +5,6 @@
  * timed waits on both clocks never early, rwlock sharing and exclusion,
  * barriers and spinlocks.
  */
-/* Bare metal only (test.conf): the hosted build links glibc, whose
-   pthreads are the host's threads, so there this image is empty. */
-#ifndef SPINDLE_HOSTED
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -658,9 +655,3 @@ int main(void)
 {
     return sp_test_main();
 }
-#else
-int main(void)
-{
-    return 0;
-}
-#endif
