@@ -202,6 +202,24 @@ static void spin_for_mutex(struct __lock *l)
     }
 }
 
+/* A taker that may park: parks while a G holds the lock, but spins
+   while code off any G does (it cannot park, so it lets go soon): a G
+   parked on a holder that is no G would look deadlocked to the
+   scheduler when every other G waits too (sp_on_each_cpu's callers).
+   An owner of 1..ncpu is a core; 0 is free or being handed over. */
+static void lock_as_g(struct __lock *l)
+{
+    while (!sp_mutex_trylock(&l->mu)) {
+        uintptr_t o = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+
+        if (o > (uintptr_t)ncpu) {
+            sp_mutex_lock(&l->mu);
+            return;
+        }
+        arch_cpu_relax();
+    }
+}
+
 /*
  * Spinlock: interrupts go off before the owner check: with them on, the
  * G could be preempted between reading its core and taking the lock, and
@@ -225,7 +243,7 @@ void __retarget_lock_acquire_recursive(_LOCK_T l)
             return;
         }
         if (can_park)
-            sp_mutex_lock(&l->mu);
+            lock_as_g(l);
         else
             spin_for_mutex(l);
         __atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);

@@ -266,6 +266,7 @@ void arch_unmap_page(uintptr_t va)
 bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
 {
     int area = area_of(va);
+    uintptr_t lo, hi;
     uint64_t e;
 
     if (va >= ram_lo && va < ram_hi) {
@@ -274,6 +275,12 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
     }
     if (area < 0)
         return false;
+    /* A big stack in use is host memory opened whole, at its own
+       address (arch_bigstack_open). */
+    if (vm_bigstack_of(va) && vm_bigstack_bounds(va, &lo, &hi)) {
+        *pa = va;
+        return true;
+    }
     e = *pte_of(area, va & ~(PAGE_SIZE - 1));
     if (area == 2) {
         uintptr_t slot = vm_gslot_of(va);

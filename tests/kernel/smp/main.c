@@ -18,7 +18,8 @@
 
 static int want_cores;
 static struct barrier bar;
-static size_t free_at_start, tables_at_start, heap_at_start, gslot_at_start;
+static size_t free_at_start, tables_at_start, heap_at_start, gslot_at_start,
+              big_at_start;
 static long runq_at_start;
 
 TEST(cores_online)
@@ -501,8 +502,8 @@ TEST(pages_all_cores)
            (long)(before - mem_free_count()));
 }
 
-/* Every page taken since main started is heap, G stack, page table or
-   global run queue. */
+/* Every page taken since main started is heap, G stack (main's big one
+   included), page table or global run queue. */
 TEST(leak_check)
 {
     size_t mem_free, gslot;
@@ -513,6 +514,7 @@ TEST(leak_check)
     used = (long)(free_at_start - mem_free);
     grown = (long)(vm_heap_pages() - heap_at_start) +
             (long)(gslot - gslot_at_start) +
+            (long)(vm_bigstack_pages() - big_at_start) +
             (long)(arch_page_table_pages() - tables_at_start) +
             (sched_runq_pages() - runq_at_start);
 
@@ -524,6 +526,7 @@ TEST(leak_check)
 int main(int argc, char **argv)
 {
     vm_page_accounts(&free_at_start, &gslot_at_start);
+    big_at_start = vm_bigstack_pages();
     tables_at_start = arch_page_table_pages();
     heap_at_start = vm_heap_pages();
     runq_at_start = sched_runq_pages();
