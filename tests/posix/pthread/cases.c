@@ -63,13 +63,24 @@ TEST(create_join_one)
 
 #define STORM 1000
 static long storm_cores;        /* bit per core a storm thread ran on */
+static long storm_started, storm_wave_end;      /* atomic */
 
+/* Stays until its whole wave has started (or a second passed), yielding,
+   so that a wave is 100 live threads for idle cores to steal. */
 static void *storm_thread(void *arg)
 {
-    __atomic_or_fetch(&storm_cores, 1L << (sp_cpu_id() % 63),
-                      __ATOMIC_RELAXED);
-    for (int i = 0; i < 20; i++)
+    uint64_t end = sp_nanotime() + SP_S(1);
+    int i = 0;
+
+    __atomic_add_fetch(&storm_started, 1, __ATOMIC_RELAXED);
+    do {
+        __atomic_or_fetch(&storm_cores, 1L << (sp_cpu_id() % 63),
+                          __ATOMIC_RELAXED);
         sp_yield();
+    } while (++i < 20 ||
+             (__atomic_load_n(&storm_started, __ATOMIC_RELAXED) <
+              __atomic_load_n(&storm_wave_end, __ATOMIC_RELAXED) &&
+              sp_nanotime() < end));
     return square(arg);
 }
 
@@ -80,6 +91,7 @@ TEST(create_join_storm)
     int ncores = 0;
 
     for (int base = 0; base < STORM; base += 100) {
+        __atomic_store_n(&storm_wave_end, base + 100, __ATOMIC_RELAXED);
         for (int i = base; i < base + 100; i++)
             CHECK(pthread_create(&t[i], NULL, storm_thread,
                                  (void *)(uintptr_t)i) == 0);
