@@ -36,7 +36,11 @@
 # With reps=N (default 1) each side runs N times, the two sides in turn
 # (Spindle, Linux, Spindle, ...), one boot each, and the medians are
 # printed.  Logs (consoles, mcload's output) are in build/ARCH/bench-apps-logs/.
-# TIMEOUT bounds each boot (seconds; default from secs and size).
+# LINUX_CMDLINE adds to the Linux guest's kernel command line (Debian's
+# defaults otherwise): "tsc=reliable" keeps the TSC as its clock, which
+# under TCG it marks unstable (the vCPUs' TSCs look unsynchronized) for
+# the HPET, whose every read is an emulated MMIO access; Spindle reads
+# the TSC.  TIMEOUT bounds each boot (seconds; default from secs and size).
 # Exits non-zero when a run failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,7 +76,7 @@ boot_linux() {
     setsid timeout -k 5 "$boot_timeout" qemu-system-x86_64 -M q35 $accel_opt -cpu $cpu \
         -smp "$SMP" -m "$MEM" -display none -serial stdio -monitor none -no-reboot "${nic[@]}" \
         -kernel "$LINUX/vmlinuz" -initrd "$LINUXAPPS/initrd.cpio" \
-        -append "console=ttyS0 quiet panic=-1 -- $*" > "$log" 2>&1 < /dev/null &
+        -append "console=ttyS0 quiet panic=-1 ${LINUX_CMDLINE:-} -- $*" > "$log" 2>&1 < /dev/null &
     qpid=$!
 }
 stop_qemu() {
@@ -211,7 +215,8 @@ MEM=${MEM:-1024}
 LOGS=build/$ARCH/bench-apps-logs
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*
-export ARCH SMP MEM ACCEL REPS SECS WARMUP CONNS KEYS LOGS LINUX LINUXAPPS
+LINUX_CMDLINE=${LINUX_CMDLINE:-}
+export ARCH SMP MEM ACCEL LINUX_CMDLINE REPS SECS WARMUP CONNS KEYS LOGS LINUX LINUXAPPS
 
 # median: the middle of the numbers on stdin (the mean of the two middle
 # ones for an even count).
@@ -284,7 +289,7 @@ others_end=$(pgrep -c -f '^qemu-system-' || true)
     echo "# bench-apps: $ARCH, $SMP cores, $MEM MiB, accelerator $ACCEL, $date," \
          "host CPU ${cpu:-unknown} ($(nproc) threads), load average $load0 at the start," \
          "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
-    echo "# Linux guest: $(cat "$LINUX/version"), $(tr '\n' ',' < "$LINUXAPPS/versions" | sed 's/,$//; s/,/, /g')"
+    echo "# Linux guest: $(cat "$LINUX/version")${LINUX_CMDLINE:+ with $LINUX_CMDLINE}, $(tr '\n' ',' < "$LINUXAPPS/versions" | sed 's/,$//; s/,/, /g')"
     if [ "$others" != 0 ] || [ "$others_end" != 0 ]; then
         echo "# warning: other QEMU processes were running ($others at the start," \
              "$others_end at the end); the figures are unreliable"

@@ -29,6 +29,8 @@
  *   mcload: conns C keys K get G key_bytes KB value_bytes VB warmup_s W measured_s S
  *   mcload: ops N ops_per_s X gets N sets N misses N errors N
  *   mcload: latency_us mean X p50 X p90 X p99 X p999 X max X
+ *   mcload: client_cpu_pct X   (mcload's own CPU time over the window, %
+ *                              of one core: near 100, the client limits)
  * Exit status 0 when the run finished with no protocol error, a miss
  * or a wrong value; 1 otherwise (the lines are printed still); 2 on
  * bad usage.  A closed-loop client does not correct for coordinated
@@ -48,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +73,15 @@ static void die(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(1);
+}
+
+/* This process's CPU time, user and system, in ns. */
+static uint64_t cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ((uint64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+           ((uint64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
 static uint64_t now_ns(void)
@@ -452,11 +464,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < nconns; i++)
         send_next(&conns[i], ep);
     bool measuring = warm_s == 0;
+    uint64_t cpu0 = cpu_ns();
     struct epoll_event evs[64];
     for (;;) {
         uint64_t t = now_ns();
-        if (!measuring && t >= start)
+        if (!measuring && t >= start) {
             measuring = true; /* the counters are still zero */
+            cpu0 = cpu_ns();
+        }
         if (t >= end)
             break;
         int n = epoll_wait(ep, evs, 64, 50);
@@ -471,6 +486,7 @@ int main(int argc, char **argv)
         }
     }
     double secs = (double)(end - start) / 1e9;
+    double cpu_pct = (double)(cpu_ns() - cpu0) / 1e7 / secs;
 
     printf("mcload: conns %d keys %ld get %.2f key_bytes %d value_bytes %d warmup_s %d "
            "measured_s %.2f\n",
@@ -483,5 +499,6 @@ int main(int argc, char **argv)
         printf("mcload: latency_us mean %.1f p50 %.1f p90 %.1f p99 %.1f p999 %.1f max %.1f\n",
                hsum / 1000.0 / hcount, hquantile(0.5), hquantile(0.9), hquantile(0.99),
                hquantile(0.999), hmax / 1000.0);
+    printf("mcload: client_cpu_pct %.0f\n", cpu_pct);
     return nops > 0 && nmisses == 0 && nerrors == 0 ? 0 : 1;
 }

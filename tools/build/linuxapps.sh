@@ -103,7 +103,7 @@ cp "$stage/usr/bin/memcached" "$root/usr/bin/memcached"
 need "$root/usr/bin/memcached"
 cp "$speedtest1" "$root/usr/bin/speedtest1"
 mkdir -p "$root/modules"
-cp "$modules"/order "$modules"/*.ko "$root/modules/"
+cp -r "$modules/." "$root/modules/"
 rm -rf "$stage"
 
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/init" "$here/linuxinit.c"

@@ -64,15 +64,17 @@ mv "$out"/boot/vmlinuz-* "$out/vmlinuz"
 rm -rf "${out:?}/boot"
 
 # modules NAME...: NAME.ko and what it depends on (the depends= of its
-# .modinfo), each after its dependencies, into $out/modules.
+# .modinfo), each after its dependencies, into $out/modules.  A module
+# the package lacks is built into the kernel.
 declare -A done_mod
+listing=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | grep '\.ko$')
 modules() {
     local m path deps
     for m in "$@"; do
         [ -z "${done_mod[$m]:-}" ] || continue
         done_mod[$m]=1
-        path=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | grep "/$m\.ko$" | head -n 1)
-        [ -n "$path" ] || { echo "linuxguest.sh: no module $m in ${deb##*/}" >&2; exit 1; }
+        path=$(grep "/$m\.ko$" <<<"$listing" | head -n 1)
+        [ -n "$path" ] || continue
         dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$path" >"$out/modules/$m.ko"
         deps=$(tr '\0' '\n' <"$out/modules/$m.ko" | sed -n 's/^depends=//p' | head -n 1)
         modules ${deps//,/ }
@@ -81,6 +83,7 @@ modules() {
 }
 rm -rf "${out:?}/modules"
 mkdir -p "$out/modules"
+: >"$out/modules/order"
 modules virtio_pci virtio_net
 rm -f "$deb"
 echo "$pkg" >"$out/version"
