@@ -45,7 +45,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-cd "$top"
+cd "$top" || exit 2
 
 die() { echo "bench-apps: $*" >&2; exit 1; }
 
@@ -70,6 +70,7 @@ boot_linux() {
     kvm) accel_opt="-accel kvm" cpu=host ;;
     esac
     nic=(-nic none)
+    # shellcheck disable=SC2054 # QEMU's option values hold commas
     [ "$net" = tap ] && nic=(-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no,vhost=off"
                              -device virtio-net-pci,netdev=n0)
     # shellcheck disable=SC2086 # accel_opt is a list of words
@@ -125,7 +126,7 @@ if [ "${1:-}" = __memcached ]; then
                 boot_linux "$log.console" tap net=192.0.2.2/24 uid=65534 \
                     /usr/bin/memcached "${args[@]}"
             fi
-            up= t0=$SECONDS
+            up='' t0=$SECONDS
             while [ $((SECONDS - t0)) -lt 120 ]; do
                 build/host/mcload -P -s 192.0.2.2:11211 -W 2 2>/dev/null && { up=1; break; }
                 kill -0 "$qpid" 2>/dev/null || break
@@ -143,7 +144,7 @@ if [ "${1:-}" = __memcached ]; then
                 -c "$CONNS" -k "$KEYS" -w "$WARMUP" -d "$SECS" > "$log.mcload" 2>&1
             rc=$?
             c1=$(cpu_s "$qemu")
-            cat "$log.mcload" | sed "s/^/# $os rep $rep: /"
+            sed "s/^/# $os rep $rep: /" "$log.mcload"
             [ $rc = 0 ] || { echo "bench-apps: mcload against $os failed (status $rc)" >&2; exit 1; }
             awk -v a="$c0" -v b="$c1" -v t=$((SECS + WARMUP)) -v tag="# $os rep $rep" \
                 'BEGIN { printf "%s: QEMU used %.0f%% of one host core during mcload\n", tag, 100 * (b - a) / t }'
@@ -181,7 +182,7 @@ for v in "$REPS" "$SECS" "$CONNS" "$KEYS" "$SIZE" "$WARMUP" "$SMP"; do
     case $v in ''|*[!0-9]*) echo "bench-apps.sh: reps, secs, warmup, conns, keys, size and SMP are numbers" >&2; exit 2 ;; esac
 done
 [ "$ARCH" = x86_64 ] || die "ARCH=$ARCH: the Linux guest is x86_64 only for now (tools/build/linuxapps.sh)"
-do_mc= do_sql=
+do_mc='' do_sql=''
 for b in ${only//,/ }; do
     case $b in
     memcached) do_mc=1 ;;
@@ -260,7 +261,7 @@ if [ -n "$do_sql" ]; then
             log=$LOGS/speedtest1-$os.$rep.console
             echo "bench-apps: speedtest1 --memdb --size $SIZE on $os (rep $rep)" >&2
             if [ $os = spindle ]; then
-                NET= QUIET=1 boot_spindle "$log" "build/$ARCH/ports/sqlite/speedtest1.elf" \
+                NET='' QUIET=1 boot_spindle "$log" "build/$ARCH/ports/sqlite/speedtest1.elf" \
                     -- --memdb --size "$SIZE"
             else
                 boot_linux "$log" none /usr/bin/speedtest1 --memdb --size "$SIZE"

@@ -68,8 +68,8 @@ done
 # real PATH: PATH inside the stage with its symbolic links followed
 # there (an absolute link names a path of the stage, not of the host).
 real() {
-    local p=$1 t n
-    for n in 1 2 3 4 5 6 7 8; do
+    local p=$1 t
+    for _ in 1 2 3 4 5 6 7 8; do
         [ -L "$stage$p" ] || { echo "$p"; return; }
         t=$(readlink "$stage$p")
         case $t in /*) p=$t ;; *) p=$(dirname "$p")/$t ;; esac
