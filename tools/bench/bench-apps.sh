@@ -145,6 +145,7 @@ if [ "${1:-}" = __memcached ]; then
             rc=$?
             c1=$(cpu_s "$qemu")
             sed "s/^/# $os rep $rep: /" "$log.mcload"
+            [ $os = linux ] && tr -d '\r' < "$log.console" | sed -n "s/^# init: \(clocksource .*\)/# $os rep $rep: the guest kernel's \1/p"
             [ $rc = 0 ] || { echo "bench-apps: mcload against $os failed (status $rc)" >&2; exit 1; }
             awk -v a="$c0" -v b="$c1" -v t=$((SECS + WARMUP)) -v tag="# $os rep $rep" \
                 'BEGIN { printf "%s: QEMU used %.0f%% of one host core during mcload\n", tag, 100 * (b - a) / t }'
@@ -280,6 +281,7 @@ if [ -n "$do_sql" ]; then
             [ $os = linux ] && ! grep -q '^# exit status 0' "$log" &&
                 { echo "bench-apps: speedtest1 on linux did not exit 0; console: $log" >&2; failed=1; }
             echo "SQL $os $rep $t" >> "$LOGS/speedtest1.out"
+            [ $os = linux ] && tr -d '\r' < "$log" | sed -n "s/^# init: \(clocksource .*\)/# speedtest1 $os rep $rep: the guest kernel's \1/p" >> "$LOGS/speedtest1.out"
         done
     done
     trap - INT TERM HUP
@@ -313,6 +315,7 @@ others_end=$(pgrep -c -f '^qemu-system-' || true)
     fi
     if [ -n "$do_sql" ]; then
         echo "# speedtest1 --memdb --size $SIZE: its TOTAL; median of $REPS rep(s)"
+        grep '^# ' "$LOGS/speedtest1.out"
         for os in spindle linux; do
             v=$(awk -v os=$os '$1 == "SQL" && $2 == os { print $4 }' "$LOGS/speedtest1.out" | median)
             eval "sql_$os=\$v"

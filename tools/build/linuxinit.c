@@ -9,14 +9,17 @@
  *   1. loads the kernel modules that /modules/order names, in that order
  *      (the virtio-net driver and what it needs: Debian's kernel builds
  *      them as modules), from /modules/;
- *   2. with net=: brings lo up and gives eth0 ADDR/PREFIX and brings it
+ *   2. mounts sysfs on /sys and prints the kernel's clocksource ("# init:
+ *      clocksource tsc"): under TCG Linux may find the TSC unstable at
+ *      boot and fall back to the HPET, which makes every clock read slow;
+ *   3. with net=: brings lo up and gives eth0 ADDR/PREFIX and brings it
  *      up (no gateway: the benchmark's client is on the same link);
- *   3. raises RLIMIT_NOFILE to 65536, and with uid= drops to that user
+ *   4. raises RLIMIT_NOFILE to 65536, and with uid= drops to that user
  *      and its group (memcached will not run as root without -u, which
  *      would need /etc/passwd);
- *   4. runs PROG with ARGS as its child, with init's console as its
+ *   5. runs PROG with ARGS as its child, with init's console as its
  *      standard streams, and waits for it;
- *   5. prints "# exit status N" (or "# killed by signal N") and powers
+ *   6. prints "# exit status N" (or "# killed by signal N") and powers
  *      the machine off, which ends QEMU run with -no-reboot.
  * Lines from init itself start with "# init: "; a failure before PROG
  * runs prints one and powers off after "# exit status 125".
@@ -32,9 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +88,22 @@ static void load_modules(void)
     fclose(f);
 }
 
+/* Step 2. */
+static void show_clocksource(void)
+{
+    char cs[64] = "unknown";
+    mkdir("/sys", 0755);
+    if (mount("sysfs", "/sys", "sysfs", 0, NULL) == 0) {
+        FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+        if (f) {
+            if (fgets(cs, sizeof cs, f))
+                cs[strcspn(cs, "\n")] = 0;
+            fclose(f);
+        }
+    }
+    printf("# init: clocksource %s\n", cs);
+}
+
 static void set_flags_up(int s, const char *dev)
 {
     struct ifreq ifr = {0};
@@ -104,7 +125,7 @@ static void set_addr(int s, const char *dev, unsigned long req, in_addr_t a)
         fail("%s: setting an address: %s", dev, strerror(errno));
 }
 
-/* Step 2: spec is ADDR/PREFIX. */
+/* Step 3: spec is ADDR/PREFIX. */
 static void net_up(const char *spec)
 {
     char addr[64];
@@ -147,6 +168,7 @@ int main(int argc, char **argv)
         fail("usage: /init [net=ADDR/PREFIX] [uid=N] PROG ARGS...");
 
     load_modules();
+    show_clocksource();
     if (net)
         net_up(net);
     struct rlimit nofile = {65536, 65536};
