@@ -78,7 +78,7 @@ bench-go: $(if $(filter hosted%,$(BENCH_GO_ARCH)),$(GO_BENCH),\
 # Real programs on Spindle against the same programs in a Linux guest
 # under the same QEMU flags (tools/bench/bench-apps.sh): memcached under
 # mcload (tools/bench/mcload.c) on a TAP device, as root; SQLite's
-# speedtest1.  BENCH_APPS="only=memcached,speedtest1 reps=1 secs=10
+# speedtest1.  BENCH_APPS="only=memcached,speedtest1 reps=3 secs=10
 # warmup=3 conns=32 keys=10000 size=50".  The guest is Debian's kernel
 # (tools/build/linuxguest.sh) with an initramfs of Debian's memcached
 # binary and a static speedtest1 (tools/build/linuxapps.sh); x86_64 only.

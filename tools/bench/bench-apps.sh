@@ -33,7 +33,7 @@
 # TOTAL line speedtest1 prints, the sum of its own timings:
 #   BENCH speedtest1_<os>_s   seconds
 #   BENCH speedtest1_ratio    Spindle's / Linux's (below 1: Spindle faster)
-# With reps=N (default 1) each side runs N times, the two sides in turn
+# With reps=N (default 3) each side runs N times, the two sides in turn
 # (Spindle, Linux, Spindle, ...), one boot each, and the medians are
 # printed.  Logs (consoles, mcload's output) are in build/ARCH/bench-apps-logs/.
 # LINUX_CMDLINE adds to the Linux guest's kernel command line (Debian's
@@ -166,7 +166,7 @@ if [ $# -lt 2 ]; then
 fi
 ARCH=$1 SMP=$2
 shift 2
-only=memcached,speedtest1 REPS=1 SECS=10 WARMUP=3 CONNS=32 KEYS=10000 SIZE=50
+only=memcached,speedtest1 REPS=3 SECS=10 WARMUP=3 CONNS=32 KEYS=10000 SIZE=50
 for a in "$@"; do
     case $a in
     only=*) only=${a#only=} ;;
