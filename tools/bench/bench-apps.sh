@@ -40,7 +40,9 @@
 # defaults otherwise): "tsc=reliable" keeps the TSC as its clock, which
 # under TCG it marks unstable (the vCPUs' TSCs look unsynchronized) for
 # the HPET, whose every read is an emulated MMIO access; Spindle reads
-# the TSC.  TIMEOUT bounds each boot (seconds; default from secs and size).
+# the TSC.  LINUX_WATCH=SECS makes the guest's init print, every SECS
+# seconds, where memcached's threads ran and the virtio interrupts per
+# CPU into its console log (tools/build/linuxinit.c's watch=).  TIMEOUT bounds each boot (seconds; default from secs and size).
 # Exits non-zero when a run failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -124,7 +126,7 @@ if [ "${1:-}" = __memcached ]; then
                     ip=192.0.2.2/24 gw=192.0.2.1 -- "${args[@]}"
             else
                 boot_linux "$log.console" tap net=192.0.2.2/24 uid=65534 \
-                    /usr/bin/memcached "${args[@]}"
+                    ${LINUX_WATCH:+watch=$LINUX_WATCH} /usr/bin/memcached "${args[@]}"
             fi
             up='' t0=$SECONDS
             while [ $((SECONDS - t0)) -lt 120 ]; do
@@ -218,7 +220,8 @@ LOGS=build/$ARCH/bench-apps-logs
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*
 LINUX_CMDLINE=${LINUX_CMDLINE:-}
-export ARCH SMP MEM ACCEL LINUX_CMDLINE REPS SECS WARMUP CONNS KEYS LOGS LINUX LINUXAPPS
+LINUX_WATCH=${LINUX_WATCH:-}
+export ARCH SMP MEM ACCEL LINUX_CMDLINE LINUX_WATCH REPS SECS WARMUP CONNS KEYS LOGS LINUX LINUXAPPS
 
 # median: the middle of the numbers on stdin (the mean of the two middle
 # ones for an even count).

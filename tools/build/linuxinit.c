@@ -3,7 +3,7 @@
  * (tools/build/linuxapps.sh builds it static and puts it in the guest's
  * initramfs; tools/bench/bench-apps.sh boots it).
  *
- *   /init [net=ADDR/PREFIX] [uid=N] PROG ARGS...
+ *   /init [net=ADDR/PREFIX] [uid=N] [watch=SECS] PROG ARGS...
  *
  * The kernel hands init the words after "--" on its command line.  Init:
  *   1. loads the kernel modules that /modules/order names, in that order
@@ -19,6 +19,10 @@
  *      would need /etc/passwd);
  *   5. runs PROG with ARGS as its child, with init's console as its
  *      standard streams, and waits for it;
+ *      with watch=, every SECS seconds it prints "# watch: " lines: the
+ *      per-CPU counts of the virtio interrupts (from /proc/interrupts)
+ *      and, for each of PROG's threads, the CPU it last ran on and its
+ *      CPU time so far (where the work and the interrupts land);
  *   6. prints "# exit status N" (or "# killed by signal N") and powers
  *      the machine off, which ends QEMU run with -no-reboot.
  * Lines from init itself start with "# init: "; a failure before PROG
@@ -26,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -151,9 +156,48 @@ static void net_up(const char *spec)
     printf("# init: eth0 %s/%d up\n", addr, prefix);
 }
 
+/* Step 5's watch: one round of "# watch: " lines about PROG (pid). */
+static void watch_round(pid_t pid)
+{
+    char path[300], line[512];
+    FILE *f = fopen("/proc/interrupts", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "virtio"))
+            printf("# watch: irq %s", line);
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+        FILE *t = fopen(path, "r");
+        if (!t)
+            continue;
+        if (fgets(line, sizeof line, t)) {
+            /* After the ") ": state is field 3; utime 14, stime 15, processor 39. */
+            char *p = strrchr(line, ')'), *tok, *save;
+            char comm[64] = "";
+            sscanf(line, "%*d (%63[^)]", comm);
+            long v[40] = {0};
+            int n = 3;
+            for (tok = strtok_r(p ? p + 2 : line, " ", &save); tok && n < 40;
+                 tok = strtok_r(NULL, " ", &save), n++)
+                v[n] = atol(tok);
+            printf("# watch: thread %s %s on cpu %ld, cpu time %ld ticks\n", e->d_name, comm,
+                   v[39], v[14] + v[15]);
+        }
+        fclose(t);
+    }
+    if (d)
+        closedir(d);
+}
+
 int main(int argc, char **argv)
 {
-    int i = 1, uid = -1;
+    int i = 1, uid = -1, watch = 0;
     const char *net = NULL;
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (; i < argc; i++) {
@@ -161,11 +205,13 @@ int main(int argc, char **argv)
             net = argv[i] + 4;
         else if (strncmp(argv[i], "uid=", 4) == 0)
             uid = atoi(argv[i] + 4);
+        else if (strncmp(argv[i], "watch=", 6) == 0)
+            watch = atoi(argv[i] + 6);
         else
             break;
     }
     if (i == argc)
-        fail("usage: /init [net=ADDR/PREFIX] [uid=N] PROG ARGS...");
+        fail("usage: /init [net=ADDR/PREFIX] [uid=N] [watch=SECS] PROG ARGS...");
 
     load_modules();
     show_clocksource();
@@ -188,6 +234,18 @@ int main(int argc, char **argv)
         _exit(125);
     }
     printf("# init: started %s (pid %d)\n", argv[i], (int)pid);
+    if (watch > 0) {
+        mkdir("/proc", 0555);
+        if (mount("proc", "/proc", "proc", 0, NULL) != 0)
+            printf("# init: mounting /proc: %s\n", strerror(errno));
+        for (;;) {
+            siginfo_t si = {0};
+            if (waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != 0)
+                break; /* PROG has ended: reaped below */
+            sleep(watch);
+            watch_round(pid);
+        }
+    }
     /* Init reaps every child; the machine ends with PROG. */
     for (;;) {
         int st;
