@@ -42,7 +42,8 @@
 # the HPET, whose every read is an emulated MMIO access; Spindle reads
 # the TSC.  LINUX_WATCH=SECS makes the guest's init print, every SECS
 # seconds, where memcached's threads ran and the virtio interrupts per
-# CPU into its console log (tools/build/linuxinit.c's watch=).  TIMEOUT bounds each boot (seconds; default from secs and size).
+# CPU into its console log (tools/build/linuxinit.c's watch=).  TIMEOUT
+# bounds each boot (seconds; default from secs and size).
 # Exits non-zero when a run failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
