@@ -13,6 +13,7 @@
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [GO=go] [BENCH_GO_ARCH=hosted]  beside Go's
 #   make bench-net [NET=user|tap] [QUEUES=n]  apps/httpd under wrk
+#   make bench-apps [SMP=n] [BENCH_APPS=...]  memcached, speedtest1 beside Linux
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload
 #   make fuzz [FUZZ_TIME=60]             explore each libFuzzer target
 #   make trace [APP=hello] [SMP=n]       the execution tracer: a Perfetto
@@ -172,7 +173,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,28p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:

@@ -9,6 +9,10 @@
 #   TARGET host             build/ports/sqlite/host/speedtest1, the same
 #                           program for this Linux host with its gcc, as the
 #                           reference whose results the image must match
+#   TARGET host-static      build/ports/sqlite/host-static/speedtest1, the
+#                           host program linked static: what `make
+#                           bench-apps` runs in its x86_64 Linux guest,
+#                           which has no shared libraries
 #
 # The source is fetched once (apt-get source, as tools/build/lwip.sh does,
 # adding a deb-src entry as root) into build/ports/sqlite/src with Debian's
@@ -24,7 +28,7 @@
 # and SQLite's default threading (SQLITE_THREADSAFE=1, serialized, on
 # pthreads: posix/'s on Spindle).
 set -eu
-target=${1:?usage: build.sh x86_64|aarch64|host}
+target=${1:?usage: build.sh x86_64|aarch64|host|host-static}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top"
@@ -88,11 +92,12 @@ fetch() {
 (fetch)
 src=$top/build/ports/sqlite/src
 
-if [ "$target" = host ]; then
-    dir=build/ports/sqlite/host
+if [ "$target" = host ] || [ "$target" = host-static ]; then
+    dir=build/ports/sqlite/$target
     cc=gcc ar=ar ranlib=ranlib host=() out=speedtest1 libs=() cflags=(-O2)
+    [ "$target" = host ] || libs=(-static)
 else
-    case $target in x86_64|aarch64) ;; *) fail "TARGET $target: x86_64, aarch64 or host" ;; esac
+    case $target in x86_64|aarch64) ;; *) fail "TARGET $target: x86_64, aarch64, host or host-static" ;; esac
     bin=$top/build/$target/bin
     [ -x "$bin/spindle-cc" ] || fail "no $bin/spindle-cc: make toolchain ARCH=$target"
     dir=build/$target/ports/sqlite
@@ -122,8 +127,8 @@ if [ "$(cat "$dir/.configured" 2>/dev/null)" != "$key" ]; then
     echo "$key" >"$dir/.configured"
 fi
 : >>"$log"
-cross=no
-[ "$target" = host ] || cross=yes
+cross=yes
+case $target in host*) cross=no ;; esac
 (cd "$dir" && step "$log" "the amalgamation and libsqlite3.a ($target)" \
     make CROSS_BUILDING=$cross OPTS="$OPTS" libsqlite3.la)
 

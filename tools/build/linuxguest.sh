@@ -2,7 +2,11 @@
 # tools/build/linuxguest.sh OUTDIR ARCH - a Debian Linux kernel for ARCH (x86_64
 # or aarch64) at OUTDIR/vmlinuz, for `make bench-go BENCH_GO_ARCH=ARCH`,
 # which boots Go's benchmark as the init of a Linux guest under the same
-# QEMU flags as Spindle's images.  The kernel is bookworm's current
+# QEMU flags as Spindle's images, and for `make bench-apps`, whose guest
+# also needs the virtio-net driver: Debian builds it as a module, so the
+# modules it needs are kept in OUTDIR/modules/ with OUTDIR/modules/order,
+# one file name a line, in an order that loads each after what it
+# depends on (tools/build/linuxinit.c loads them).  The kernel is bookworm's current
 # linux-image-*-amd64 (or -arm64), fetched with `apt-get download` and
 # unpacked with dpkg-deb: nothing is installed.  arm64 packages are offered
 # only while arm64 is a foreign architecture of dpkg's: as root, the script
@@ -57,6 +61,30 @@ deb=$(ls "$out"/linux-image-*.deb)
 rm -rf "${out:?}/boot"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out" --wildcards './boot/vmlinuz-*'
 mv "$out"/boot/vmlinuz-* "$out/vmlinuz"
-rm -rf "${out:?}/boot" "$deb"
+rm -rf "${out:?}/boot"
+
+# modules NAME...: NAME.ko and what it depends on (the depends= of its
+# .modinfo), each after its dependencies, into $out/modules.  A module
+# the package lacks is built into the kernel.
+declare -A done_mod
+listing=$(dpkg-deb -c "$deb" | awk '{ print $NF }' | grep '\.ko$')
+modules() {
+    local m path deps
+    for m in "$@"; do
+        [ -z "${done_mod[$m]:-}" ] || continue
+        done_mod[$m]=1
+        path=$(grep "/$m\.ko$" <<<"$listing" | head -n 1)
+        [ -n "$path" ] || continue
+        dpkg-deb --fsys-tarfile "$deb" | tar -x -O "$path" >"$out/modules/$m.ko"
+        deps=$(tr '\0' '\n' <"$out/modules/$m.ko" | sed -n 's/^depends=//p' | head -n 1)
+        modules ${deps//,/ }
+        echo "$m.ko" >>"$out/modules/order"
+    done
+}
+rm -rf "${out:?}/modules"
+mkdir -p "$out/modules"
+: >"$out/modules/order"
+modules virtio_pci virtio_net
+rm -f "$deb"
 echo "$pkg" >"$out/version"
 echo "$stamp" >"$out/.stamp"

@@ -1,0 +1,331 @@
+#!/bin/bash
+# bench-apps.sh ARCH SMP [only=memcached,speedtest1] [reps=N] [secs=N]
+#               [warmup=N] [conns=N] [keys=N] [size=N] - real programs on
+# Spindle against the same programs in a Linux guest under the same QEMU
+# flags, printing "BENCH <name> <value> <unit>" and "# " lines as
+# tools/bench/bench.sh does.  `make bench-apps [SMP=n] [BENCH_APPS="..."]`
+# builds everything and runs it.
+#
+# The two machines differ only in what they boot: the same QEMU binary,
+# machine (q35), accelerator and CPU model (as tools/run/qemu.sh picks them:
+# multi-threaded TCG with qemu64 on a host without hardware
+# virtualization), SMP cores and MEM (default 1024 MiB), and for
+# memcached the same virtio-net NIC on the same TAP device.  Spindle boots
+# its port's image through tools/run/qemu.sh; Linux is Debian's kernel
+# (tools/build/linuxguest.sh) with the initramfs of tools/build/linuxapps.sh,
+# whose /init (tools/build/linuxinit.c) runs the program.
+#
+# memcached (as root only): in a private network namespace (unshare -n;
+# only lo and a TAP device spt0 at 192.0.2.1/24, no route out), the guest
+# at 192.0.2.2/24 runs memcached 1.6.18 with `-U 0 -t SMP -m 64 -c 1024`:
+# Spindle's port (build/ARCH/ports/memcached/memcached.elf) or Debian's
+# own memcached binary in the Linux guest.  build/host/mcload
+# (tools/bench/mcload.c) then preloads `keys` keys and drives `conns`
+# connections (32), each with one request in flight, 90% gets and 10%
+# sets of 32-byte keys and 100-byte values, for `warmup` seconds (3) and
+# then `secs` measured seconds (10):
+#   BENCH memcached_<os>_ops   requests answered per second
+#   BENCH memcached_<os>_p50, _p99   latency of a request, µs
+#   BENCH memcached_ops_ratio, memcached_p99_ratio   Spindle's / Linux's
+# speedtest1 (no root needed): SQLite 3.40.1's speedtest1 `--memdb --size
+# N` (size=, default 50), Spindle's port image and the same source built
+# static for Linux (ports/sqlite/build.sh host-static); the figure is the
+# TOTAL line speedtest1 prints, the sum of its own timings:
+#   BENCH speedtest1_<os>_s   seconds
+#   BENCH speedtest1_ratio    Spindle's / Linux's (below 1: Spindle faster)
+# With reps=N (default 3) each side runs N times, the two sides in turn
+# (Spindle, Linux, Spindle, ...), one boot each, and the medians are
+# printed.  Logs (consoles, mcload's output) are in build/ARCH/bench-apps-logs/.
+# LINUX_CMDLINE adds to the Linux guest's kernel command line (Debian's
+# defaults otherwise): "tsc=reliable" keeps the TSC as its clock, which
+# under TCG it marks unstable (the vCPUs' TSCs look unsynchronized) for
+# the HPET, whose every read is an emulated MMIO access; Spindle reads
+# the TSC.  LINUX_WATCH=SECS makes the guest's init print, every SECS
+# seconds, where memcached's threads ran and the virtio interrupts per
+# CPU into its console log (tools/build/linuxinit.c's watch=).  TIMEOUT
+# bounds each boot (seconds; default from secs and size).
+# Exits non-zero when a run failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cd "$top" || exit 2
+
+die() { echo "bench-apps: $*" >&2; exit 1; }
+
+# ---- The two machines -----------------------------------------------------
+# boot_spindle LOG IMAGE CMDLINE...  and  boot_linux LOG NET INITARGS...
+# start a machine in the background, in a process group of its own whose
+# id is set in $qpid (stop_qemu ends it), console in LOG.  NET is "tap"
+# or "none"; both bound the machine's life by $boot_timeout.
+qpid=
+boot_spindle() {
+    local log=$1 image=$2
+    shift 2
+    setsid timeout -k 5 "$boot_timeout" "$here/../run/qemu.sh" "$ARCH" "$image" "$SMP" "$@" \
+        > "$log" 2>&1 < /dev/null &
+    qpid=$!
+}
+boot_linux() {
+    local log=$1 net=$2 accel_opt cpu nic
+    shift 2
+    case $ACCEL in
+    tcg) accel_opt="-accel tcg,thread=multi" cpu=qemu64 ;;
+    kvm) accel_opt="-accel kvm" cpu=host ;;
+    esac
+    nic=(-nic none)
+    # shellcheck disable=SC2054 # QEMU's option values hold commas
+    [ "$net" = tap ] && nic=(-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no,vhost=off"
+                             -device virtio-net-pci,netdev=n0)
+    # shellcheck disable=SC2086 # accel_opt is a list of words
+    setsid timeout -k 5 "$boot_timeout" qemu-system-x86_64 -M q35 $accel_opt -cpu $cpu \
+        -smp "$SMP" -m "$MEM" -display none -serial stdio -monitor none -no-reboot "${nic[@]}" \
+        -kernel "$LINUX/vmlinuz" -initrd "$LINUXAPPS/initrd.cpio" \
+        -append "console=ttyS0 quiet panic=-1 ${LINUX_CMDLINE:-} -- $*" > "$log" 2>&1 < /dev/null &
+    qpid=$!
+}
+stop_qemu() {
+    [ -n "$qpid" ] || return 0
+    kill -TERM -- "-$qpid" 2>/dev/null
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        kill -0 -- "-$qpid" 2>/dev/null || break
+        sleep 0.5
+    done
+    kill -KILL -- "-$qpid" 2>/dev/null
+    wait "$qpid" 2>/dev/null
+    qpid=
+}
+# cpu_s PID: CPU seconds (user + system) of process PID and its threads.
+cpu_s() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' \
+        "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# ---- memcached, in the private network namespace ---------------------------
+# bench-apps.sh __memcached: reads ARCH SMP MEM ACCEL REPS SECS WARMUP CONNS
+# KEYS LOGS LINUX LINUXAPPS boot_timeout from the environment; prints
+# "MC <os> <rep> <ops/s> <p50 µs> <p99 µs>" and "# " lines.
+if [ "${1:-}" = __memcached ]; then
+    trap stop_qemu EXIT
+    trap 'exit 143' TERM INT HUP
+    TAP=spt0
+    ip link set lo up &&
+        ip tuntap add dev $TAP mode tap &&
+        ip addr add 192.0.2.1/24 dev $TAP &&
+        ip link set $TAP up || die "cannot make the TAP device"
+    if [ -n "$(ip route show default)" ] ||
+       [ "$(ip -o link show | awk -F': ' '{print $2}' | sort | tr '\n' ' ')" != "lo $TAP " ]; then
+        die "the namespace is not private: $(ip -o link show | tr '\n' ' ')"
+    fi
+    args=(-U 0 -t "$SMP" -m 64 -c 1024)
+    for rep in $(seq "$REPS"); do
+        for os in spindle linux; do
+            log=$LOGS/memcached-$os.$rep
+            echo "bench-apps: memcached on $os (rep $rep): booting" >&2
+            if [ $os = spindle ]; then
+                NET=tap TAP=$TAP QUIET=1 boot_spindle "$log.console" \
+                    "build/$ARCH/ports/memcached/memcached.elf" \
+                    ip=192.0.2.2/24 gw=192.0.2.1 -- "${args[@]}"
+            else
+                boot_linux "$log.console" tap net=192.0.2.2/24 uid=65534 \
+                    ${LINUX_WATCH:+watch=$LINUX_WATCH} /usr/bin/memcached "${args[@]}"
+            fi
+            up='' t0=$SECONDS
+            while [ $((SECONDS - t0)) -lt 120 ]; do
+                build/host/mcload -P -s 192.0.2.2:11211 -W 2 2>/dev/null && { up=1; break; }
+                kill -0 "$qpid" 2>/dev/null || break
+            done
+            if [ -z "$up" ]; then
+                echo "bench-apps: memcached on $os did not answer at 192.0.2.2:11211 within 120 s" >&2
+                tail -n 20 "$log.console" | sed 's/^/    | /' >&2
+                exit 1
+            fi
+            echo "bench-apps: memcached on $os up after $((SECONDS - t0)) s; mcload for $WARMUP + $SECS s" >&2
+            qemu=$(pgrep -P "$(pgrep -P "$qpid" | head -n 1)" | head -n 1)
+            [ $os = linux ] && qemu=$(pgrep -P "$qpid" | head -n 1)
+            c0=$(cpu_s "$qemu")
+            timeout -k 5 $((SECS + WARMUP + 120)) build/host/mcload -s 192.0.2.2:11211 \
+                -c "$CONNS" -k "$KEYS" -w "$WARMUP" -d "$SECS" > "$log.mcload" 2>&1
+            rc=$?
+            c1=$(cpu_s "$qemu")
+            sed "s/^/# $os rep $rep: /" "$log.mcload"
+            [ $os = linux ] && tr -d '\r' < "$log.console" | sed -n "s/^# init: \(clocksource .*\)/# $os rep $rep: the guest kernel's \1/p"
+            [ $rc = 0 ] || { echo "bench-apps: mcload against $os failed (status $rc)" >&2; exit 1; }
+            awk -v a="$c0" -v b="$c1" -v t=$((SECS + WARMUP)) -v tag="# $os rep $rep" \
+                'BEGIN { printf "%s: QEMU used %.0f%% of one host core during mcload\n", tag, 100 * (b - a) / t }'
+            stop_qemu
+            awk -v os=$os -v rep="$rep" '
+                / ops_per_s / { for (i = 1; i < NF; i++) if ($i == "ops_per_s") ops = $(i + 1) }
+                / latency_us / { for (i = 1; i < NF; i++) { if ($i == "p50") p50 = $(i + 1); if ($i == "p99") p99 = $(i + 1) } }
+                END { print "MC", os, rep, ops, p50, p99 }' "$log.mcload"
+        done
+    done
+    exit 0
+fi
+
+# ---- The driver -----------------------------------------------------------
+if [ $# -lt 2 ]; then
+    echo "usage: tools/bench/bench-apps.sh ARCH SMP [only=memcached,speedtest1] [reps=N] [secs=N] [warmup=N] [conns=N] [keys=N] [size=N]" >&2
+    exit 2
+fi
+ARCH=$1 SMP=$2
+shift 2
+only=memcached,speedtest1 REPS=3 SECS=10 WARMUP=3 CONNS=32 KEYS=10000 SIZE=50
+for a in "$@"; do
+    case $a in
+    only=*) only=${a#only=} ;;
+    reps=*) REPS=${a#reps=} ;;
+    secs=*) SECS=${a#secs=} ;;
+    warmup=*) WARMUP=${a#warmup=} ;;
+    conns=*) CONNS=${a#conns=} ;;
+    keys=*) KEYS=${a#keys=} ;;
+    size=*) SIZE=${a#size=} ;;
+    *) echo "bench-apps.sh: unknown argument $a" >&2; exit 2 ;;
+    esac
+done
+for v in "$REPS" "$SECS" "$CONNS" "$KEYS" "$SIZE" "$WARMUP" "$SMP"; do
+    case $v in ''|*[!0-9]*) echo "bench-apps.sh: reps, secs, warmup, conns, keys, size and SMP are numbers" >&2; exit 2 ;; esac
+done
+[ "$ARCH" = x86_64 ] || die "ARCH=$ARCH: the Linux guest is x86_64 only for now (tools/build/linuxapps.sh)"
+do_mc='' do_sql=''
+for b in ${only//,/ }; do
+    case $b in
+    memcached) do_mc=1 ;;
+    speedtest1) do_sql=1 ;;
+    *) die "only=$only: the benchmarks are memcached and speedtest1" ;;
+    esac
+done
+if [ -n "$do_mc" ] && [ "$(id -u)" != 0 ]; then
+    die "memcached runs on a TAP device in a private network namespace, which needs root;" \
+        "run as root, or BENCH_APPS=only=speedtest1"
+fi
+LINUX=build/linux-$ARCH LINUXAPPS=build/linux-apps-$ARCH
+need=("$LINUX/vmlinuz" "$LINUXAPPS/initrd.cpio")
+[ -n "$do_mc" ] && need+=(build/host/mcload "build/$ARCH/ports/memcached/memcached.elf")
+[ -n "$do_sql" ] && need+=("build/$ARCH/ports/sqlite/speedtest1.elf")
+for f in "${need[@]}"; do
+    [ -s "$f" ] || die "no $f; run 'make bench-apps ARCH=$ARCH'"
+done
+
+# The accelerator, as tools/run/qemu.sh picks it; both machines get it.
+ACCEL=${ACCEL:-}
+if [ -z "$ACCEL" ]; then
+    ACCEL=tcg
+    if [ -e /dev/kvm ] && grep -qE '^kvm_(intel|amd) ' /proc/modules 2>/dev/null &&
+       ! grep -q '^kvm_pvm ' /proc/modules 2>/dev/null; then
+        ACCEL=kvm
+    fi
+fi
+case $ACCEL in tcg | kvm) ;; *) die "ACCEL=$ACCEL: bench-apps runs under tcg or kvm" ;; esac
+MEM=${MEM:-1024}
+LOGS=build/$ARCH/bench-apps-logs
+mkdir -p "$LOGS"
+rm -f "$LOGS"/*
+LINUX_CMDLINE=${LINUX_CMDLINE:-}
+LINUX_WATCH=${LINUX_WATCH:-}
+export ARCH SMP MEM ACCEL LINUX_CMDLINE LINUX_WATCH REPS SECS WARMUP CONNS KEYS LOGS LINUX LINUXAPPS
+
+# median: the middle of the numbers on stdin (the mean of the two middle
+# ones for an even count).
+median() {
+    sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.6g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.3f\n", a / b }'; }
+
+date=$(date -u '+%Y-%m-%d %H:%M UTC')
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+others=$(pgrep -c -f '^qemu-system-' || true)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+failed=0
+out=$LOGS/results
+
+if [ -n "$do_mc" ]; then
+    boot_timeout=${TIMEOUT:-$((SECS + WARMUP + 300))}
+    export boot_timeout
+    # A process group of its own (setsid), ended on our INT or TERM; its
+    # EXIT trap stops its QEMU, and the namespace goes with its last process.
+    setsid timeout -k 10 $(((boot_timeout + 10) * 2 * REPS)) unshare -n "$here/bench-apps.sh" __memcached \
+        > "$LOGS/memcached.out" &
+    mpid=$!
+    trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid; exit 130' INT TERM HUP
+    wait $mpid
+    rc=$?
+    trap - INT TERM HUP
+    if [ $rc != 0 ]; then
+        echo "bench-apps: memcached failed (exit status $rc); logs in $LOGS/" >&2
+        failed=1
+    fi
+fi
+
+sql_total() { tr -d '\r' < "$1" | sed -n 's/^ *TOTAL\.*  *\([0-9.]*\)s$/\1/p' | head -n 1; }
+: > "$LOGS/speedtest1.out"
+if [ -n "$do_sql" ]; then
+    boot_timeout=${TIMEOUT:-$((120 + SIZE * 10))}
+    trap 'stop_qemu; exit 130' INT TERM HUP
+    for rep in $(seq "$REPS"); do
+        for os in spindle linux; do
+            log=$LOGS/speedtest1-$os.$rep.console
+            echo "bench-apps: speedtest1 --memdb --size $SIZE on $os (rep $rep)" >&2
+            if [ $os = spindle ]; then
+                NET='' QUIET=1 boot_spindle "$log" "build/$ARCH/ports/sqlite/speedtest1.elf" \
+                    -- --memdb --size "$SIZE"
+            else
+                boot_linux "$log" none /usr/bin/speedtest1 --memdb --size "$SIZE"
+            fi
+            wait "$qpid"
+            rc=$?
+            qpid=
+            t=$(sql_total "$log")
+            if [ -z "$t" ]; then
+                [ $rc = 124 ] && echo "bench-apps: speedtest1 on $os timed out after ${boot_timeout}s" >&2
+                echo "bench-apps: speedtest1 on $os printed no TOTAL (status $rc); console: $log" >&2
+                tail -n 10 "$log" | sed 's/^/    | /' >&2
+                failed=1
+                continue
+            fi
+            [ $os = linux ] && ! grep -q '^# exit status 0' "$log" &&
+                { echo "bench-apps: speedtest1 on linux did not exit 0; console: $log" >&2; failed=1; }
+            echo "SQL $os $rep $t" >> "$LOGS/speedtest1.out"
+            [ $os = linux ] && tr -d '\r' < "$log" | sed -n "s/^# init: \(clocksource .*\)/# speedtest1 $os rep $rep: the guest kernel's \1/p" >> "$LOGS/speedtest1.out"
+        done
+    done
+    trap - INT TERM HUP
+fi
+
+others_end=$(pgrep -c -f '^qemu-system-' || true)
+{
+    echo "# bench-apps: $ARCH, $SMP cores, $MEM MiB, accelerator $ACCEL, $date," \
+         "host CPU ${cpu:-unknown} ($(nproc) threads), load average $load0 at the start," \
+         "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
+    echo "# Linux guest: $(cat "$LINUX/version")${LINUX_CMDLINE:+ with $LINUX_CMDLINE}, $(tr '\n' ',' < "$LINUXAPPS/versions" | sed 's/,$//; s/,/, /g')"
+    if [ "$others" != 0 ] || [ "$others_end" != 0 ]; then
+        echo "# warning: other QEMU processes were running ($others at the start," \
+             "$others_end at the end); the figures are unreliable"
+    fi
+    if [ -n "$do_mc" ]; then
+        echo "# memcached -U 0 -t $SMP -m 64 -c 1024 on a TAP device; mcload: $CONNS connections," \
+             "$KEYS keys, 90% get, 32-byte keys, 100-byte values, ${WARMUP} s warm-up, ${SECS} s measured;" \
+             "median of $REPS rep(s)"
+        grep '^# ' "$LOGS/memcached.out"
+        for os in spindle linux; do
+            for k in "4 ops ops/s" "5 p50 us" "6 p99 us"; do
+                set -- $k
+                v=$(awk -v os=$os -v c="$1" '$1 == "MC" && $2 == os { print $c }' "$LOGS/memcached.out" | median)
+                eval "mc_${os}_$2=\$v"
+                echo "BENCH memcached_${os}_$2 $v $3"
+            done
+        done
+        echo "BENCH memcached_ops_ratio $(ratio "${mc_spindle_ops:-}" "${mc_linux_ops:-}") Spindle/Linux"
+        echo "BENCH memcached_p99_ratio $(ratio "${mc_spindle_p99:-}" "${mc_linux_p99:-}") Spindle/Linux"
+    fi
+    if [ -n "$do_sql" ]; then
+        echo "# speedtest1 --memdb --size $SIZE: its TOTAL; median of $REPS rep(s)"
+        grep '^# ' "$LOGS/speedtest1.out"
+        for os in spindle linux; do
+            v=$(awk -v os=$os '$1 == "SQL" && $2 == os { print $4 }' "$LOGS/speedtest1.out" | median)
+            eval "sql_$os=\$v"
+            echo "BENCH speedtest1_${os}_s $v s"
+        done
+        echo "BENCH speedtest1_ratio $(ratio "${sql_spindle:-}" "${sql_linux:-}") Spindle/Linux"
+    fi
+} | tee "$out"
+exit $failed
