@@ -3,9 +3,10 @@
  * accepts without giving them an effect.
  *
  * Every thread is a G on the one scheduler, so a thread has no
- * scheduling policy, priority, contention scope or CPU affinity of its
- * own: those calls record what they are given (so a get returns what a
- * set stored) and change nothing.  There are no signals between threads
+ * scheduling policy, priority or contention scope of its own: those
+ * calls record what they are given (so a get returns what a set stored)
+ * and change nothing.  Nor an affinity: a set naming a core there is is
+ * accepted, and every thread's reads as every core, where it runs.  There are no signals between threads
  * (pthread_sigmask is the process's mask, signal.c; pthread_kill accepts
  * signal 0, the existence check, alone), no cancellation (pthread_cancel is ENOSYS,
  * pthread_testcancel does nothing; the cancel state and type are
@@ -22,7 +23,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include "posix/pthread_impl.h"
+#include <spindle/cpu.h>
 #include <spindle/sched.h>
 
 /* Stack sizes a thread may ask for: PTHREAD_STACK_MIN to the largest
@@ -204,6 +207,82 @@ int pthread_getname_np(pthread_t t, char *buf, size_t len)
 }
 
 /* ---- accepted, recorded, no effect ----------------------------------- */
+
+/* ---- affinity: accepted, every thread runs on every core -------------- */
+
+/* The set of the cores there are, into set (size bytes); EINVAL if it
+   cannot hold them. */
+static int all_cores(size_t size, cpu_set_t *set)
+{
+    if (!set || size < sizeof(cpu_set_t))
+        return EINVAL;
+    memset(set, 0, size);
+    for (int c = 0; c < sp_ncpu(); c++)
+        CPU_SET(c, set);
+    return 0;
+}
+
+/* A set naming at least one core there is: 0, else EINVAL. */
+static int usable(size_t size, const cpu_set_t *set)
+{
+    if (!set || size < sizeof(cpu_set_t))
+        return EINVAL;
+    for (int c = 0; c < sp_ncpu(); c++)
+        if (CPU_ISSET(c, set))
+            return 0;
+    return EINVAL;
+}
+
+/* A G runs wherever the scheduler puts it (work stealing): a set is
+   checked and accepted, and a thread's affinity reads as every core. */
+int pthread_setaffinity_np(pthread_t t, size_t size, const cpu_set_t *set)
+{
+    return t ? usable(size, set) : ESRCH;
+}
+
+int pthread_getaffinity_np(pthread_t t, size_t size, cpu_set_t *set)
+{
+    return t ? all_cores(size, set) : ESRCH;
+}
+
+int pthread_attr_setaffinity_np(pthread_attr_t *a, size_t size,
+                                const cpu_set_t *set)
+{
+    return usable(size, set);
+}
+
+int pthread_attr_getaffinity_np(const pthread_attr_t *a, size_t size,
+                                cpu_set_t *set)
+{
+    return all_cores(size, set);
+}
+
+int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+    int e = pid == 0 || pid == getpid() ? usable(size, set) : ESRCH;
+
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *set)
+{
+    int e = pid == 0 || pid == getpid() ? all_cores(size, set) : ESRCH;
+
+    if (e) {
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int sched_getcpu(void)
+{
+    return sp_cpu_id();
+}
 
 int sched_yield(void)
 {

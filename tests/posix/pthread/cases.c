@@ -534,3 +534,27 @@ TEST(accepted_calls)
     CHECK(pthread_sigmask(SIG_SETMASK, NULL, &old) == 0 && old == 0);
     CHECK(pthread_atfork(NULL, NULL, NULL) == 0);
 }
+
+/* Affinity: a set with a core there is accepted, an empty one is not,
+   and a thread's reads as every core. */
+TEST(affinity)
+{
+    cpu_set_t s;
+    int cpu = sched_getcpu();
+
+    CHECK(cpu >= 0 && cpu < sp_ncpu());
+    CPU_ZERO(&s);
+    CHECK(CPU_COUNT(&s) == 0);
+    CHECK(pthread_setaffinity_np(pthread_self(), sizeof s, &s) == EINVAL);
+    CPU_SET(0, &s);
+    CHECK(CPU_ISSET(0, &s) && !CPU_ISSET(1, &s) && CPU_COUNT(&s) == 1);
+    CHECK(pthread_setaffinity_np(pthread_self(), sizeof s, &s) == 0);
+    CHECK(sched_setaffinity(0, sizeof s, &s) == 0);
+    CPU_CLR(0, &s);
+    CPU_SET(CPU_SETSIZE - 1, &s);           /* no such core */
+    CHECK(sched_setaffinity(0, sizeof s, &s) == -1 && errno == EINVAL);
+    CHECK(pthread_getaffinity_np(pthread_self(), sizeof s, &s) == 0);
+    CHECK(CPU_COUNT(&s) == sp_ncpu());
+    CHECK(sched_getaffinity(0, sizeof s, &s) == 0 && CPU_COUNT(&s) == sp_ncpu());
+    CHECK(sched_getaffinity(0, 4, &s) == -1 && errno == EINVAL);
+}
