@@ -38,10 +38,10 @@ static bool wait_done(long want)
     return true;
 }
 
-static void finish(bool ok)
+static void finish(long why)
 {
-    if (!ok)
-        __atomic_add_fetch(&bad, 1, __ATOMIC_RELAXED);
+    if (why)
+        __atomic_or_fetch(&bad, why, __ATOMIC_RELAXED);
     __atomic_add_fetch(&done, 1, __ATOMIC_RELEASE);
 }
 
@@ -86,20 +86,22 @@ struct job {
 static void use_stack(void *arg)
 {
     struct job *j = arg;
-    bool ok = sp_goid() == __atomic_load_n(&j->goid, __ATOMIC_ACQUIRE) ||
-              !__atomic_load_n(&j->goid, __ATOMIC_ACQUIRE);
+    long why = sp_goid() == __atomic_load_n(&j->goid, __ATOMIC_ACQUIRE) ||
+               !__atomic_load_n(&j->goid, __ATOMIC_ACQUIRE) ? 0 : 1;
 
-    ok &= vm_bigstack_of(here()) != NULL;
+    why |= vm_bigstack_of(here()) ? 0 : 2;
     if (j->array)
-        ok &= big_array(j->array);
+        why |= big_array(j->array) ? 0 : 4;
     if (j->sleep)
         sp_sleep(SP_MS(2));
     if (j->depth)
-        ok &= recurse(j->depth) == 0;
-    finish(ok);
+        why |= recurse(j->depth) == 0 ? 0 : 8;
+    finish(why);
 }
 
-static bool run_one(size_t stack, size_t array, uint64_t depth)
+/* Runs one G with a stack of `stack` bytes: 0 if all went well, -1 if
+   none was made, -2 if it did not end in 30 s, else use_stack's bits. */
+static long run_one(size_t stack, size_t array, uint64_t depth)
 {
     struct sp_go_attr a = { .stack_size = stack };
     struct job j = { .array = array, .depth = depth };
@@ -108,19 +110,28 @@ static bool run_one(size_t stack, size_t array, uint64_t depth)
     done = bad = 0;
     id = sp_go_attr(use_stack, &j, &a);
     __atomic_store_n(&j.goid, id, __ATOMIC_RELEASE);
-    return id && wait_done(1) && !bad;
+    if (!id)
+        return -1;
+    return wait_done(1) ? bad : -2;
 }
+
+#define RUN_ONE(stack, array, depth) do {                                 \
+        long r_ = run_one(stack, array, depth);                           \
+        CHECKF(r_ == 0, "run_one(%s, %s, %s): %ld (-1 no G, -2 no end, "  \
+               "1 goid, 2 not a big stack, 4 array, 8 recursion)",       \
+               #stack, #array, #depth, r_);                               \
+    } while (0)
 
 TEST(stack_1mib)
 {
-    CHECK(run_one(1 * MIB, 900 * KIB, 0));
-    CHECK(run_one(1 * MIB, 0, DEPTH(900)));
+    RUN_ONE(1 * MIB, 900 * KIB, 0);
+    RUN_ONE(1 * MIB, 0, DEPTH(900));
 }
 
 TEST(stack_8mib)
 {
-    CHECK(run_one(8 * MIB, 7 * MIB + 512 * KIB, 0));
-    CHECK(run_one(8 * MIB, 0, DEPTH(7 * 1024 + 512)));
+    RUN_ONE(8 * MIB, 7 * MIB + 512 * KIB, 0);
+    RUN_ONE(8 * MIB, 0, DEPTH(7 * 1024 + 512));
 }
 
 /* 4 per core, alive together, sleeping in the middle: they wake on
@@ -139,13 +150,14 @@ TEST(many_at_once)
         CHECK(sp_go_attr(use_stack, &j[i], &a));
     }
     CHECK(wait_done(n));
-    CHECKF(!bad, "%ld Gs saw their stack change", bad);
+    CHECKF(!bad, "use_stack's bits %ld (1 goid, 2 not a big stack, 4 "
+           "array, 8 recursion)", bad);
 }
 
 static void plain(void *arg)
 {
     (void)arg;
-    finish(vm_bigstack_of(here()) == NULL);
+    finish(vm_bigstack_of(here()) ? 2 : 0);
 }
 
 TEST(limits)
