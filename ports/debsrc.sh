@@ -14,17 +14,8 @@ set -eu
 name=${1:?usage: debsrc.sh NAME PACKAGE UPSTREAM} pkg=${2:?} upstream=${3:?}
 stamp=$upstream-debian-2
 
-fail() { echo "debsrc.sh ($name): $*" >&2; exit 1; }
-# step LOG WHAT CMD...: CMD with its output in LOG; its tail when it fails.
-step() {
-    local log=$1; echo "$name: $2" >&2; shift 2
-    if ! "$@" >>"$log" 2>&1; then
-        echo "debsrc.sh ($name): failed: $*" >&2
-        tail -n 20 "$log" >&2
-        echo "debsrc.sh ($name): full log: $log" >&2
-        exit 1
-    fi
-}
+PORT=$name
+. ports/port.sh
 
 . tools/build/once.sh
 once "build/ports/$name" "$stamp"

@@ -33,6 +33,9 @@ $(TOOLCHAIN): $(TOOLCHAIN_DEPS)
 toolchain: $(TOOLCHAIN)
 endif
 
+# What every port's build script uses: a change rebuilds them all.
+PORT_SCRIPTS := ports/port.sh ports/debsrc.sh tools/build/once.sh
+
 ifneq ($(ARCH),hosted)
 include $(wildcard ports/*/port.mk)
 endif

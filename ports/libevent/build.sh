@@ -20,25 +20,14 @@
 # chosen back end.
 set -eu
 arch=${1:?usage: build.sh x86_64|aarch64}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
-case $arch in x86_64|aarch64) ;; *) echo "libevent/build.sh: ARCH $arch: x86_64 or aarch64" >&2; exit 1 ;; esac
+PORT=libevent
+. ports/port.sh
+case $arch in x86_64|aarch64) ;; *) fail "ARCH $arch: x86_64 or aarch64" ;; esac
 
 CONF=(--disable-shared --enable-static --disable-openssl --disable-samples
       --disable-libevent-regress --disable-doxygen-doc --disable-dependency-tracking)
-
-say() { echo "libevent: $*" >&2; }
-fail() { echo "libevent/build.sh: $*" >&2; exit 1; }
-step() {
-    local log=$1; say "$2"; shift 2
-    if ! "$@" >>"$log" 2>&1; then
-        echo "libevent/build.sh: failed: $*" >&2
-        tail -n 20 "$log" >&2
-        echo "libevent/build.sh: full log: $log" >&2
-        exit 1
-    fi
-}
 
 tools/build/deps.sh ports
 ports/debsrc.sh libevent libevent 2.1.12-stable
@@ -48,27 +37,13 @@ bin=$top/build/$arch/bin
 sysroot=$top/build/$arch/sysroot
 [ -x "$bin/spindle-cc" ] || fail "no $bin/spindle-cc: make toolchain ARCH=$arch"
 dir=build/$arch/ports/libevent
-mkdir -p "$dir"
-exec 8>"$top/$dir.lock"
-flock 8
+port_lock "$dir"
 
 # Configured afresh when this script, the compiler or the set of the
-# sysroot's headers changes (a header that appears, such as <netdb.h>,
-# changes what configure finds).
+# sysroot's headers changes (ports/port.sh: cross_key).
+cross_configure "$dir" "$(cross_key "$arch" "${BASH_SOURCE[0]}")" "$arch" "$src" \
+    --prefix="$sysroot" "${CONF[@]}"
 log=$top/$dir/build.log
-key=$( { cat "${BASH_SOURCE[0]}" "$bin/spindle-cc"; (cd "$sysroot/include" && find . -name '*.h' | sort); } |
-      sha256sum | cut -c1-16)
-if [ "$(cat "$dir/.configured" 2>/dev/null)" != "$key" ]; then
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    : >"$log"
-    (cd "$dir" && step "$log" "configure ($arch)" env CC="$bin/spindle-cc" AR="$bin/spindle-ar" \
-        RANLIB="$bin/spindle-ranlib" PKG_CONFIG="$bin/spindle-pkg-config" CFLAGS="-O2 -g" \
-        "$src/configure" --host="$arch-spindle-elf" --build="$(gcc -dumpmachine)" \
-        --prefix="$sysroot" "${CONF[@]}")
-    echo "$key" >"$dir/.configured"
-fi
-: >>"$log"
 grep -q "^#define HAVE_EPOLL 1" "$dir/config.h" ||
     fail "configure did not find epoll (see $dir/config.log)"
 (cd "$dir" && step "$log" "libevent ($arch)" make)

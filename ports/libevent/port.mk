@@ -4,5 +4,5 @@
 # which removes them, so they are installed again after it.
 
 LIBEVENT := $(B)/sysroot/lib/libevent.a
-$(LIBEVENT): $(TOOLCHAIN) ports/libevent/build.sh ports/debsrc.sh
+$(LIBEVENT): $(TOOLCHAIN) ports/libevent/build.sh $(PORT_SCRIPTS)
 	+$(Q)ports/libevent/build.sh $(ARCH)

@@ -16,25 +16,14 @@
 #                          neither libsasl2 nor documentation tools
 set -eu
 arch=${1:?usage: build.sh x86_64|aarch64}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
-case $arch in x86_64|aarch64) ;; *) echo "memcached/build.sh: ARCH $arch: x86_64 or aarch64" >&2; exit 1 ;; esac
+PORT=memcached
+. ports/port.sh
+case $arch in x86_64|aarch64) ;; *) fail "ARCH $arch: x86_64 or aarch64" ;; esac
 
 CONF=(--disable-extstore --disable-unix-socket --disable-sasl --disable-docs
       --disable-coverage --disable-dependency-tracking)
-
-say() { echo "memcached: $*" >&2; }
-fail() { echo "memcached/build.sh: $*" >&2; exit 1; }
-step() {
-    local log=$1; say "$2"; shift 2
-    if ! "$@" >>"$log" 2>&1; then
-        echo "memcached/build.sh: failed: $*" >&2
-        tail -n 20 "$log" >&2
-        echo "memcached/build.sh: full log: $log" >&2
-        exit 1
-    fi
-}
 
 tools/build/deps.sh ports
 ports/debsrc.sh memcached memcached 1.6.18
@@ -45,26 +34,13 @@ sysroot=$top/build/$arch/sysroot
 [ -x "$bin/spindle-cc" ] || fail "no $bin/spindle-cc: make toolchain ARCH=$arch"
 [ -f "$sysroot/lib/libevent.a" ] || fail "no libevent in $sysroot: ports/libevent/build.sh $arch"
 dir=build/$arch/ports/memcached
-mkdir -p "$dir"
-exec 8>"$top/$dir.lock"
-flock 8
+port_lock "$dir"
 
 # Configured afresh when this script, the compiler or the set of the
-# sysroot's headers changes.
+# sysroot's headers changes (ports/port.sh: cross_key).
+cross_configure "$dir" "$(cross_key "$arch" "${BASH_SOURCE[0]}")" "$arch" "$src" \
+    --with-libevent="$sysroot" "${CONF[@]}"
 log=$top/$dir/build.log
-key=$( { cat "${BASH_SOURCE[0]}" "$bin/spindle-cc"; (cd "$sysroot/include" && find . -name '*.h' | sort); } |
-      sha256sum | cut -c1-16)
-if [ "$(cat "$dir/.configured" 2>/dev/null)" != "$key" ]; then
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    : >"$log"
-    (cd "$dir" && step "$log" "configure ($arch)" env CC="$bin/spindle-cc" AR="$bin/spindle-ar" \
-        RANLIB="$bin/spindle-ranlib" PKG_CONFIG="$bin/spindle-pkg-config" CFLAGS="-O2 -g" \
-        "$src/configure" --host="$arch-spindle-elf" --build="$(gcc -dumpmachine)" \
-        --with-libevent="$sysroot" "${CONF[@]}")
-    echo "$key" >"$dir/.configured"
-fi
-: >>"$log"
 # The image is relinked whenever the sysroot (libspindle.a, libevent.a)
 # is newer than it: memcached's Makefile knows only its own sources.
 [ ! -f "$dir/memcached" ] || [ -z "$(find "$sysroot/lib" -newer "$dir/memcached" -name '*.a')" ] ||

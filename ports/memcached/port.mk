@@ -13,7 +13,7 @@ PORT_ELF_memcached := $(B)/ports/memcached/memcached.elf
 PORT_CMDLINE_memcached = -- -U 0 -t $(SMP) -m 64 -c 1024
 PORT_RUNENV_memcached = HOSTPORT=$(or $(HOSTPORT),11211) GUESTPORT=$(or $(GUESTPORT),11211)
 
-$(PORT_ELF_memcached): $(TOOLCHAIN) $(LIBEVENT) ports/memcached/build.sh ports/debsrc.sh
+$(PORT_ELF_memcached): $(TOOLCHAIN) $(LIBEVENT) ports/memcached/build.sh $(PORT_SCRIPTS)
 	+$(Q)ports/memcached/build.sh $(ARCH)
 
 # libevent and memcached need <netdb.h> (getaddrinfo), which posix/ is

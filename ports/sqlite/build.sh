@@ -14,9 +14,8 @@
 #                           bench-apps` runs in its x86_64 Linux guest,
 #                           which has no shared libraries
 #
-# The source is fetched once (apt-get source, as tools/build/lwip.sh does,
-# adding a deb-src entry as root) into build/ports/sqlite/src with Debian's
-# patch series applied.  Each target is configured in a folder of its own
+# The source is fetched once (ports/debsrc.sh) into build/ports/sqlite/src
+# with Debian's patch series applied.  Each target is configured in a folder of its own
 # with SQLite's configure (a Spindle target as --host=<arch>-spindle-elf,
 # a cross build), the amalgamation and libsqlite3.a are made by SQLite's
 # own Makefile, and speedtest1.c is compiled and linked against them.
@@ -29,8 +28,7 @@
 # pthreads: posix/'s on Spindle).
 set -eu
 target=${1:?usage: build.sh x86_64|aarch64|host|host-static}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
 upstream=3.40.1
 
@@ -38,58 +36,11 @@ OPTS=
 CONF=(--disable-shared --enable-static --disable-tcl --disable-readline --disable-editline
       --disable-load-extension --enable-tempstore=always)
 
-say() { echo "sqlite: $*" >&2; }
-fail() { echo "sqlite/build.sh: $*" >&2; exit 1; }
-# step LOG WHAT CMD...: CMD with its output in LOG; its tail when it fails.
-step() {
-    local log=$1; say "$2"; shift 2
-    if ! "$@" >>"$log" 2>&1; then
-        echo "sqlite/build.sh: failed: $*" >&2
-        tail -n 20 "$log" >&2
-        echo "sqlite/build.sh: full log: $log" >&2
-        exit 1
-    fi
-}
+PORT=sqlite
+. ports/port.sh
 
 tools/build/deps.sh ports
-
-# The source tree, once: build/ports/sqlite/src.  In a subshell, which
-# once() ends when the tree is there already.
-fetch() {
-    . tools/build/once.sh
-    once build/ports/sqlite "$upstream-debian-1"
-    local log=$out/fetch.log tmp=$out/fetch
-    : >"$log"
-    if ! apt-cache showsrc --only-source sqlite3 2>/dev/null | grep -q "^Version: $upstream-"; then
-        [ "$(id -u)" = 0 ] || fail "apt knows no sqlite3 $upstream source package; add a deb-src entry (see tools/build/lwip.sh) and run apt-get update"
-        local src=/etc/apt/sources.list.d/spindle-src.sources
-        if ! apt-get indextargets --format '$(IDENTIFIER)' | grep -q '^Sources$'; then
-            [ -f /etc/apt/sources.list.d/debian.sources ] || fail "no debian.sources to copy into a deb-src entry"
-            sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >"$src"
-        fi
-        step "$log" "apt-get update (deb-src)" apt-get update
-    fi
-    rm -rf "$tmp" "$out/src" "$out/.stamp"
-    mkdir -p "$tmp"
-    chmod 777 "$tmp"      # apt downloads as user _apt
-    (cd "$tmp" && step "$log" "fetching Debian's sqlite3 source" apt-get source --download-only sqlite3)
-    local orig deb
-    orig=$(compgen -G "$tmp/sqlite3_$upstream.orig.tar.*" | head -n 1 || true)
-    deb=$(compgen -G "$tmp/sqlite3_$upstream-*.debian.tar.*" | head -n 1 || true)
-    [ -n "$orig" ] && [ -n "$deb" ] || fail "apt-get source sqlite3 gave no $upstream orig and debian tarballs"
-    step "$log" "unpacking ${orig##*/}" tar -xf "$orig" -C "$tmp"
-    step "$log" "unpacking ${deb##*/}" tar -xf "$deb" -C "$tmp/sqlite3-$upstream"
-    local p
-    while read -r p; do
-        case $p in ''|'#'*) continue ;; esac
-        step "$log" "Debian patch $p" patch -d "$tmp/sqlite3-$upstream" -p1 --forward --batch \
-            -i "debian/patches/$p"
-    done < "$tmp/sqlite3-$upstream/debian/patches/series"
-    mv "$tmp/sqlite3-$upstream" "$out/src"
-    rm -rf "$tmp"
-    echo "$upstream-debian-1" >"$out/.stamp"
-}
-(fetch)
+ports/debsrc.sh sqlite sqlite3 "$upstream"
 src=$top/build/ports/sqlite/src
 
 if [ "$target" = host ] || [ "$target" = host-static ]; then
@@ -108,25 +59,15 @@ fi
 
 # One build of a target at a time: make test's makes of both arches
 # each build the host program.
-mkdir -p "$dir"
-exec 8>"$top/$dir.lock"
-flock 8
+port_lock "$dir"
 
 # Configured afresh when this script or the compiler changes (the
 # compiler's script holds the ABI flags); SQLite's Makefile rebuilds the
 # rest when its sources change.
-mkdir -p "$dir"
+configure_once "$dir" "$(cat "${BASH_SOURCE[0]}" "$(command -v "$cc")" | sha256sum | cut -c1-16)" \
+    env CC="$cc" AR="$ar" RANLIB="$ranlib" CFLAGS="${cflags[*]}" \
+    "$src/configure" "${host[@]}" "${CONF[@]}"
 log=$top/$dir/build.log
-key=$(cat "${BASH_SOURCE[0]}" "$(command -v "$cc")" | sha256sum | cut -c1-16)
-if [ "$(cat "$dir/.configured" 2>/dev/null)" != "$key" ]; then
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    : >"$log"
-    (cd "$dir" && step "$log" "configure ($target)" env CC="$cc" AR="$ar" RANLIB="$ranlib" \
-        CFLAGS="${cflags[*]}" "$src/configure" "${host[@]}" "${CONF[@]}")
-    echo "$key" >"$dir/.configured"
-fi
-: >>"$log"
 cross=yes
 case $target in host*) cross=no ;; esac
 (cd "$dir" && step "$log" "the amalgamation and libsqlite3.a ($target)" \

@@ -3,7 +3,7 @@
 # its verification hash with the host build's (make test builds both
 # with each bare-metal arch's test images).
 
-SQLITE_BUILD := ports/sqlite/build.sh
+SQLITE_BUILD := ports/sqlite/build.sh $(PORT_SCRIPTS)
 PORT_PROGRAMS += speedtest1
 PORT_ELF_speedtest1     := $(B)/ports/sqlite/speedtest1.elf
 PORT_CMDLINE_speedtest1 := -- --memdb --size 5 --verify
