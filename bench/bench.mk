@@ -89,7 +89,7 @@ $(MCLOAD): tools/bench/mcload.c
 	$(Q)mkdir -p $(@D)
 	$(Q)gcc -O2 -Wall -Wextra -Werror -o $@ $<
 
-build/ports/sqlite/host-static/speedtest1: ports/sqlite/build.sh
+build/ports/sqlite/host-static/speedtest1: ports/sqlite/build.sh ports/port.sh ports/debsrc.sh
 	+$(Q)ports/sqlite/build.sh host-static
 
 build/linux-apps-x86_64/initrd.cpio: build/linux-x86_64/vmlinuz \
