@@ -315,10 +315,10 @@ static struct g *findrunnable(struct m *m, bool *inherit)
 
 /* ---- Switching -------------------------------------------------------- */
 
-/* gp becomes m's running G: execute without the switch.  Inline in both
-   callers: it is on the path of every schedule. */
+/* gp becomes m's running G at cycle count now: execute without the
+   switch.  Inline in both callers: it is on the path of every schedule. */
 static inline __attribute__((always_inline)) void
-setcurg(struct m *m, struct g *gp, bool inherit)
+setcurg(struct m *m, struct g *gp, bool inherit, uint64_t now)
 {
     /* Only a runnable G may start: a G made runnable twice (queued in two
        places) would otherwise run on two cores at once. */
@@ -341,11 +341,11 @@ setcurg(struct m *m, struct g *gp, bool inherit)
        inheritTime), so two Gs handing work back and forth cannot keep
        the others waiting forever.  After the core idled there is no
        slice to share (slice_end is 0): start one. */
-    m->runstart = arch_cycles();        /* cputime_stop charges from here */
+    m->runstart = now;                  /* cputime_stop charges from here */
     if (!inherit || !m->slice_end) {
         __atomic_store_n(&m->p->schedtick, m->p->schedtick + 1,
                          __ATOMIC_RELAXED);
-        m->slice_end = m->runstart + quantum;
+        m->slice_end = now + quantum;
     }
     core_timer_arm(m, earliest(earliest(m->slice_end, timers_next(m->p)),
                                netpoll_deadline()));
@@ -406,7 +406,7 @@ static __attribute__((cold, noinline)) struct m *trace_resumed(struct m *m)
 
 static void execute(struct m *m, struct g *gp, bool inherit)
 {
-    setcurg(m, gp, inherit);
+    setcurg(m, gp, inherit, arch_cycles());
     arch_switch(&m->g0sp, gp->sp);
 }
 
@@ -519,9 +519,11 @@ switch_next(struct m *m, struct g *gp, bool yield)
     struct g *next = handoff_next(m, yield, &inherit);
 
     if (next) {
+        uint64_t now = arch_cycles();   /* gp's end is next's start */
+
         m->handoff = gp;
-        cputime_stop(m, gp, arch_cycles());
-        setcurg(m, next, inherit);
+        cputime_stop(m, gp, now);
+        setcurg(m, next, inherit, now);
         arch_switch(&gp->sp, next->sp);
     } else {
         arch_switch(&gp->sp, m->g0sp);
