@@ -19,9 +19,9 @@
  *
  * Descriptors.  A struct bsock is a struct file (fd.h), reference-counted
  * by the table: its descriptors hold one, every call in progress
- * another.  When its last descriptor closes (sock_close), it is marked
- * closed and the Gs blocked on its socket are woken by setting the
- * socket's deadlines into the past; they see `closed` and fail with
+ * another.  When its last descriptor closes, fd.c marks the file closed
+ * and sock_close wakes the Gs blocked on its socket by setting the
+ * socket's deadlines into the past; they see file_closed and fail with
  * EBADF.  Whoever drops the last reference (sock_free) sp_close's the
  * socket and frees the bsock, so no call ever uses a freed socket, and
  * sp_close never runs under a G that is still inside sp_read.  (sp_close
@@ -32,8 +32,8 @@
  * write deadline for one call (set before, cleared after; -ETIMEDOUT
  * becomes EAGAIN).  close() and shutdown() also use them, to wake
  * waiters, so every deadline a call sets is followed by a look at
- * `closed` (and the shut flags): if the direction is dead the call puts
- * the deadline back in the past itself.  close() marks before it sets,
+ * file_closed (and the shut flags): if the direction is dead the call
+ * puts the deadline back in the past itself.  close() marks before it sets,
  * so whichever of the two writes comes last, the deadline ends up past.
  *
  * One reader and one writer at a time per socket (sock.c panics on two
@@ -99,13 +99,12 @@ static unsigned sock_poll(struct file *f)
 }
 
 /* The last descriptor went.  Under mu: a connect or bind attaching s now
-   either sees `closed` (bsd_attach) or has attached before we look. */
+   either sees the file closed (bsd_attach) or has attached before we look. */
 static void sock_close(struct file *f)
 {
     struct bsock *b = (struct bsock *)f;
     struct sp_sock *s;
 
-    STORE(b->closed, true);
     sp_mutex_lock(&b->mu);
     s = b->s;
     sp_mutex_unlock(&b->mu);
@@ -164,7 +163,8 @@ int bsd_fd_alloc(struct bsock *b, bool cloexec)
 /* True once b's direction mode ('r' or 'w') is closed or shut. */
 static bool dead(struct bsock *b, int mode)
 {
-    return LOAD(b->closed) || (mode == 'r' ? LOAD(b->rshut) : LOAD(b->wshut));
+    return file_closed(&b->f) ||
+           (mode == 'r' ? LOAD(b->rshut) : LOAD(b->wshut));
 }
 
 /* Sets s's deadline in direction mode for a call (see "Deadlines"). */
@@ -187,6 +187,6 @@ void bsd_attach(struct bsock *b, struct sp_sock *s, int st)
     sp_sock_set_owner(s, b);
     STORE(b->s, s);
     STORE(b->state, st);
-    if (LOAD(b->closed))
+    if (file_closed(&b->f))
         sp_set_deadline(s, -1);
 }

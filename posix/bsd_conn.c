@@ -191,7 +191,7 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
     }
     sp_mutex_unlock(&b->rmu);
     if (!c) {
-        e = LOAD(b->closed) ? EBADF :
+        e = file_closed(&b->f) ? EBADF :
             err == -ETIMEDOUT && timeo ? EAGAIN :
             err == -EPIPE ? EINVAL : -err;
         goto out;
@@ -254,7 +254,7 @@ static int dial(struct bsock *b, bool keep)
     }
     sp_mutex_unlock(&b->mu);
     bsd_wake(b);
-    if (LOAD(b->closed))
+    if (file_closed(&b->f))
         return EBADF;
     return c ? 0 : -err;
 }

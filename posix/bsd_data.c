@@ -64,7 +64,7 @@ static ssize_t tcp_recv(struct bsock *b, void *buf, size_t len, int flags)
         return (ssize_t)got;
     if (n == 0)
         return 0;
-    if (LOAD(b->closed))
+    if (file_closed(&b->f))
         return fail(EBADF);
     if (LOAD(b->rshut))
         return 0;
@@ -113,7 +113,7 @@ static ssize_t tcp_send(struct bsock *b, const void *buf, size_t len,
     sp_mutex_unlock(&b->wmu);
     if (n >= 0)
         return n;
-    if (LOAD(b->closed))
+    if (file_closed(&b->f))
         return fail(EBADF);
     if (LOAD(b->wshut))
         return fail(EPIPE);
@@ -168,7 +168,7 @@ static ssize_t udp_recv(struct bsock *b, void *buf, size_t len, int flags,
         bsd_sin_out(&src, from, fromlen);
         return n;
     }
-    if (LOAD(b->closed))
+    if (file_closed(&b->f))
         return fail(EBADF);
     if (LOAD(b->rshut))
         return 0;
@@ -203,7 +203,7 @@ static ssize_t udp_send(struct bsock *b, const void *buf, size_t len,
         return fail(e);
     bsd_dest_format(&dst, str);
     if ((n = sp_sendto(s, buf, len, str)) < 0)
-        return fail(LOAD(b->closed) ? EBADF : (int)-n);
+        return fail(file_closed(&b->f) ? EBADF : (int)-n);
     return n;
 }
 

@@ -43,7 +43,7 @@ unsigned bsd_revents(struct bsock *b)
     unsigned r = 0;
     int m, st;
 
-    if (LOAD(b->closed))
+    if (file_closed(&b->f))
         return POLLNVAL;
     st = LOAD(b->state);
     s = LOAD(b->s);             /* after the state: bsd_attach stores it

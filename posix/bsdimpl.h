@@ -37,7 +37,6 @@ enum state {
 struct bsock {
     struct file f;              /* first: a socket is a file (fd.h) */
     int type;                   /* SOCK_STREAM or SOCK_DGRAM */
-    bool closed;                /* its last descriptor closed; atomic */
     bool rshut, wshut;          /* shutdown() of a direction; atomic */
     bool wblocked;              /* a non-blocking write got EAGAIN when */
     unsigned wblock_gen;        /* bsd_event_gen was this; both atomic */

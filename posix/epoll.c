@@ -78,7 +78,6 @@ struct epoll {
     struct file f;              /* first: an epoll is a file */
     sp_mutex ctl;               /* one epoll_ctl at a time */
     struct spinlock lock;       /* guards what follows and the items */
-    bool closed;
     struct epitem *items;
     struct epitem *rhead, *rtail;
     struct waiter *waiters;
@@ -405,7 +404,7 @@ static int wait_events(int epfd, struct epoll_event *events, int max,
        wait below finds it.  PD_ETIMEOUT: the timeout passed. */
     if (pd_prepare(&w.pd, 'r') == PD_OK)
         while (!(n = harvest(ep, events, max)) &&
-               !__atomic_load_n(&ep->closed, __ATOMIC_ACQUIRE) &&
+               !file_closed(&ep->f) &&
                pd_wait(&w.pd, 'r') == PD_OK)
             ;
     if (!n)
@@ -419,7 +418,7 @@ static int wait_events(int epfd, struct epoll_event *events, int max,
         w.next->prev = w.prev;
     spin_unlock(&ep->lock, fl);
     pd_fini(&w.pd);
-    if (!n && __atomic_load_n(&ep->closed, __ATOMIC_ACQUIRE))
+    if (!n && file_closed(&ep->f))
         n = -EBADF;
 out:
     file_put(&ep->f);
@@ -450,7 +449,7 @@ static unsigned epoll_poll(struct file *f)
 {
     struct epoll *ep = (struct epoll *)f;
 
-    if (__atomic_load_n(&ep->closed, __ATOMIC_ACQUIRE))
+    if (file_closed(&ep->f))
         return POLLNVAL;
     return __atomic_load_n(&ep->rhead, __ATOMIC_RELAXED) ? POLLIN | POLLRDNORM
                                                           : 0;
@@ -464,7 +463,6 @@ static void epoll_close(struct file *f)
     unsigned long fl = spin_lock(&ep->lock);
     struct g *list;
 
-    __atomic_store_n(&ep->closed, true, __ATOMIC_RELEASE);
     list = wake_waiters(ep, NULL);
     spin_unlock(&ep->lock, fl);
     file_ready_list(list);

@@ -28,7 +28,6 @@ struct efd {
     struct file f;              /* first: an eventfd is a file */
     uint64_t count;             /* atomic */
     bool semaphore;             /* EFD_SEMAPHORE; fixed */
-    bool closed;                /* last descriptor closed; atomic */
     sp_mutex rmu, wmu;          /* one reader, one writer at a time */
     struct polldesc pd;
 };
@@ -53,7 +52,7 @@ static long efd_read(struct file *f, void *buf, size_t len, bool nb)
         return -EAGAIN;
     pd_prepare(&e->pd, 'r');
     for (;;) {
-        if (__atomic_load_n(&e->closed, __ATOMIC_ACQUIRE)) {
+        if (file_closed(&e->f)) {
             r = -EBADF;
             break;
         }
@@ -96,7 +95,7 @@ static long efd_write(struct file *f, const void *buf, size_t len, bool nb)
         return -EAGAIN;
     pd_prepare(&e->pd, 'w');
     for (;;) {
-        if (__atomic_load_n(&e->closed, __ATOMIC_ACQUIRE)) {
+        if (file_closed(&e->f)) {
             r = -EBADF;
             break;
         }
@@ -130,7 +129,7 @@ static unsigned efd_poll(struct file *f)
     uint64_t c = __atomic_load_n(&e->count, __ATOMIC_ACQUIRE);
     unsigned m = 0;
 
-    if (__atomic_load_n(&e->closed, __ATOMIC_ACQUIRE))
+    if (file_closed(&e->f))
         return POLLNVAL;
     if (c)
         m |= POLLIN | POLLRDNORM;
@@ -143,7 +142,6 @@ static void efd_close(struct file *f)
 {
     struct efd *e = (struct efd *)f;
 
-    __atomic_store_n(&e->closed, true, __ATOMIC_RELEASE);
     efd_ready(e, 'r');
     efd_ready(e, 'w');
 }

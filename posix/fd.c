@@ -142,7 +142,7 @@ int fd_install(struct file *f, int min, bool cloexec_flag)
     return fd;
 }
 
-/* The last descriptor of f went: close it, end its epoll items, wake its
+/* The last descriptor of f went: mark it closed, close it, end its epoll items, wake its
    pollers (they find the descriptor gone), and drop the descriptors'
    reference. */
 static void last_close(struct file *f)
@@ -150,9 +150,12 @@ static void last_close(struct file *f)
     struct g *list = NULL;
     unsigned long fl;
 
+    /* closed first: the kind's close and the calls it wakes read it. */
+    fl = spin_lock(&f->wlock);
+    __atomic_store_n(&f->closed, true, __ATOMIC_SEQ_CST);
+    spin_unlock(&f->wlock, fl);
     f->ops->close(f);
     fl = spin_lock(&f->wlock);
-    f->closed = true;
     for (struct watch *w = f->watchers, *next; w; w = next) {
         next = w->next;
         if (w->gone) {

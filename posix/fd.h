@@ -55,8 +55,8 @@ struct fileops {
        POLLRDHUP (and the RDNORM/WRNORM twins).  A G holding no
        spinlock. */
     unsigned (*poll)(struct file *f);
-    /* The last descriptor is gone: wake every call blocked on f (they
-       fail with EBADF) and let nothing new start.  A G. */
+    /* The last descriptor is gone (file_closed(f) is true already):
+       wake every call blocked on f, which fail with EBADF.  A G. */
     void (*close)(struct file *f);
     /* The last reference is gone: free f.  A G holding no spinlock. */
     void (*free)(struct file *f);
@@ -87,7 +87,9 @@ struct file {
     struct spinlock wlock;      /* guards watchers and closed */
     struct watch *watchers;
     bool closed;                /* its last descriptor closed: no new
-                                   watch */
+                                   watch, and every call fails; set
+                                   under wlock before ops->close;
+                                   file_closed() reads it */
 };
 
 /* Fills in a new file with one reference, the caller's; O_RDWR. */
@@ -121,6 +123,13 @@ int fd_dup(int oldfd, int newfd, int min, bool cloexec);
 /* FD_CLOEXEC of fd (F_GETFD/F_SETFD): the flags, or -EBADF. */
 int fd_getfd(int fd);
 int fd_setfd(int fd, int flags);
+
+/* True once f's last descriptor has closed (a call then fails with
+   EBADF).  Anywhere. */
+static inline bool file_closed(struct file *f)
+{
+    return __atomic_load_n(&f->closed, __ATOMIC_SEQ_CST);
+}
 
 /* True if the call on f must not wait: O_NONBLOCK, or dontwait. */
 static inline bool file_nonblock(struct file *f, bool dontwait)

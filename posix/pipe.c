@@ -61,7 +61,6 @@ struct ring {
 struct pend {
     struct file f;              /* first: an end is a file */
     struct ring *in, *out;      /* what it reads, writes; NULL: neither */
-    bool closed;                /* its last descriptor closed; atomic */
     struct pipeobj *obj;
 };
 
@@ -141,7 +140,7 @@ static long pend_get(struct file *f, void *buf, size_t len, bool nb,
     for (;;) {
         bool eof;
 
-        if (LOAD(e->closed)) {
+        if (file_closed(&e->f)) {
             n = -EBADF;
             break;
         }
@@ -190,7 +189,7 @@ static long pend_write(struct file *f, const void *buf, size_t len, bool nb)
     while (done < len) {
         size_t n = 0;
 
-        if (LOAD(e->closed)) {
+        if (file_closed(&e->f)) {
             err = -EBADF;
             break;
         }
@@ -222,7 +221,7 @@ static unsigned pend_poll(struct file *f)
     struct pend *e = (struct pend *)f;
     unsigned m = 0;
 
-    if (LOAD(e->closed))
+    if (file_closed(&e->f))
         return POLLNVAL;
     if (e->in) {
         if (LOAD(e->in->tail) != LOAD(e->in->head))
@@ -247,7 +246,6 @@ static void pend_close(struct file *f)
 {
     struct pend *e = (struct pend *)f;
 
-    STORE(e->closed, true);
     if (e->in) {
         STORE(e->in->rclosed, true);
         ring_ready(e->in, 'r');             /* our reader: EBADF */
