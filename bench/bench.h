@@ -25,6 +25,7 @@ bench_fn bench_pingpong, bench_chan_fanin, bench_mutex;  /* comm.c */
 bench_fn bench_timers, bench_preempt, bench_preempt_cost; /* time.c */
 bench_fn bench_trace_event;                              /* trace.c */
 bench_fn bench_park;                                     /* park.c */
+bench_fn bench_threadring, bench_ring_scale, bench_chameneos; /* ring.c */
 
 /* The 1-core fib time in ms from the `fib1=` argument; 0 when not given. */
 extern double bench_fib1_ms;

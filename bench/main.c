@@ -25,6 +25,12 @@
  *               it at 1 core, in its 1-core boot
  *   preempt_cost  CPU a spinning G loses to preemption            %
  *   preempt_gap   what one preemption costs it (time.c)           us
+ *   threadring_503, _10007   a token passed 5,000,000 times   ns/pass
+ *               round a ring of 503 (10,007) Gs over unbuffered
+ *               channels (ring.c; the Benchmarks Game's thread-ring)
+ *   ring_1k, _10k, _100k   the same ring, 2,000,000 passes       ns/pass
+ *   chameneos_3, _10   3 (10) creatures meet 600,000 times      ns/meeting
+ *               through a mall G (the Benchmarks Game's chameneos-redux)
  *   trace_event_ns  one event of the execution tracer (trace.c):  ns
  *               its cost with trace= on the kernel command line
  *               (make bench CMDLINE="trace=wrap"), else the cost of
@@ -86,6 +92,12 @@ static const struct workload workloads[] = {
     { "preempt_cost", bench_preempt_cost, { "preempt_cost", "preempt_gap" },
                                       { "%", "us" } },
     { "trace_event", bench_trace_event, { "trace_event_ns" }, { "ns" } },
+    { "threadring", bench_threadring, { "threadring_503", "threadring_10007" },
+                                      { "ns", "ns" } },
+    { "ring_scale", bench_ring_scale, { "ring_1k", "ring_10k", "ring_100k" },
+                                      { "ns", "ns", "ns" } },
+    { "chameneos",  bench_chameneos,  { "chameneos_3", "chameneos_10" },
+                                      { "ns", "ns" } },
     { "park",       bench_park,       { "park_bytes_per_g", "park_ns_per_g",
                                         "park_fresh_bytes_per_g",
                                         "park_release_ms" },
