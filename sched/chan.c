@@ -336,11 +336,13 @@ static bool ring_wait(sp_chan *c, struct waitq *q, int bit,
  * the ring again before it queues, when there is another core whose G
  * may be about to free (fill) a cell: a producer and a consumer on two
  * cores then meet only on the ring.  Between two tries it waits one x86
- * pause's worth (cpu_pause), on every arch.
+ * pause's worth (cpu_pause), on every arch.  With Gs waiting behind it,
+ * it stops early when the ring does not move (ring_spin).
  */
 #ifndef CHAN_SPIN
 #define CHAN_SPIN 64
 #endif
+#define CHAN_SPIN_LOOK 4
 
 /* Inlined so that each caller's constant send picks one side at compile
    time: the buffered fast path is a few nanoseconds long. */
@@ -361,6 +363,34 @@ enum ring chan_ring_op(sp_chan *c, void *elem, bool send, bool locked,
 }
 
 /*
+ * Whether a G that found the ring full (empty) tries again after a pause
+ * rather than queue (bop).  A G with others waiting behind it on its core
+ * holds them up while it spins, and the G it waits for may be one of
+ * them: every CHAN_SPIN_LOOK tries it looks at its own side's position
+ * (enq for a sender, deq for a receiver: a line its tries read anyway,
+ * which moves only when the other side does), and stops when that has
+ * not moved and others wait.  *seen is the position at the last look,
+ * UINT64_MAX before the first.
+ */
+RING_INLINE bool ring_spin(sp_chan *c, bool send, int *spins, uint64_t *seen)
+{
+    if (ncpu == 1 || *spins >= CHAN_SPIN)
+        return false;
+    if (*spins % CHAN_SPIN_LOOK == 0) {
+        uint64_t pos = __atomic_load_n(send ? &c->enq : &c->deq,
+                                       __ATOMIC_RELAXED);
+        bool moved = pos != *seen;
+
+        *seen = pos;
+        if (!moved && others_waiting())
+            return false;
+    }
+    (*spins)++;
+    cpu_pause();
+    return true;
+}
+
+/*
  * One send or receive on a buffered channel: spin, then wait in line.
  * Returns RING_WAIT only when !block and the ring is full (empty).
  */
@@ -371,19 +401,18 @@ RING_INLINE enum ring bop(sp_chan *c, void *elem, bool send, bool block)
     enum ring r;
     bool again = false;
     int spins = 0;
+    uint64_t seen = UINT64_MAX;
 
     /* One call site of ring_op, so that the ring is inlined once. */
     while ((r = ring_op(c, elem, send, false, &wake)) == RING_WAIT && block) {
-        if (ncpu > 1 && spins < CHAN_SPIN) {
-            spins++;
-            cpu_pause();
-        } else if (ring_wait(c, q, send ? WAITING_SEND : WAITING_RECV,
-                             send ? WAIT_CHAN_SEND : WAIT_CHAN_RECV, again)) {
+        if (ring_spin(c, send, &spins, &seen))
+            continue;
+        if (ring_wait(c, q, send ? WAITING_SEND : WAITING_RECV,
+                      send ? WAIT_CHAN_SEND : WAIT_CHAN_RECV, again))
             again = true;
-        } else {
+        else
             goyield();          /* the other side is between claim and
                                    publish (free) */
-        }
     }
     if (r != RING_WAIT && wake)
         goready(wake);

@@ -277,6 +277,20 @@ static inline void wakep(void)
     wakep_after_rmw();
 }
 
+/*
+ * True if Gs wait to run on the caller's P (its run queue, runnext or
+ * wake queue): a G about to busy-wait for a peer would hold them up, and
+ * the peer may be one of them (Go's sync_runtime_canSpin asks the same).
+ * A hint read without locks, interrupts on or off: the G may change
+ * cores between the loads.
+ */
+static inline bool others_waiting(void)
+{
+    struct p *p = this_cpu()->m->p;
+
+    return !runq_empty(&p->runq) || !wakeq_empty(p);
+}
+
 /* The earlier of two arch_cycles() deadlines, where 0 means none. */
 static inline uint64_t earliest(uint64_t a, uint64_t b)
 {
