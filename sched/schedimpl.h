@@ -303,13 +303,24 @@ static inline uint64_t us_cycles(uint64_t us)
     return arch_cycles_hz() * us / 1000000;
 }
 
-/* Spins for `cycles` of the cycle counter, relaxing the core. */
+/*
+ * Spins for `cycles` of the cycle counter, relaxing the core, and reads
+ * the counter once per RELAX_READ_PAUSES x86 pauses' worth of relaxing
+ * (cpu_pause), some 0.3-0.5 us on hardware, not once per hint: under
+ * QEMU's TCG an aarch64 counter read takes the emulator's global lock,
+ * and a core spinning on it slowed every other core's reads, of which
+ * each switch makes one (docs/benchmarks.md, "Many live Gs").  It may
+ * overshoot by that much; its callers' waits are microseconds long.
+ */
+#define RELAX_READ_PAUSES 8
+
 static inline void relax_for(uint64_t cycles)
 {
     uint64_t end = arch_cycles() + cycles;
 
     while (arch_cycles() < end)
-        arch_cpu_relax();
+        for (int i = 0; i < RELAX_READ_PAUSES; i++)
+            cpu_pause();
 }
 
 #endif
