@@ -36,6 +36,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/fmt.h"
+#include "kernel/mem.h"
 #include "kernel/printk.h"
 #include "sched/exectrace.h"
 #include "sched/schedimpl.h"
@@ -94,7 +95,9 @@ void tracer_init(void)
 
     cmdline_get("trace", &t);
     cmdline_get("trace_buf", &b);
-    if (tracecfg_parse(t, b, &cfg, err, sizeof err) < 0)
+    if (tracecfg_parse(t, b, tracecfg_default_kib(mem_total_count() *
+                                                  (PAGE_SIZE / 1024), ncpu),
+                       &cfg, err, sizeof err) < 0)
         printk("trace: %s\n", err);
     if (cfg.mode == TRACE_OFF)
         return;

@@ -120,16 +120,30 @@ static uint64_t events_in(uint64_t kib)
     return cap;
 }
 
-int tracecfg_parse(const char *trace, const char *buf, struct tracecfg *cfg,
-                   char *err, size_t errlen)
+uint64_t tracecfg_default_kib(uint64_t mem_kib, int ncpu)
+{
+    uint64_t total = mem_kib / TRACE_MEM_SHARE, kib;
+
+    if (total > TRACE_TOTAL_MAX_KIB)
+        total = TRACE_TOTAL_MAX_KIB;
+    kib = total / (uint64_t)(ncpu > 0 ? ncpu : 1);
+    return kib < TRACE_BUF_MIN_KIB ? TRACE_BUF_MIN_KIB : kib;
+}
+
+int tracecfg_parse(const char *trace, const char *buf, uint64_t def_kib,
+                   struct tracecfg *cfg, char *err, size_t errlen)
 {
     int64_t kib;
     int rc = 0;
 
+    if (def_kib < TRACE_BUF_MIN_KIB)
+        def_kib = TRACE_BUF_MIN_KIB;
+    if (def_kib > TRACE_BUF_MAX_KIB)
+        def_kib = TRACE_BUF_MAX_KIB;
     if (errlen)
         err[0] = '\0';
     cfg->mode = TRACE_OFF;
-    cfg->cap = events_in(TRACE_BUF_DEFAULT_KIB);
+    cfg->cap = events_in(def_kib);
     if (trace) {
         if (!strcmp(trace, "1") || !strcmp(trace, "on"))
             cfg->mode = TRACE_STOP;
@@ -146,8 +160,8 @@ int tracecfg_parse(const char *trace, const char *buf, struct tracecfg *cfg,
         if (kib < TRACE_BUF_MIN_KIB || kib > TRACE_BUF_MAX_KIB) {
             if (!rc)
                 fmt_snprintf(err, errlen, "trace_buf=%s is not %d..%d KiB; "
-                             "%d KiB per core", buf, TRACE_BUF_MIN_KIB,
-                             TRACE_BUF_MAX_KIB, TRACE_BUF_DEFAULT_KIB);
+                             "%lu KiB per core", buf, TRACE_BUF_MIN_KIB,
+                             TRACE_BUF_MAX_KIB, (unsigned long)def_kib);
             rc = -1;
         } else {
             cfg->cap = events_in(kib);

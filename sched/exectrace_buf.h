@@ -151,11 +151,19 @@ size_t tracebuf_chunk_line(const struct tracebuf *b, int core, uint64_t i,
  *   trace=0 | off      no tracer (the default)
  *   trace_buf=KIB      each core's buffer, in KiB (TRACE_BUF_MIN_KIB ..
  *                      TRACE_BUF_MAX_KIB, rounded down to a power of two
- *                      number of events; TRACE_BUF_DEFAULT_KIB if absent)
+ *                      number of events; tracecfg_default_kib if absent)
  */
 #define TRACE_BUF_MIN_KIB     4
 #define TRACE_BUF_MAX_KIB     262144
-#define TRACE_BUF_DEFAULT_KIB 1024
+#define TRACE_TOTAL_MAX_KIB   65536     /* the default: every core's at most */
+#define TRACE_MEM_SHARE       8         /* ... and at most 1/8 of memory */
+
+/*
+ * The default trace_buf=: every core's buffer together takes at most
+ * 1/TRACE_MEM_SHARE of mem_kib and at most TRACE_TOTAL_MAX_KIB, split
+ * evenly among ncpu cores; at least TRACE_BUF_MIN_KIB each.
+ */
+uint64_t tracecfg_default_kib(uint64_t mem_kib, int ncpu);
 
 struct tracecfg {
     enum trace_mode mode;
@@ -164,12 +172,13 @@ struct tracecfg {
 
 /*
  * Parses the values of trace= and trace_buf= (NULL when absent) into
- * *cfg.  A value that cannot be used is described in err (NUL-terminated,
- * "" when both were good): a bad trace= leaves the tracer off, a bad
+ * *cfg; def_kib is the size without trace_buf= (tracecfg_default_kib's).
+ * A value that cannot be used is described in err (NUL-terminated, ""
+ * when both were good): a bad trace= leaves the tracer off, a bad
  * trace_buf= takes the default size.  Returns 0 if both were good, -1
  * otherwise.
  */
-int tracecfg_parse(const char *trace, const char *buf, struct tracecfg *cfg,
-                   char *err, size_t errlen);
+int tracecfg_parse(const char *trace, const char *buf, uint64_t def_kib,
+                   struct tracecfg *cfg, char *err, size_t errlen);
 
 #endif

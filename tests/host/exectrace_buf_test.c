@@ -154,26 +154,54 @@ TEST(cmdline_values)
 
     cmdline_parse("trace=1 trace_buf=64");
     CHECK(cmdline_get("trace", &t) && cmdline_get("trace_buf", &s));
-    CHECK(tracecfg_parse(t, s, &c, err, sizeof err) == 0 && !err[0]);
+    CHECK(tracecfg_parse(t, s, 1024, &c, err, sizeof err) == 0 && !err[0]);
     CHECK(c.mode == TRACE_STOP && c.cap == 64 * 1024 / 16);
-    CHECK(tracecfg_parse("wrap", "100", &c, err, sizeof err) == 0);
+    CHECK(tracecfg_parse("wrap", "100", 1024, &c, err, sizeof err) == 0);
     CHECK(c.mode == TRACE_WRAP && c.cap == 4096);     /* 6400 rounded down */
-    CHECK(tracecfg_parse(NULL, NULL, &c, err, sizeof err) == 0);
+    CHECK(tracecfg_parse(NULL, NULL, 1024, &c, err, sizeof err) == 0);
     CHECK(c.mode == TRACE_OFF &&
-          c.cap == TRACE_BUF_DEFAULT_KIB * 1024 / 16);
-    CHECK(tracecfg_parse("off", NULL, &c, err, sizeof err) == 0 &&
+          c.cap == 1024 * 1024 / 16);
+    CHECK(tracecfg_parse("off", NULL, 1024, &c, err, sizeof err) == 0 &&
           c.mode == TRACE_OFF);
-    CHECK(tracecfg_parse("on", NULL, &c, err, sizeof err) == 0 &&
+    CHECK(tracecfg_parse("on", NULL, 1024, &c, err, sizeof err) == 0 &&
           c.mode == TRACE_STOP);
-    CHECK(tracecfg_parse("yes", "64", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("yes", "64", 1024, &c, err, sizeof err) < 0);
     CHECK(c.mode == TRACE_OFF && strstr(err, "trace=yes"));
-    CHECK(tracecfg_parse("1", "3", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "3", 1024, &c, err, sizeof err) < 0);
     CHECK(c.mode == TRACE_STOP && strstr(err, "trace_buf=3") &&
-          c.cap == TRACE_BUF_DEFAULT_KIB * 1024 / 16);
-    CHECK(tracecfg_parse("1", "99999999999999999999", &c, err, sizeof err) < 0);
-    CHECK(tracecfg_parse("1", "-5", &c, err, sizeof err) < 0);
-    CHECK(tracecfg_parse("1", "", &c, err, sizeof err) < 0);
-    CHECK(tracecfg_parse("", NULL, &c, err, 8) < 0 && strlen(err) < 8);
+          c.cap == 1024 * 1024 / 16);
+    CHECK(tracecfg_parse("1", "99999999999999999999", 1024, &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "-5", 1024, &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "", 1024, &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("", NULL, 1024, &c, err, 8) < 0 && strlen(err) < 8);
+    /* The default, rounded down to a power of two of events, and kept
+       within the bounds whatever the caller passes. */
+    CHECK(tracecfg_parse("1", NULL, 100, &c, err, sizeof err) == 0 &&
+          c.cap == 4096);
+    CHECK(tracecfg_parse("1", NULL, 1, &c, err, sizeof err) == 0 &&
+          c.cap == TRACE_BUF_MIN_KIB * 1024 / 16);
+    CHECK(tracecfg_parse("1", NULL, 1ULL << 40, &c, err, sizeof err) == 0 &&
+          c.cap == (uint64_t)TRACE_BUF_MAX_KIB * 1024 / 16);
+    CHECK(tracecfg_parse("1", "2", 16384, &c, err, sizeof err) < 0 &&
+          strstr(err, "16384 KiB per core") && c.cap == 16384 * 1024 / 16);
+}
+
+/* An eighth of memory, 64 MiB at most, shared evenly by the cores. */
+TEST(default_size)
+{
+    const uint64_t gib = 1024 * 1024;   /* in KiB */
+
+    CHECK(tracecfg_default_kib(gib, 1) == 65536);
+    CHECK(tracecfg_default_kib(gib, 2) == 32768);
+    CHECK(tracecfg_default_kib(gib, 4) == 16384);
+    CHECK(tracecfg_default_kib(gib - 2048, 4) == 16384);
+    CHECK(tracecfg_default_kib(gib, 8) == 8192);
+    CHECK(tracecfg_default_kib(gib, 64) == 1024);
+    CHECK(tracecfg_default_kib(16 * gib, 4) == 16384);
+    CHECK(tracecfg_default_kib(gib / 4, 4) == 8192);
+    CHECK(tracecfg_default_kib(1024, 8) == 16);
+    CHECK(tracecfg_default_kib(128, 8) == TRACE_BUF_MIN_KIB);
+    CHECK(tracecfg_default_kib(gib, 0) == 65536);
 }
 
 /* The dump the Python decoder's test reads: 2 cores, core 0 stopped
