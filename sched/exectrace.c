@@ -71,6 +71,28 @@ void trace_event(unsigned type, uint32_t g, uint32_t arg)
     trace_put(arch_cycles(), type, g, arg);
 }
 
+/* Interrupts are off, and the scheduler may hold its locks: printk may
+   be called so (the console's lock ranks after all of them,
+   kernel/lockrank.h).  How many were lost comes with the dump
+   (report_lost). */
+void trace_lost_first(void)
+{
+    struct tracebuf *b = trace_bufs[cpu_id()];
+    unsigned long kib = (unsigned long)((b->mask + 1) *
+                                        sizeof(struct trace_ev) >> 10);
+
+    if (b->wrap)
+        printk("trace: core %d's buffer wrapped (%lu events): its oldest "
+               "events are being overwritten; a larger trace_buf= (now %lu "
+               "KiB a core) keeps more\n", cpu_id(),
+               (unsigned long)(b->mask + 1), kib);
+    else
+        printk("trace: core %d's buffer is full (%lu events): its later "
+               "events are lost; a larger trace_buf= (now %lu KiB a core) "
+               "keeps them, trace=wrap keeps the last\n", cpu_id(),
+               (unsigned long)(b->mask + 1), kib);
+}
+
 /* Zeroed memory on cache lines of its own (every page touched before
    the owner writes with interrupts off), never freed.  newlib here has
    no aligned_alloc. */
@@ -188,6 +210,26 @@ static void dump(struct out *o)
     out_flush(o);
 }
 
+/* After a dump: what each core lost, and the trace_buf= that keeps it. */
+static void report_lost(void)
+{
+    for (int c = 0; c < ncpu; c++) {
+        struct tracebuf *b = trace_bufs[c];
+        uint64_t lost = tracebuf_lost(b), kib;
+
+        if (!lost)
+            continue;
+        kib = tracecfg_kib_for(tracebuf_seen(b));
+        printk("trace: core %d lost %lu of its %lu events (%s); %s%lu%s\n",
+               c, (unsigned long)lost, (unsigned long)tracebuf_seen(b),
+               b->wrap ? "the oldest" : "the newest",
+               kib ? "trace_buf=" : "more than trace_buf=",
+               (unsigned long)(kib ? kib : TRACE_BUF_MAX_KIB),
+               kib ? " keeps them all" : " holds; trace=wrap keeps the "
+               "last, sp_trace_flush() calls cut the run into segments");
+    }
+}
+
 static void quiesce(void *arg)
 {
 }
@@ -226,6 +268,7 @@ void tracer_flush(bool resume)
     if (!segment)
         o->file = arch_trace_file_open(trace_path());
     dump(o);
+    report_lost();
     if (o->file && !resume) {
         arch_trace_file_close(o->file);
         o->file = NULL;

@@ -19,6 +19,20 @@ void tracebuf_reset(struct tracebuf *b)
 {
     b->n = 0;
     b->lost = 0;
+    b->limit = b->mask;
+}
+
+bool tracebuf_full(struct tracebuf *b, uint64_t ts, unsigned type,
+                   uint32_t g, uint32_t arg)
+{
+    if (!b->wrap) {
+        __atomic_store_n(&b->lost, b->lost + 1, __ATOMIC_RELAXED);
+        return b->lost == 1;
+    }
+    /* The first event to overwrite one: every later one does too. */
+    b->limit = UINT64_MAX;
+    tracebuf_store(b, b->n, ts, type, g, arg);
+    return true;
 }
 
 uint64_t tracebuf_first(const struct tracebuf *b)
@@ -29,6 +43,11 @@ uint64_t tracebuf_first(const struct tracebuf *b)
 uint64_t tracebuf_lost(const struct tracebuf *b)
 {
     return b->wrap ? tracebuf_first(b) : b->lost;
+}
+
+uint64_t tracebuf_seen(const struct tracebuf *b)
+{
+    return b->wrap ? b->n : b->n + b->lost;
 }
 
 uint32_t tracebuf_crc32(uint32_t crc, const void *buf, size_t n)
@@ -128,6 +147,17 @@ uint64_t tracecfg_default_kib(uint64_t mem_kib, int ncpu)
         total = TRACE_TOTAL_MAX_KIB;
     kib = total / (uint64_t)(ncpu > 0 ? ncpu : 1);
     return kib < TRACE_BUF_MIN_KIB ? TRACE_BUF_MIN_KIB : kib;
+}
+
+uint64_t tracecfg_kib_for(uint64_t events)
+{
+    uint64_t cap = TRACE_BUF_MIN_KIB * 1024 / sizeof(struct trace_ev);
+
+    while (cap < events && cap <= (uint64_t)TRACE_BUF_MAX_KIB * 1024 /
+                                  sizeof(struct trace_ev))
+        cap *= 2;
+    cap = cap * sizeof(struct trace_ev) / 1024;
+    return cap > TRACE_BUF_MAX_KIB ? 0 : cap;
 }
 
 int tracecfg_parse(const char *trace, const char *buf, uint64_t def_kib,

@@ -14,7 +14,8 @@
  * A full buffer either stops (TRACE_STOP: later events are counted in
  * `lost` and dropped, the start of the run is kept) or wraps (TRACE_WRAP:
  * each event overwrites the oldest, the end of the run is kept, and the
- * overwritten ones are the lost).
+ * overwritten ones are the lost).  tracebuf_put tells its caller of the
+ * first event lost, so that it can say so while the run goes on.
  */
 #ifndef SCHED_EXECTRACE_BUF_H
 #define SCHED_EXECTRACE_BUF_H
@@ -77,6 +78,9 @@ struct tracebuf {
                                 /* n and lost: relaxed atomic stores, so
                                    that tracer_stats may read them from
                                    any core while the owner writes */
+    uint64_t limit;             /* put takes the slow path past n ==
+                                   limit: mask until a wrapping buffer
+                                   has wrapped, then never again */
     bool wrap;                  /* TRACE_WRAP */
 };
 
@@ -87,22 +91,37 @@ void tracebuf_init(struct tracebuf *b, struct trace_ev *ev, uint64_t cap,
 /* Empties b (its owner, or a reader while the owner does not write). */
 void tracebuf_reset(struct tracebuf *b);
 
-/* Owner only: records one event at cycle count ts. */
-static inline void tracebuf_put(struct tracebuf *b, uint64_t ts,
-                                unsigned type, uint32_t g, uint32_t arg)
+/* Owner only: event n (b->n, or it wraps) into its slot. */
+static inline void tracebuf_store(struct tracebuf *b, uint64_t n,
+                                  uint64_t ts, unsigned type, uint32_t g,
+                                  uint32_t arg)
 {
-    uint64_t n = b->n;
-    struct trace_ev *e;
+    struct trace_ev *e = &b->ev[n & b->mask];
 
-    if (n > b->mask && !b->wrap) {
-        __atomic_store_n(&b->lost, b->lost + 1, __ATOMIC_RELAXED);
-        return;
-    }
-    e = &b->ev[n & b->mask];
     e->tsk = ts << 8 | type;
     e->g = g;
     e->arg = arg;
     __atomic_store_n(&b->n, n + 1, __ATOMIC_RELAXED);
+}
+
+/* Owner only, tracebuf_put's slow path: a full buffer. */
+bool tracebuf_full(struct tracebuf *b, uint64_t ts, unsigned type,
+                   uint32_t g, uint32_t arg);
+
+/*
+ * Owner only: records one event at cycle count ts.  Returns true for the
+ * first event the buffer loses since it was emptied: in stop mode the
+ * first one dropped, in wrap mode the first one that overwrites another.
+ */
+static inline bool tracebuf_put(struct tracebuf *b, uint64_t ts,
+                                unsigned type, uint32_t g, uint32_t arg)
+{
+    uint64_t n = b->n;
+
+    if (__builtin_expect(n > b->limit, 0))
+        return tracebuf_full(b, ts, type, g, arg);
+    tracebuf_store(b, n, ts, type, g, arg);
+    return false;
 }
 
 /* The index (in put order) of the oldest event still held; the events
@@ -111,6 +130,9 @@ uint64_t tracebuf_first(const struct tracebuf *b);
 
 /* Events lost so far: dropped (stop) or overwritten (wrap). */
 uint64_t tracebuf_lost(const struct tracebuf *b);
+
+/* Events put since the last reset, held or lost. */
+uint64_t tracebuf_seen(const struct tracebuf *b);
 
 /* ---- The dump ---------------------------------------------------------
  *
@@ -164,6 +186,10 @@ size_t tracebuf_chunk_line(const struct tracebuf *b, int core, uint64_t i,
  * evenly among ncpu cores; at least TRACE_BUF_MIN_KIB each.
  */
 uint64_t tracecfg_default_kib(uint64_t mem_kib, int ncpu);
+
+/* The least trace_buf= (KiB) whose buffer holds `events`; 0 if even
+   TRACE_BUF_MAX_KIB does not. */
+uint64_t tracecfg_kib_for(uint64_t events);
 
 struct tracecfg {
     enum trace_mode mode;

@@ -1,6 +1,7 @@
 /*
  * exectrace_buf_test.c - host unit test for sched/exectrace_buf.c: stop and wrap
- * modes with their lost counts, the chunk lines' base64 and CRC-32 (by
+ * modes with their lost counts and the first loss reported once, the
+ * size that would have kept them, the chunk lines' base64 and CRC-32 (by
  * decoding them here), and trace= / trace_buf= through the command-line
  * parser.  Writes a dump of a known event sequence to
  * build/host/test-logs/tracebuf.dump, which tests/host/tracepy_test.py
@@ -19,11 +20,15 @@
 static struct trace_ev ev[CAP];
 static struct tracebuf b;
 
-/* Puts events 0..n-1: ts = 100 + i, type = 1 + i % 15, g = i, arg = ~i. */
-static void put(uint64_t n)
+/* Puts events 0..n-1: ts = 100 + i, type = 1 + i % 15, g = i, arg = ~i;
+   returns how many of the puts said they were the first loss. */
+static int put(uint64_t n)
 {
+    int first = 0;
+
     for (uint64_t i = 0; i < n; i++)
-        tracebuf_put(&b, 100 + i, 1 + i % 15, i, ~(uint32_t)i);
+        first += tracebuf_put(&b, 100 + i, 1 + i % 15, i, ~(uint32_t)i);
+    return first;
 }
 
 /* Event i as put() made it, held at index i? */
@@ -38,28 +43,33 @@ static bool holds(uint64_t i)
 TEST(stop_mode_keeps_the_first)
 {
     tracebuf_init(&b, ev, CAP, false);
-    put(CAP - 1);
+    CHECK(put(CAP - 1) == 0);
     CHECK(tracebuf_first(&b) == 0 && tracebuf_lost(&b) == 0);
     tracebuf_reset(&b);
-    put(CAP);
-    CHECK(b.n == CAP && tracebuf_lost(&b) == 0);
-    tracebuf_put(&b, 7, TEV_START, 1, 2);
-    tracebuf_put(&b, 8, TEV_START, 1, 2);
-    CHECK(b.n == CAP && tracebuf_lost(&b) == 2);
+    CHECK(put(CAP) == 0);
+    CHECK(b.n == CAP && tracebuf_lost(&b) == 0 && tracebuf_seen(&b) == CAP);
+    /* The first drop says so, the next ones do not. */
+    CHECK(tracebuf_put(&b, 7, TEV_START, 1, 2));
+    CHECK(!tracebuf_put(&b, 8, TEV_START, 1, 2));
+    CHECK(b.n == CAP && tracebuf_lost(&b) == 2 && tracebuf_seen(&b) == CAP + 2);
     for (uint64_t i = 0; i < CAP; i++)
         CHECK(holds(i));
     tracebuf_reset(&b);
     CHECK(b.n == 0 && tracebuf_lost(&b) == 0 && tracebuf_chunks(&b) == 0);
+    /* Emptied, it says so again. */
+    CHECK(put(3 * CAP) == 1 && tracebuf_lost(&b) == 2 * CAP);
 }
 
 TEST(wrap_mode_keeps_the_last)
 {
     tracebuf_init(&b, ev, CAP, true);
-    put(CAP);
+    CHECK(put(CAP) == 0);
     CHECK(tracebuf_first(&b) == 0 && tracebuf_lost(&b) == 0);
+    /* The first overwrite says so, the next ones do not. */
+    CHECK(put(1) == 1 && put(CAP) == 0);
     tracebuf_reset(&b);
-    put(3 * CAP + 5);
-    CHECK(b.n == 3 * CAP + 5);
+    CHECK(put(3 * CAP + 5) == 1);
+    CHECK(b.n == 3 * CAP + 5 && tracebuf_seen(&b) == 3 * CAP + 5);
     CHECK(tracebuf_first(&b) == 2 * CAP + 5);
     CHECK(tracebuf_lost(&b) == 2 * CAP + 5);
     for (uint64_t i = tracebuf_first(&b); i < b.n; i++)
@@ -202,6 +212,19 @@ TEST(default_size)
     CHECK(tracecfg_default_kib(1024, 8) == 16);
     CHECK(tracecfg_default_kib(128, 8) == TRACE_BUF_MIN_KIB);
     CHECK(tracecfg_default_kib(gib, 0) == 65536);
+}
+
+/* The size an overflow message proposes: the least that holds them. */
+TEST(size_that_keeps_them)
+{
+    const uint64_t max = (uint64_t)TRACE_BUF_MAX_KIB * 1024 / 16;
+
+    CHECK(tracecfg_kib_for(0) == TRACE_BUF_MIN_KIB);
+    CHECK(tracecfg_kib_for(256) == 4 && tracecfg_kib_for(257) == 8);
+    CHECK(tracecfg_kib_for(2268550) == 65536);
+    CHECK(tracecfg_kib_for(max) == TRACE_BUF_MAX_KIB);
+    CHECK(tracecfg_kib_for(max + 1) == 0);
+    CHECK(tracecfg_kib_for(UINT64_MAX) == 0);
 }
 
 /* The dump the Python decoder's test reads: 2 cores, core 0 stopped

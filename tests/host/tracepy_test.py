@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tracepy_test.py - host test of tools/run/trace.py's decoder: the dump that
 tests/host/exectrace_buf_test.c wrote with the kernel's encoder decodes to the
-events it put, and every damaged copy of it (cut at any point, a chunk
+events it put, its summary states each core's kept and lost events and the
+trace_buf= that keeps them, and every damaged copy of it (cut at any point, a chunk
 changed, dropped, repeated, or random bytes flipped) is either still a
 whole dump or a TraceError naming the problem, never a crash.  Prints
 TEST lines and the total, as the C host tests do (the runner runs it
@@ -73,6 +74,21 @@ def decodes_the_c_dump():
     out = io.StringIO()
     T.summary(segs, out)
     assert "scheduling latency" not in out.getvalue() or True
+
+
+@case
+def summary_states_the_losses():
+    out = io.StringIO()
+    T.summary(parse_bytes(original()), out)
+    text = out.getvalue()
+    for want in ("32 events, 20 lost, 2 cores",
+                 "events kept/lost per core: core 0 16/3, core 1 16/17\n",
+                 "trace_buf=4 (KiB per core) keeps them all",
+                 "Gs created, by creator: G 1 1\n"):
+        assert want in text, "no %r in the summary:\n%s" % (want, text)
+    assert T.kib_for(256) == 4 and T.kib_for(257) == 8
+    assert T.kib_for(2268550) == 65536 and T.kib_for(1 << 24) == 262144
+    assert T.kib_for((1 << 24) + 1) is None
 
 
 @case

@@ -459,12 +459,34 @@ def to_json(segs):
 
 # ---- The summary (go tool trace's goroutine analysis) -------------------
 
+EVENT_BYTES, BUF_MIN_KIB, BUF_MAX_KIB = 16, 4, 262144    # exectrace_buf.h
+
+
+def kib_for(events):
+    """The least trace_buf= (KiB) that holds `events` (tracecfg_kib_for),
+    None if even the largest does not."""
+    cap = BUF_MIN_KIB * 1024 // EVENT_BYTES
+    while cap < events:
+        cap *= 2
+    kib = cap * EVENT_BYTES // 1024
+    return kib if kib <= BUF_MAX_KIB else None
+
+
 def summary(segs, out=sys.stdout):
     hz = segs[0].hz
     per = {}                    # g -> [running, runnable, blocked] cycles
     lat = []                    # runnable -> running waits, cycles
+    creators = {}               # creator (0: the scheduler) -> Gs created
     nev = sum(len(e) for s in segs for e in s.events.values())
     lost = sum(sum(s.lost.values()) for s in segs)
+    ncores = max(s.ncores for s in segs)
+    kept_c, lost_c, seen = [0] * ncores, [0] * ncores, 0
+    for seg in segs:
+        for c in range(seg.ncores):
+            n, l = len(seg.events.get(c, ())), seg.lost.get(c, 0)
+            kept_c[c] += n
+            lost_c[c] += l
+            seen = max(seen, n + l) if l else seen
     span = 0
     for seg in segs:
         since = {}
@@ -472,6 +494,8 @@ def summary(segs, out=sys.stdout):
         last = max((e[-1][0] for e in seg.events.values() if e), default=0)
         span += last - first
         for ts, t, g, a, c in merged(seg):
+            if t == CREATE:
+                creators[a] = creators.get(a, 0) + 1
             acc = per.setdefault(g, [0, 0, 0]) if g else None
             prev = since.get(g)
             if t in (CREATE, START) or t in STOPS or t in READIES:
@@ -496,11 +520,23 @@ def summary(segs, out=sys.stdout):
         return c * 1e3 / hz
     p = lambda *a: print(*a, file=out)
     p("trace: %d segment(s), %d events, %d lost, %d cores, %.3f ms traced, "
-      "%d Gs" % (len(segs), nev, lost, max(s.ncores for s in segs), ms(span),
-                 len(per)))
+      "%d Gs" % (len(segs), nev, lost, ncores, ms(span), len(per)))
+    p("events kept/lost per core: " +
+      ", ".join("core %d %d/%d" % (c, kept_c[c], lost_c[c])
+                for c in range(ncores)))
     if lost:
-        p("trace: events were lost (a full buffer): the picture has gaps; "
-          "a larger trace_buf= (KiB per core) or trace=wrap keeps more")
+        kib = kib_for(seen)
+        p("trace: events were lost (a full buffer): the picture has gaps; " +
+          ("trace_buf=%d (KiB per core) keeps them all" % kib if kib else
+           "more than trace_buf=%d holds them; sp_trace_flush() calls cut "
+           "the run into segments" % BUF_MAX_KIB) +
+          ", trace=wrap keeps the last")
+    top = sorted(creators.items(), key=lambda kv: -kv[1])
+    if top:
+        p("Gs created, by creator: " +
+          ", ".join("%s %d" % ("G %d" % g if g else "the scheduler", n)
+                    for g, n in top[:8]) +
+          (", ... %d more creators" % (len(top) - 8) if len(top) > 8 else ""))
     tot = [sum(v[k] for v in per.values()) for k in range(3)]
     p("all Gs: running %.3f ms, runnable (scheduling latency) %.3f ms, "
       "blocked %.3f ms" % (ms(tot[0]), ms(tot[1]), ms(tot[2])))
