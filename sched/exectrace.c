@@ -25,10 +25,12 @@
  * each dump is a segment of its own (seg=), and the decoder does not
  * carry a G's state across segments.
  *
- * Where the dump goes: the console, as the "TRACE " lines of exectrace_buf.h;
- * on the hosted build, a file (trace_file=PATH, else the image's path
- * with .trace for .elf) through arch_trace_file_*.  A panic or a deadlock
- * ends the machine without a dump.
+ * Where the dump goes: the "TRACE " lines of exectrace_buf.h, on the
+ * hosted build to a file (trace_file=PATH, else the image's path with
+ * .trace for .elf) through arch_trace_file_*; on bare metal to the host
+ * channel (kernel/hostchan.h: under QEMU a virtio console port that
+ * tools/run/trace.sh has QEMU write to a file), else the console.  A
+ * panic or a deadlock ends the machine without a dump.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/fmt.h"
+#include "kernel/hostchan.h"
 #include "kernel/mem.h"
 #include "kernel/printk.h"
 #include "sched/exectrace.h"
@@ -148,16 +151,25 @@ void tracer_init(void)
 
 /* ---- The dump ---------------------------------------------------------- */
 
+enum sink {
+    TO_CONSOLE,
+    TO_FILE,                    /* the hosted build's file */
+    TO_CHANNEL,                 /* the host channel (kernel/hostchan.h) */
+};
+
 struct out {
-    void *file;                 /* NULL: the console */
+    enum sink to;
+    void *file;                 /* TO_FILE's */
     size_t len;
     char buf[2048];             /* whole lines, written together */
 };
 
 static void out_flush(struct out *o)
 {
-    if (o->file)
+    if (o->to == TO_FILE)
         arch_trace_file_write(o->file, o->buf, o->len);
+    else if (o->to == TO_CHANNEL)
+        hostchan_write(o->buf, o->len);     /* a failure is said there */
     else
         console_write(o->buf, o->len);
     o->len = 0;
@@ -264,14 +276,20 @@ void tracer_flush(bool resume)
     smp_call_all(quiesce, NULL);
     o->len = 0;
     /* One file for every segment: opened by the first dump, closed by
-       the exit's. */
-    if (!segment)
-        o->file = arch_trace_file_open(trace_path());
+       the exit's.  Without one, the host channel while it works. */
+    if (!segment && (o->file = arch_trace_file_open(trace_path())))
+        o->to = TO_FILE;
+    else if (o->to != TO_FILE)
+        o->to = hostchan_present() ? TO_CHANNEL : TO_CONSOLE;
+    if (!segment && o->to == TO_CHANNEL)
+        printk("trace: dumped to the host channel\n");
     dump(o);
+    if (o->to == TO_CHANNEL)
+        hostchan_flush();
     report_lost();
-    if (o->file && !resume) {
+    if (o->to == TO_FILE && !resume) {
         arch_trace_file_close(o->file);
-        o->file = NULL;
+        o->to = TO_CONSOLE;
     }
     segment++;
     if (resume) {
