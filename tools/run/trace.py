@@ -51,6 +51,8 @@ PRIO = {CREATE: 0, STOP_YIELD: 1, STOP_PREEMPT: 1, STOP_GOSCHED: 1,
         STOP_PARK: 1, STOP_EXIT: 1, READY: 2, READY_TIMER: 2, READY_NET: 2,
         STEAL: 3, START: 5}
 EVENT = struct.Struct("<QII")
+# sched/exectrace_buf.h's sizes.
+EVENT_BYTES, BUF_MIN_KIB, BUF_MAX_KIB, BLOCK_EVENTS = 16, 4, 262144, 4096
 
 
 class TraceError(Exception):
@@ -239,6 +241,15 @@ def window(seg):
             start = evs[0][0] if start is None else max(start, evs[0][0])
         else:
             end = evs[-1][0] if end is None else min(end, evs[-1][0])
+    if seg.mode != "wrap" and any(seg.lost.get(c) and not seg.events.get(c)
+                                  for c in range(seg.ncores)):
+        # A core that holds nothing lost its first event once the pool's
+        # last block was taken, at that block's first event.
+        block = min(seg.cap, BLOCK_EVENTS)
+        taken = [evs[(len(evs) - 1) // block * block][0]
+                 for evs in seg.events.values() if evs]
+        if taken:
+            end = max(taken) if end is None else min(end, max(taken))
     return start, end
 
 
@@ -467,17 +478,22 @@ def to_json(segs):
 
 # ---- The summary (go tool trace's goroutine analysis) -------------------
 
-EVENT_BYTES, BUF_MIN_KIB, BUF_MAX_KIB = 16, 4, 262144    # exectrace_buf.h
-
-
-def kib_for(events):
-    """The least trace_buf= (KiB) that holds `events` (tracecfg_kib_for),
-    None if even the largest does not."""
-    cap = BUF_MIN_KIB * 1024 // EVENT_BYTES
-    while cap < events:
-        cap *= 2
-    kib = cap * EVENT_BYTES // 1024
-    return kib if kib <= BUF_MAX_KIB else None
+def kib_to_keep(seen, wrap):
+    """The least trace_buf= (KiB a core) that would have kept the seen[c]
+    events of each core (tracecfg_kib_to_keep): in wrap mode each core's
+    share holds its own, in stop mode the pool holds every core's in whole
+    blocks.  None if even the largest would not."""
+    kib = BUF_MIN_KIB
+    while kib <= BUF_MAX_KIB:
+        cap = kib * 1024 // EVENT_BYTES
+        block = min(cap, BLOCK_EVENTS)
+        if wrap:
+            if max(seen) <= cap:
+                return kib
+        elif sum(-(-n // block) for n in seen) <= len(seen) * (cap // block):
+            return kib
+        kib *= 2
+    return None
 
 
 def summary(segs, out=sys.stdout):
@@ -488,13 +504,16 @@ def summary(segs, out=sys.stdout):
     nev = sum(len(e) for s in segs for e in s.events.values())
     lost = sum(sum(s.lost.values()) for s in segs)
     ncores = max(s.ncores for s in segs)
-    kept_c, lost_c, seen = [0] * ncores, [0] * ncores, 0
+    kept_c, lost_c, kib = [0] * ncores, [0] * ncores, BUF_MIN_KIB
     for seg in segs:
+        seen = []
         for c in range(seg.ncores):
             n, l = len(seg.events.get(c, ())), seg.lost.get(c, 0)
             kept_c[c] += n
             lost_c[c] += l
-            seen = max(seen, n + l) if l else seen
+            seen.append(n + l)
+        need = kib_to_keep(seen, seg.mode == "wrap")
+        kib = max(kib, need) if kib and need else None
     span = 0
     for seg in segs:
         since = {}
@@ -533,7 +552,6 @@ def summary(segs, out=sys.stdout):
       ", ".join("core %d %d/%d" % (c, kept_c[c], lost_c[c])
                 for c in range(ncores)))
     if lost:
-        kib = kib_for(seen)
         p("trace: events were lost (a full buffer): the picture has gaps; " +
           ("trace_buf=%d (KiB per core) keeps them all" % kib if kib else
            "more than trace_buf=%d holds them; sp_trace_flush() calls cut "
