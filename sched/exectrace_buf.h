@@ -72,8 +72,10 @@ enum trace_type {
 
 enum trace_mode {
     TRACE_OFF,
-    TRACE_STOP,         /* trace=1: a full buffer drops what comes */
-    TRACE_WRAP,         /* trace=wrap: a full buffer overwrites the oldest */
+    TRACE_STOP,         /* trace=1: once the pool is full, drops what
+                           comes */
+    TRACE_WRAP,         /* trace=wrap: a core's full share overwrites its
+                           oldest */
 };
 
 #define TRACE_BLOCK_EVENTS 4096   /* a block at most: 64 KiB */
@@ -108,8 +110,8 @@ struct tracebuf {
 void tracepool_init(struct tracepool *p, struct trace_ev *ev, uint64_t block,
                     uint32_t nblocks);
 
-/* Frees every block: only once every buffer of p has been reset, before
-   any is written again. */
+/* Frees every block: while no buffer of p is written, each to be reset
+   before it is written again. */
 void tracepool_reset(struct tracepool *p);
 
 /*
