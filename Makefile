@@ -271,17 +271,17 @@ endif
 
 # The execution tracer (tools/run/trace.sh): the app booted with trace=1
 # and its dump converted to $(TRACE_OUT).json for Perfetto, with a
-# summary; CMDLINE adds to the command line (trace=wrap, trace_buf=KiB,
-# app args after --).  trace-png draws that trace (WINDOW=A:B in ms, GS=N
-# G tracks) as $(TRACE_OUT).png.
+# summary (JSON=0: the summary alone); CMDLINE adds to the command line
+# (trace=wrap, trace_buf=KiB, app args after --).  trace-png draws that
+# trace (WINDOW=A:B in ms, GS=N G tracks) as $(TRACE_OUT).png.
 TRACE_OUT = $(B)/$(APP).trace
 trace:
 	$(check_app)
 	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
-	$(Q)NET=$(NET) tools/run/trace.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(TRACE_OUT) $(RUN_CMDLINE)
+	$(Q)NET=$(NET) JSON=$(JSON) tools/run/trace.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(TRACE_OUT) $(RUN_CMDLINE)
 
 trace-png:
-	@src=$(TRACE_OUT).$(if $(filter hosted,$(ARCH)),dump,log); \
+	@src=$(TRACE_OUT).dump; grep -qs '^TRACE BEGIN' $$src || src=$(TRACE_OUT).log; \
 	    [ -f $$src ] || { echo "make trace-png: no $$src; run make trace APP=$(APP) first"; exit 1; }; \
 	    python3 tools/run/trace.py png $$src -o $(TRACE_OUT).png $(if $(WINDOW),--window $(WINDOW)) \
 	        $(if $(GS),--gs $(GS)) && echo "trace-png: $(TRACE_OUT).png"

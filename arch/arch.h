@@ -455,8 +455,9 @@ __attribute__((noreturn)) void arch_exit(int status);
  * opens `path` on the host for writing (truncating it), or when path is
  * NULL the image's own path with .trace in place of .elf; NULL if it
  * cannot (said on the console).  Bare metal has no files: the tracer's
- * weak defaults return NULL, and the dump goes to the console.  From a
- * G; write retries until all n bytes are written.
+ * weak defaults return NULL, and the dump goes to the host channel
+ * (kernel/hostchan.h) or the console.  From a G; write retries until all
+ * n bytes are written.
  */
 void *arch_trace_file_open(const char *path);
 void arch_trace_file_write(void *f, const char *s, size_t n);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "arch/arch.h"
 #include "drivers/pci.h"
+#include "drivers/virtio_console.h"
 #include "drivers/virtio_net.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
@@ -41,10 +42,8 @@ static uint64_t cycles_to_us(uint64_t d)
    (the hosted build's TAP device); NULL if there is none. */
 static struct netdev *nic_probe(void)
 {
-    struct netdev *nic;
+    struct netdev *nic = vnet_probe(net_nic_irq, NULL, net_max_queues());
 
-    pci_init();
-    nic = vnet_probe(net_nic_irq, NULL, net_max_queues());
     return nic ? nic : arch_netdev_probe(net_nic_irq, NULL);
 }
 
@@ -54,6 +53,8 @@ static void run_main(void *arg)
     char *argv[MAX_ARGS];
     int argc = cmdline_argv("app", argv, MAX_ARGS);
 
+    pci_init();
+    vcons_probe();              /* the host channel, if QEMU gave one */
     net_init(nic_probe());
     fault_arm();
     exit(main(argc, argv));

@@ -6,10 +6,12 @@
  *
  * Buffers.  Each core owns one struct tracebuf (sched/exectrace_buf.h) on
  * cache lines of its own, and only that core writes it, with interrupts
- * off (TRACE's contract, exectrace.h): no lock, no atomic read-modify-write,
- * no line shared with another writer.  The only shared word on the path
- * is trace_flag.on, which is written when the tracer starts and around a
- * flush, so it stays in every core's cache.
+ * off (TRACE's contract, exectrace.h): no lock, no line shared with
+ * another writer.  Its events go to blocks of one pool, 64 KiB at most;
+ * in stop mode a core takes each block with one atomic add on the pool's
+ * count, the only read-modify-write, once per block.  The only shared
+ * word on the event path is trace_flag.on, which is written when the
+ * tracer starts and around a flush, so it stays in every core's cache.
  *
  * Reading them.  A reader must know that no owner is in the middle of an
  * event: it clears the flag, then runs a cross-core call on every core
@@ -20,15 +22,18 @@
  * before the call's release of call_seq, which each core acquires.  The
  * owners' events are ordered before the reader's loads by the same
  * call's release of call_done and the caller's acquire.  A second call
- * empties every buffer on its own core before the flag goes on again.
+ * empties every buffer on its own core, after the reader has freed the
+ * pool's blocks, before the flag goes on again.
  * Events that would have come while the flag was off are not recorded:
  * each dump is a segment of its own (seg=), and the decoder does not
  * carry a G's state across segments.
  *
- * Where the dump goes: the console, as the "TRACE " lines of exectrace_buf.h;
- * on the hosted build, a file (trace_file=PATH, else the image's path
- * with .trace for .elf) through arch_trace_file_*.  A panic or a deadlock
- * ends the machine without a dump.
+ * Where the dump goes: the "TRACE " lines of exectrace_buf.h, on the
+ * hosted build to a file (trace_file=PATH, else the image's path with
+ * .trace for .elf) through arch_trace_file_*; on bare metal to the host
+ * channel (kernel/hostchan.h: under QEMU a virtio console port that
+ * tools/run/trace.sh has QEMU write to a file), else the console.  A
+ * panic or a deadlock ends the machine without a dump.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,8 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/fmt.h"
+#include "kernel/hostchan.h"
+#include "kernel/mem.h"
 #include "kernel/printk.h"
 #include "sched/exectrace.h"
 #include "sched/schedimpl.h"
@@ -44,6 +51,7 @@
 struct trace_flag trace_flag;
 
 static struct tracecfg cfg;
+static struct tracepool pool;   /* every core's blocks */
 struct tracebuf *trace_bufs[MAXCPU];
 static int segment;             /* dumps made; under flushing */
 static struct out dumpout;      /* under flushing: too big for a stack */
@@ -70,6 +78,28 @@ void trace_event(unsigned type, uint32_t g, uint32_t arg)
     trace_put(arch_cycles(), type, g, arg);
 }
 
+/* Interrupts are off, and the scheduler may hold its locks: printk may
+   be called so (the console's lock ranks after all of them,
+   kernel/lockrank.h).  How many were lost comes with the dump
+   (report_lost). */
+void trace_lost_first(void)
+{
+    struct tracebuf *b = trace_bufs[cpu_id()];
+    unsigned long kib = (unsigned long)(cfg.cap * sizeof(struct trace_ev) >>
+                                        10);
+
+    if (b->wrap)
+        printk("trace: core %d's buffer wrapped (%lu events, %lu KiB): its "
+               "oldest events are being overwritten; a larger trace_buf= "
+               "keeps more\n", cpu_id(), (unsigned long)tracebuf_cap(b),
+               kib);
+    else
+        printk("trace: core %d found the pool full (%lu events, %lu KiB a "
+               "core): its later events are lost; a larger trace_buf= keeps "
+               "them, trace=wrap keeps the last\n", cpu_id(),
+               (unsigned long)tracebuf_cap(b), kib);
+}
+
 /* Zeroed memory on cache lines of its own (every page touched before
    the owner writes with interrupts off), never freed.  newlib here has
    no aligned_alloc. */
@@ -90,49 +120,73 @@ void tracer_init(void)
 {
     const char *t = NULL, *b = NULL;
     char err[96];
-    size_t bytes;
+    uint64_t block, kib;
+    uint32_t nblocks, nblk;
+    struct trace_ev *ev;
 
     cmdline_get("trace", &t);
     cmdline_get("trace_buf", &b);
-    if (tracecfg_parse(t, b, &cfg, err, sizeof err) < 0)
+    if (tracecfg_parse(t, b, tracecfg_default_kib(mem_total_count() *
+                                                  (PAGE_SIZE / 1024), ncpu),
+                       &cfg, err, sizeof err) < 0)
         printk("trace: %s\n", err);
     if (cfg.mode == TRACE_OFF)
         return;
-    bytes = cfg.cap * sizeof(struct trace_ev);
+    kib = cfg.cap * sizeof(struct trace_ev) >> 10;
+    block = tracecfg_block(cfg.cap);
+    nblocks = (uint32_t)(cfg.cap / block) * (uint32_t)ncpu;
+    nblk = cfg.mode == TRACE_WRAP ? nblocks / (uint32_t)ncpu : nblocks;
+    ev = lines_alloc(nblocks * block * sizeof *ev);
+    if (!ev)
+        goto nomem;
+    tracepool_init(&pool, ev, block, nblocks);
     for (int i = 0; i < ncpu; i++) {
         struct tracebuf *tb = lines_alloc(sizeof *tb);
-        struct trace_ev *ev = lines_alloc(bytes);
+        uint32_t *blk = lines_alloc(nblk * sizeof *blk);
 
-        if (!tb || !ev) {
-            printk("trace: no memory for %lu KiB per core; off\n",
-                   (unsigned long)(bytes >> 10));
-            cfg.mode = TRACE_OFF;
-            return;
-        }
-        tracebuf_init(tb, ev, cfg.cap, cfg.mode == TRACE_WRAP);
+        if (!tb || !blk)
+            goto nomem;
+        tracebuf_init(tb, &pool, blk, i, ncpu, cfg.mode == TRACE_WRAP);
         trace_bufs[i] = tb;
     }
     arch_branch_enable();
     atexit(trace_at_exit);
-    printk("trace: on (%s), %lu events (%lu KiB) per core, dumped at exit\n",
-           cfg.mode == TRACE_WRAP ? "wrap: the last kept" :
-           "stop: the first kept", (unsigned long)cfg.cap,
-           (unsigned long)(bytes >> 10));
+    if (cfg.mode == TRACE_WRAP)
+        printk("trace: on (wrap: the last kept), %lu events (%lu KiB) a "
+               "core, dumped at exit\n", (unsigned long)cfg.cap,
+               (unsigned long)kib);
+    else
+        printk("trace: on (stop: the first kept), %lu events (%lu KiB) a "
+               "core, in one pool that busy cores draw on; dumped at exit\n",
+               (unsigned long)cfg.cap, (unsigned long)kib);
     __atomic_store_n(&trace_flag.on, true, __ATOMIC_RELEASE);
+    return;
+nomem:
+    printk("trace: no memory for %lu KiB a core; off\n", (unsigned long)kib);
+    cfg.mode = TRACE_OFF;
 }
 
 /* ---- The dump ---------------------------------------------------------- */
 
+enum sink {
+    TO_CONSOLE,
+    TO_FILE,                    /* the hosted build's file */
+    TO_CHANNEL,                 /* the host channel (kernel/hostchan.h) */
+};
+
 struct out {
-    void *file;                 /* NULL: the console */
+    enum sink to;
+    void *file;                 /* TO_FILE's */
     size_t len;
     char buf[2048];             /* whole lines, written together */
 };
 
 static void out_flush(struct out *o)
 {
-    if (o->file)
+    if (o->to == TO_FILE)
         arch_trace_file_write(o->file, o->buf, o->len);
+    else if (o->to == TO_CHANNEL)
+        hostchan_write(o->buf, o->len);     /* a failure is said there */
     else
         console_write(o->buf, o->len);
     o->len = 0;
@@ -185,6 +239,34 @@ static void dump(struct out *o)
     out_flush(o);
 }
 
+/* After a dump: what each core lost, and the trace_buf= that keeps it. */
+static void report_lost(void)
+{
+    uint64_t seen[MAXCPU], lost = 0, kib;
+
+    for (int c = 0; c < ncpu; c++) {
+        struct tracebuf *b = trace_bufs[c];
+        uint64_t l = tracebuf_lost(b);
+
+        seen[c] = tracebuf_seen(b);
+        lost += l;
+        if (l)
+            printk("trace: core %d lost %lu of its %lu events (%s)\n", c,
+                   (unsigned long)l, (unsigned long)seen[c],
+                   b->wrap ? "the oldest" : "the newest");
+    }
+    if (!lost)
+        return;
+    kib = tracecfg_kib_to_keep(seen, ncpu, cfg.mode == TRACE_WRAP);
+    if (kib)
+        printk("trace: trace_buf=%lu (KiB a core) keeps them all\n",
+               (unsigned long)kib);
+    else
+        printk("trace: more than trace_buf=%d holds them; trace=wrap keeps "
+               "the last, sp_trace_flush() calls cut the run into "
+               "segments\n", TRACE_BUF_MAX_KIB);
+}
+
 static void quiesce(void *arg)
 {
 }
@@ -219,16 +301,26 @@ void tracer_flush(bool resume)
     smp_call_all(quiesce, NULL);
     o->len = 0;
     /* One file for every segment: opened by the first dump, closed by
-       the exit's. */
-    if (!segment)
-        o->file = arch_trace_file_open(trace_path());
+       the exit's.  Without one, the host channel while it works. */
+    if (!segment && (o->file = arch_trace_file_open(trace_path())))
+        o->to = TO_FILE;
+    else if (o->to != TO_FILE)
+        o->to = hostchan_present() ? TO_CHANNEL : TO_CONSOLE;
+    if (!segment && o->to == TO_CHANNEL)
+        printk("trace: dumped to the host channel\n");
     dump(o);
-    if (o->file && !resume) {
+    if (o->to == TO_CHANNEL)
+        hostchan_flush();
+    report_lost();
+    if (o->to == TO_FILE && !resume) {
         arch_trace_file_close(o->file);
-        o->file = NULL;
+        o->to = TO_CONSOLE;
     }
     segment++;
     if (resume) {
+        /* No core writes while the flag is off; the call's release
+           orders the freed pool before each core's next block. */
+        tracepool_reset(&pool);
         smp_call_all(reset_own, NULL);
         __atomic_store_n(&trace_flag.on, true, __ATOMIC_RELAXED);
     }
@@ -247,7 +339,7 @@ void tracer_stats(uint64_t *events, uint64_t *lost)
 
         if (b->wrap) {
             *events += n;
-            *lost += n > b->mask + 1 ? n - (b->mask + 1) : 0;
+            *lost += n > tracebuf_cap(b) ? n - tracebuf_cap(b) : 0;
         } else {
             *events += n + l;
             *lost += l;

@@ -58,6 +58,10 @@ __attribute__((cold)) void trace_event(unsigned type, uint32_t g,
 /* Each core's buffer, from tracer_init on (NULL before). */
 extern struct tracebuf *trace_bufs[MAXCPU];
 
+/* This core's buffer lost its first event (since it was emptied): says
+   so on the console, with how to keep such events.  Interrupts off. */
+__attribute__((cold)) void trace_lost_first(void);
+
 /* One event at cycle count ts, read by the caller on this core with
    interrupts off since: events that share one reading (a stop and the
    start after it) keep their order in the buffer.  Inline, for the
@@ -65,7 +69,8 @@ extern struct tracebuf *trace_bufs[MAXCPU];
 static inline void trace_put(uint64_t ts, unsigned type, uint32_t g,
                              uint32_t arg)
 {
-    tracebuf_put(trace_bufs[cpu_id()], ts, type, g, arg);
+    if (tracebuf_put(trace_bufs[cpu_id()], ts, type, g, arg))
+        trace_lost_first();
 }
 
 #define TRACE(type, g, arg)                                               \

@@ -49,7 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     v = tb = NULL;
     cmdline_get("trace", &v);
     cmdline_get("trace_buf", &tb);
-    if ((tracecfg_parse(v, tb, &tc, err, sizeof err) < 0) != (err[0] != '\0') ||
+    if ((tracecfg_parse(v, tb, tracecfg_default_kib((uint64_t)size << 12,
+                                                    (int)(size % 70)),
+                        &tc, err, sizeof err) < 0) != (err[0] != '\0') ||
         tc.mode > TRACE_WRAP || !tc.cap || (tc.cap & (tc.cap - 1)) ||
         tc.cap * sizeof(struct trace_ev) > (uint64_t)TRACE_BUF_MAX_KIB << 10 ||
         tc.cap * sizeof(struct trace_ev) * 2 <= (uint64_t)TRACE_BUF_MIN_KIB << 10 ||

@@ -1,6 +1,8 @@
 /*
  * exectrace_buf_test.c - host unit test for sched/exectrace_buf.c: stop and wrap
- * modes with their lost counts, the chunk lines' base64 and CRC-32 (by
+ * modes with their lost counts and the first loss reported once, cores
+ * sharing a pool of blocks (stop) or each going round its own share
+ * (wrap), the size that would have kept the lost events, the chunk lines' base64 and CRC-32 (by
  * decoding them here), and trace= / trace_buf= through the command-line
  * parser.  Writes a dump of a known event sequence to
  * build/host/test-logs/tracebuf.dump, which tests/host/tracepy_test.py
@@ -14,56 +16,126 @@
 #include "kernel/cmdline.h"
 #include "sched/exectrace_buf.h"
 
-#define CAP 16
+#define CAP 16                  /* events in the pool */
 
 static struct trace_ev ev[CAP];
-static struct tracebuf b;
+static struct tracepool pool;
+static uint32_t blk[2][CAP];
+static struct tracebuf b, b1;
 
-/* Puts events 0..n-1: ts = 100 + i, type = 1 + i % 15, g = i, arg = ~i. */
-static void put(uint64_t n)
+/* b (and b1), cores 0 and 1 of ncores, on a pool of CAP events in
+   blocks of `block`. */
+static void setup(uint64_t block, int ncores, bool wrap)
 {
-    for (uint64_t i = 0; i < n; i++)
-        tracebuf_put(&b, 100 + i, 1 + i % 15, i, ~(uint32_t)i);
+    tracepool_init(&pool, ev, block, CAP / block);
+    tracebuf_init(&b, &pool, blk[0], 0, ncores, wrap);
+    if (ncores > 1)
+        tracebuf_init(&b1, &pool, blk[1], 1, ncores, wrap);
 }
 
-/* Event i as put() made it, held at index i? */
+/* Puts events i = from .. from + n - 1 into t: ts = 100 + i, type =
+   1 + i % 15, g = i, arg = ~i; returns how many of the puts said they
+   were the first loss. */
+static int put_to(struct tracebuf *t, uint64_t from, uint64_t n)
+{
+    int first = 0;
+
+    for (uint64_t i = from; i < from + n; i++)
+        first += tracebuf_put(t, 100 + i, 1 + i % 15, i, ~(uint32_t)i);
+    return first;
+}
+
+static int put(uint64_t n)
+{
+    return put_to(&b, 0, n);
+}
+
+/* Event i as put_to made it, held by t as its event k? */
+static bool holds_in(const struct tracebuf *t, uint64_t k, uint64_t i)
+{
+    const struct trace_ev *e = tracebuf_at(t, k);
+
+    return e >= ev && e < ev + CAP && e->tsk == ((100 + i) << 8 |
+           (1 + i % 15)) && e->g == i && e->arg == ~(uint32_t)i;
+}
+
 static bool holds(uint64_t i)
 {
-    struct trace_ev *e = &b.ev[i & b.mask];
-
-    return e->tsk == ((100 + i) << 8 | (1 + i % 15)) && e->g == i &&
-           e->arg == ~(uint32_t)i;
+    return holds_in(&b, i, i);
 }
 
 TEST(stop_mode_keeps_the_first)
 {
-    tracebuf_init(&b, ev, CAP, false);
-    put(CAP - 1);
+    setup(4, 1, false);
+    CHECK(put(CAP - 1) == 0);
     CHECK(tracebuf_first(&b) == 0 && tracebuf_lost(&b) == 0);
     tracebuf_reset(&b);
-    put(CAP);
-    CHECK(b.n == CAP && tracebuf_lost(&b) == 0);
-    tracebuf_put(&b, 7, TEV_START, 1, 2);
-    tracebuf_put(&b, 8, TEV_START, 1, 2);
-    CHECK(b.n == CAP && tracebuf_lost(&b) == 2);
+    tracepool_reset(&pool);
+    CHECK(put(CAP) == 0);
+    CHECK(b.n == CAP && tracebuf_lost(&b) == 0 && tracebuf_seen(&b) == CAP);
+    CHECK(tracebuf_cap(&b) == CAP && b.nblk == CAP / 4);
+    /* The first drop says so, the next ones do not. */
+    CHECK(tracebuf_put(&b, 7, TEV_START, 1, 2));
+    CHECK(!tracebuf_put(&b, 8, TEV_START, 1, 2));
+    CHECK(b.n == CAP && tracebuf_lost(&b) == 2 && tracebuf_seen(&b) == CAP + 2);
     for (uint64_t i = 0; i < CAP; i++)
         CHECK(holds(i));
     tracebuf_reset(&b);
+    tracepool_reset(&pool);
     CHECK(b.n == 0 && tracebuf_lost(&b) == 0 && tracebuf_chunks(&b) == 0);
+    /* Emptied, it says so again. */
+    CHECK(put(3 * CAP) == 1 && tracebuf_lost(&b) == 2 * CAP);
+}
+
+/* Stop mode: the cores take blocks as they fill them, a busy one more
+   than its share, until the pool is empty. */
+TEST(stop_mode_shares_the_pool)
+{
+    setup(4, 2, false);
+    CHECK(put_to(&b, 0, 10) == 0 && b.nblk == 3);
+    CHECK(put_to(&b1, 500, 6) == 1 && b1.nblk == 1);
+    CHECK(tracebuf_lost(&b1) == 2 && tracebuf_seen(&b1) == 6);
+    CHECK(put_to(&b, 10, 5) == 1 && tracebuf_lost(&b) == 3 && b.n == 12);
+    for (uint64_t i = 0; i < 12; i++)
+        CHECK(holds_in(&b, i, i));
+    for (uint64_t i = 0; i < 4; i++)
+        CHECK(holds_in(&b1, i, 500 + i));
+    /* Their blocks are their own. */
+    CHECK(b1.blk[0] != b.blk[0] && b1.blk[0] != b.blk[1] &&
+          b1.blk[0] != b.blk[2]);
+    tracebuf_reset(&b);
+    tracebuf_reset(&b1);
+    tracepool_reset(&pool);
+    CHECK(put_to(&b1, 0, CAP) == 0 && put_to(&b, 0, 1) == 1);
 }
 
 TEST(wrap_mode_keeps_the_last)
 {
-    tracebuf_init(&b, ev, CAP, true);
-    put(CAP);
+    setup(4, 1, true);
+    CHECK(put(CAP) == 0);
     CHECK(tracebuf_first(&b) == 0 && tracebuf_lost(&b) == 0);
+    /* The first overwrite says so, the next ones do not. */
+    CHECK(put(1) == 1 && put(CAP) == 0);
     tracebuf_reset(&b);
-    put(3 * CAP + 5);
-    CHECK(b.n == 3 * CAP + 5);
+    CHECK(put(3 * CAP + 5) == 1);
+    CHECK(b.n == 3 * CAP + 5 && tracebuf_seen(&b) == 3 * CAP + 5);
     CHECK(tracebuf_first(&b) == 2 * CAP + 5);
     CHECK(tracebuf_lost(&b) == 2 * CAP + 5);
     for (uint64_t i = tracebuf_first(&b); i < b.n; i++)
         CHECK(holds(i));
+}
+
+/* Wrap mode: each core goes round its own share of the blocks. */
+TEST(wrap_mode_keeps_to_its_share)
+{
+    setup(4, 2, true);
+    CHECK(tracebuf_cap(&b) == CAP / 2 && tracebuf_cap(&b1) == CAP / 2);
+    CHECK(put_to(&b, 0, 3 * CAP) == 1 && put_to(&b1, 500, 5) == 0);
+    CHECK(tracebuf_first(&b) == 3 * CAP - CAP / 2 && tracebuf_lost(&b1) == 0);
+    for (uint64_t i = tracebuf_first(&b); i < b.n; i++)
+        CHECK(holds_in(&b, i, i) && tracebuf_at(&b, i) < ev + CAP / 2);
+    for (uint64_t i = 0; i < 5; i++)
+        CHECK(holds_in(&b1, i, 500 + i) && tracebuf_at(&b1, i) >= ev + CAP / 2);
 }
 
 static int b64val(char c)
@@ -119,8 +191,8 @@ TEST(chunk_lines_decode)
     uint8_t raw[TRACE_CHUNK_EVENTS * sizeof(struct trace_ev)];
     uint64_t got = 0;
 
-    tracebuf_init(&b, ev, CAP, true);
-    put(CAP + 7);               /* wrapped: the chunks cross the ring's end */
+    setup(4, 1, true);
+    put(CAP + 7);               /* wrapped: chunks cross blocks and the end */
     CHECK(tracebuf_chunks(&b) == (CAP + TRACE_CHUNK_EVENTS - 1) /
                                  TRACE_CHUNK_EVENTS);
     for (uint64_t i = 0; i < tracebuf_chunks(&b); i++) {
@@ -154,26 +226,86 @@ TEST(cmdline_values)
 
     cmdline_parse("trace=1 trace_buf=64");
     CHECK(cmdline_get("trace", &t) && cmdline_get("trace_buf", &s));
-    CHECK(tracecfg_parse(t, s, &c, err, sizeof err) == 0 && !err[0]);
+    CHECK(tracecfg_parse(t, s, 1024, &c, err, sizeof err) == 0 && !err[0]);
     CHECK(c.mode == TRACE_STOP && c.cap == 64 * 1024 / 16);
-    CHECK(tracecfg_parse("wrap", "100", &c, err, sizeof err) == 0);
+    CHECK(tracecfg_parse("wrap", "100", 1024, &c, err, sizeof err) == 0);
     CHECK(c.mode == TRACE_WRAP && c.cap == 4096);     /* 6400 rounded down */
-    CHECK(tracecfg_parse(NULL, NULL, &c, err, sizeof err) == 0);
+    CHECK(tracecfg_parse(NULL, NULL, 1024, &c, err, sizeof err) == 0);
     CHECK(c.mode == TRACE_OFF &&
-          c.cap == TRACE_BUF_DEFAULT_KIB * 1024 / 16);
-    CHECK(tracecfg_parse("off", NULL, &c, err, sizeof err) == 0 &&
+          c.cap == 1024 * 1024 / 16);
+    CHECK(tracecfg_parse("off", NULL, 1024, &c, err, sizeof err) == 0 &&
           c.mode == TRACE_OFF);
-    CHECK(tracecfg_parse("on", NULL, &c, err, sizeof err) == 0 &&
+    CHECK(tracecfg_parse("on", NULL, 1024, &c, err, sizeof err) == 0 &&
           c.mode == TRACE_STOP);
-    CHECK(tracecfg_parse("yes", "64", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("yes", "64", 1024, &c, err, sizeof err) < 0);
     CHECK(c.mode == TRACE_OFF && strstr(err, "trace=yes"));
-    CHECK(tracecfg_parse("1", "3", &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "3", 1024, &c, err, sizeof err) < 0);
     CHECK(c.mode == TRACE_STOP && strstr(err, "trace_buf=3") &&
-          c.cap == TRACE_BUF_DEFAULT_KIB * 1024 / 16);
-    CHECK(tracecfg_parse("1", "99999999999999999999", &c, err, sizeof err) < 0);
-    CHECK(tracecfg_parse("1", "-5", &c, err, sizeof err) < 0);
-    CHECK(tracecfg_parse("1", "", &c, err, sizeof err) < 0);
-    CHECK(tracecfg_parse("", NULL, &c, err, 8) < 0 && strlen(err) < 8);
+          c.cap == 1024 * 1024 / 16);
+    CHECK(tracecfg_parse("1", "99999999999999999999", 1024, &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "-5", 1024, &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("1", "", 1024, &c, err, sizeof err) < 0);
+    CHECK(tracecfg_parse("", NULL, 1024, &c, err, 8) < 0 && strlen(err) < 8);
+    /* The default, rounded down to a power of two of events, and kept
+       within the bounds whatever the caller passes. */
+    CHECK(tracecfg_parse("1", NULL, 100, &c, err, sizeof err) == 0 &&
+          c.cap == 4096);
+    CHECK(tracecfg_parse("1", NULL, 1, &c, err, sizeof err) == 0 &&
+          c.cap == TRACE_BUF_MIN_KIB * 1024 / 16);
+    CHECK(tracecfg_parse("1", NULL, 1ULL << 40, &c, err, sizeof err) == 0 &&
+          c.cap == (uint64_t)TRACE_BUF_MAX_KIB * 1024 / 16);
+    CHECK(tracecfg_parse("1", "2", 16384, &c, err, sizeof err) < 0 &&
+          strstr(err, "16384 KiB per core") && c.cap == 16384 * 1024 / 16);
+}
+
+/* An eighth of memory, 64 MiB at most, shared evenly by the cores. */
+TEST(default_size)
+{
+    const uint64_t gib = 1024 * 1024;   /* in KiB */
+
+    CHECK(tracecfg_default_kib(gib, 1) == 65536);
+    CHECK(tracecfg_default_kib(gib, 2) == 32768);
+    CHECK(tracecfg_default_kib(gib, 4) == 16384);
+    CHECK(tracecfg_default_kib(gib - 2048, 4) == 16384);
+    CHECK(tracecfg_default_kib(gib, 8) == 8192);
+    CHECK(tracecfg_default_kib(gib, 64) == 1024);
+    CHECK(tracecfg_default_kib(16 * gib, 4) == 16384);
+    CHECK(tracecfg_default_kib(gib / 4, 4) == 8192);
+    CHECK(tracecfg_default_kib(1024, 8) == 16);
+    CHECK(tracecfg_default_kib(128, 8) == TRACE_BUF_MIN_KIB);
+    CHECK(tracecfg_default_kib(gib, 0) == 65536);
+}
+
+/* The size an overflow message proposes: the least that would have kept
+   the events, in whole blocks of a shared pool (stop) or in each core's
+   own share (wrap). */
+TEST(size_that_keeps_them)
+{
+    const uint64_t max = (uint64_t)TRACE_BUF_MAX_KIB * 1024 / 16;
+    uint64_t one[1] = { 256 }, four[4] = { 700000, 500000, 450000, 400000 };
+    uint64_t skew[2] = { 257, 0 }, blocks[2] = { 4097, 4097 };
+
+    CHECK(tracecfg_block(256) == 256 && tracecfg_block(1 << 20) == 4096);
+    CHECK(tracecfg_kib_to_keep(one, 1, false) == 4);
+    one[0] = 257;
+    CHECK(tracecfg_kib_to_keep(one, 1, false) == 8);
+    CHECK(tracecfg_kib_to_keep(one, 1, true) == 8);
+    /* 2.05 million events over 4 cores: 8 MiB a core holds them pooled,
+       wrapping each core needs 16 MiB for its 700,000. */
+    CHECK(tracecfg_kib_to_keep(four, 4, false) == 8192);
+    CHECK(tracecfg_kib_to_keep(four, 4, true) == 16384);
+    /* One busy core draws on the idle one's share. */
+    CHECK(tracecfg_kib_to_keep(skew, 2, false) == 4);
+    CHECK(tracecfg_kib_to_keep(skew, 2, true) == 8);
+    /* Partial blocks count whole: 2 x 4,097 events take 4 blocks of
+       4,096, which 2 shares of 64 KiB (a block each) do not have. */
+    CHECK(tracecfg_kib_to_keep(blocks, 2, false) == 128);
+    one[0] = max;
+    CHECK(tracecfg_kib_to_keep(one, 1, true) == TRACE_BUF_MAX_KIB);
+    one[0] = max + 1;
+    CHECK(tracecfg_kib_to_keep(one, 1, false) == 0);
+    one[0] = UINT64_MAX / 2;
+    CHECK(tracecfg_kib_to_keep(one, 1, true) == 0);
 }
 
 /* The dump the Python decoder's test reads: 2 cores, core 0 stopped
@@ -181,14 +313,18 @@ TEST(cmdline_values)
 TEST(write_dump_for_the_decoder)
 {
     static struct trace_ev e0[CAP], e1[CAP];
+    static uint32_t k0[1], k1[1];
+    struct tracepool p0, p1;
     struct tracebuf b0, b1;
     char line[TRACE_LINE_MAX];
     FILE *f = fopen("build/host/test-logs/tracebuf.dump", "w");
 
     if (!CHECK(f))
         return;
-    tracebuf_init(&b0, e0, CAP, false);
-    tracebuf_init(&b1, e1, CAP, true);
+    tracepool_init(&p0, e0, CAP, 1);
+    tracepool_init(&p1, e1, CAP, 1);
+    tracebuf_init(&b0, &p0, k0, 0, 1, false);
+    tracebuf_init(&b1, &p1, k1, 0, 1, true);
     /* Core 0: G 5 created by G 1, started, parks on reason 2; core 1:
        readies it, and after its wrap only the tail is kept. */
     tracebuf_put(&b0, 1000, TEV_CREATE, 5, 1);

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """tracepy_test.py - host test of tools/run/trace.py's decoder: the dump that
 tests/host/exectrace_buf_test.c wrote with the kernel's encoder decodes to the
-events it put, and every damaged copy of it (cut at any point, a chunk
-changed, dropped, repeated, or random bytes flipped) is either still a
-whole dump or a TraceError naming the problem, never a crash.  Prints
-TEST lines and the total, as the C host tests do (the runner runs it
-after exectrace_buf_test)."""
+events it put, its summary states each core's kept and lost events and the
+trace_buf= that keeps them, and every damaged copy of it (cut at any point,
+a chunk changed, dropped, repeated, or random bytes flipped) is either still
+a whole dump or a TraceError naming the problem, never a crash.  In a dump
+made here, a stop-mode core that got no block of the pool ends the checked
+window where the last block was taken.  Prints TEST lines and the total, as
+the C host tests do (the runner runs it after exectrace_buf_test)."""
+import base64
 import io
 import json
 import os
 import random
 import sys
 import tempfile
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "run"))
 import trace as T   # noqa: E402  (tools/run/trace.py)
@@ -73,6 +77,64 @@ def decodes_the_c_dump():
     out = io.StringIO()
     T.summary(segs, out)
     assert "scheduling latency" not in out.getvalue() or True
+
+
+@case
+def summary_states_the_losses():
+    out = io.StringIO()
+    T.summary(parse_bytes(original()), out)
+    text = out.getvalue()
+    for want in ("32 events, 20 lost, 2 cores",
+                 "events kept/lost per core: core 0 16/3, core 1 16/17\n",
+                 "trace_buf=4 (KiB per core) keeps them all",
+                 "Gs created, by creator: G 1 1\n"):
+        assert want in text, "no %r in the summary:\n%s" % (want, text)
+    # The cases of exectrace_buf_test's size_that_keeps_them.
+    four = [700000, 500000, 450000, 400000]
+    assert T.kib_to_keep([256], False) == 4 and T.kib_to_keep([257], True) == 8
+    assert T.kib_to_keep(four, False) == 8192
+    assert T.kib_to_keep(four, True) == 16384
+    assert T.kib_to_keep([257, 0], False) == 4
+    assert T.kib_to_keep([257, 0], True) == 8
+    assert T.kib_to_keep([4097, 4097], False) == 128
+    assert T.kib_to_keep([1 << 24], True) == 262144
+    assert T.kib_to_keep([(1 << 24) + 1], False) is None
+
+
+def make_dump(cap, cores):
+    """A dump of one stop-mode segment, as the kernel writes it; cores:
+    a (events, lost) pair per core, each event (ts, type, g, arg)."""
+    out = ["TRACE BEGIN v=1 seg=0 cores=%d hz=1000000 mode=stop cap=%d"
+           % (len(cores), cap), "TRACE REASONS ;a;b"]
+    total = 0
+    for c, (evs, lost) in enumerate(cores):
+        chunks = [evs[i:i + 6] for i in range(0, len(evs), 6)]
+        out.append("TRACE CORE %d events=%d lost=%d chunks=%d"
+                   % (c, len(evs), lost, len(chunks)))
+        for i, ch in enumerate(chunks):
+            raw = b"".join(T.EVENT.pack(ts << 8 | t, g, a) for ts, t, g, a in ch)
+            out.append("TRACE D %d %d %s %08x" % (
+                c, i, base64.b64encode(raw).decode(), zlib.crc32(raw)))
+        total += len(chunks)
+    out.append("TRACE END seg=0 lines=%d" % total)
+    return ("\n".join(out) + "\n").encode()
+
+
+@case
+def pool_taken_ends_the_window():
+    # Core 0 took both blocks of 4 (cap 4, 2 cores); core 1 got none and
+    # lost its events from the last take (ts 1040) on: among them the
+    # ready of G 5, so G 5's start at 1060 must not be checked.
+    core0 = [(1000, T.CREATE, 5, 1), (1010, T.START, 5, 0),
+             (1020, T.STOP_PARK, 5, 1), (1030, T.MARK, 0, 0),
+             (1040, T.MARK, 0, 1), (1060, T.START, 5, 0)]
+    segs = parse_bytes(make_dump(4, [(core0, 0), ([], 2)]))
+    assert T.window(segs[0]) == (None, 1040), T.window(segs[0])
+    assert T.check_states(segs[0]) == [], T.check_states(segs[0])
+    # Had core 1 lost nothing, that start would be an error.
+    segs = parse_bytes(make_dump(4, [(core0, 0), ([], 0)]))
+    assert T.window(segs[0]) == (None, None)
+    assert any("waiting" in e for e in T.check_states(segs[0]))
 
 
 @case

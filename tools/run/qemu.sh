@@ -14,6 +14,9 @@
 # monitor on a Unix socket at PATH (the test runner's screendump).
 # GDBPORT=N starts the machine stopped, before its first instruction,
 # with QEMU's gdb stub on 127.0.0.1:N (tools/run/gdb.sh connects gdb to it).
+# TRACE_FILE=PATH gives the machine its host channel (kernel/hostchan.h):
+# a virtio console whose port QEMU writes to PATH, where the execution
+# tracer then dumps instead of on the serial console (tools/run/trace.sh).
 #
 # NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
@@ -132,6 +135,11 @@ monitor=none
 [ -z "${MONITOR:-}" ] || monitor=unix:$MONITOR,server=on,wait=off
 gdb_opt=()
 [ -z "${GDBPORT:-}" ] || gdb_opt=(-gdb "tcp:127.0.0.1:$GDBPORT" -S)
+chan_opt=()
+[ -z "${TRACE_FILE:-}" ] ||
+    chan_opt=(-device virtio-serial-pci,max_ports=1
+              -chardev "file,id=hostchan,path=$TRACE_FILE"
+              -device virtconsole,chardev=hostchan)
 
 # efi_disk LOADER FIRMWARE_VARS: sets disk and vars for a firmware boot of
 # $image (a disk image, or a kernel ELF made into one for this boot).
@@ -188,7 +196,7 @@ x86_64|x86_64-efi)
     qemu-system-x86_64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
         -display none -serial stdio -monitor "$monitor" -no-reboot "${net_opt[@]}" \
-        -device isa-debug-exit,iobase=0xf4,iosize=1 "${gdb_opt[@]}"
+        -device isa-debug-exit,iobase=0xf4,iosize=1 "${chan_opt[@]}" "${gdb_opt[@]}"
     rc=$?
     set -e
     # isa-debug-exit makes QEMU exit with (status << 1) | 1.
@@ -218,7 +226,8 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     qemu-system-aarch64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
         -display none -serial stdio -monitor "$monitor" -no-reboot \
-        "${net_opt[@]}" -semihosting-config enable=on,target=native "${gdb_opt[@]}"
+        "${net_opt[@]}" -semihosting-config enable=on,target=native "${chan_opt[@]}" \
+        "${gdb_opt[@]}"
     rc=$?
     set -e
     # Spindle exits through semihosting with (status << 1) | 1, as on x86.

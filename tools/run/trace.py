@@ -51,6 +51,8 @@ PRIO = {CREATE: 0, STOP_YIELD: 1, STOP_PREEMPT: 1, STOP_GOSCHED: 1,
         STOP_PARK: 1, STOP_EXIT: 1, READY: 2, READY_TIMER: 2, READY_NET: 2,
         STEAL: 3, START: 5}
 EVENT = struct.Struct("<QII")
+# sched/exectrace_buf.h's sizes.
+EVENT_BYTES, BUF_MIN_KIB, BUF_MAX_KIB, BLOCK_EVENTS = 16, 4, 262144, 4096
 
 
 class TraceError(Exception):
@@ -239,6 +241,15 @@ def window(seg):
             start = evs[0][0] if start is None else max(start, evs[0][0])
         else:
             end = evs[-1][0] if end is None else min(end, evs[-1][0])
+    if seg.mode != "wrap" and any(seg.lost.get(c) and not seg.events.get(c)
+                                  for c in range(seg.ncores)):
+        # A core that holds nothing lost its first event once the pool's
+        # last block was taken, at that block's first event.
+        block = min(seg.cap, BLOCK_EVENTS)
+        taken = [evs[(len(evs) - 1) // block * block][0]
+                 for evs in seg.events.values() if evs]
+        if taken:
+            end = max(taken) if end is None else min(end, max(taken))
     return start, end
 
 
@@ -342,8 +353,15 @@ def to_json(segs):
     hz = segs[0].hz
     ncores = max(s.ncores for s in segs)
 
+    # Times in whole ns from the origin, shown as us with 3 decimals:
+    # integers, since round(x, 3) costs more than the rest of an event.
+    per_ns = 1e9 / hz
+
+    def ns(ts):
+        return int((ts - origin) * per_ns + 0.5)
+
     def us(ts):
-        return round((ts - origin) * 1e6 / hz, 3)
+        return ns(ts) / 1000
 
     def meta(pid, tid, name, sort):
         out.append(dict(ph="M", pid=pid, tid=tid, name="thread_name",
@@ -365,8 +383,9 @@ def to_json(segs):
     flow = [0]
 
     def slice_(pid, tid, name, t0, t1, **args):
-        out.append(dict(ph="X", pid=pid, tid=tid, name=name, ts=us(t0),
-                        dur=max(round(us(t1) - us(t0), 3), 0.001), args=args))
+        n0 = ns(t0)
+        out.append(dict(ph="X", pid=pid, tid=tid, name=name, ts=n0 / 1000,
+                        dur=max(ns(t1) - n0, 1) / 1000, args=args))
 
     def arrow(name, c0, t0, c1, t1):
         flow[0] += 1
@@ -459,12 +478,42 @@ def to_json(segs):
 
 # ---- The summary (go tool trace's goroutine analysis) -------------------
 
+def kib_to_keep(seen, wrap):
+    """The least trace_buf= (KiB a core) that would have kept the seen[c]
+    events of each core (tracecfg_kib_to_keep): in wrap mode each core's
+    share holds its own, in stop mode the pool holds every core's in whole
+    blocks.  None if even the largest would not."""
+    kib = BUF_MIN_KIB
+    while kib <= BUF_MAX_KIB:
+        cap = kib * 1024 // EVENT_BYTES
+        block = min(cap, BLOCK_EVENTS)
+        if wrap:
+            if max(seen) <= cap:
+                return kib
+        elif sum(-(-n // block) for n in seen) <= len(seen) * (cap // block):
+            return kib
+        kib *= 2
+    return None
+
+
 def summary(segs, out=sys.stdout):
     hz = segs[0].hz
     per = {}                    # g -> [running, runnable, blocked] cycles
     lat = []                    # runnable -> running waits, cycles
+    creators = {}               # creator (0: the scheduler) -> Gs created
     nev = sum(len(e) for s in segs for e in s.events.values())
     lost = sum(sum(s.lost.values()) for s in segs)
+    ncores = max(s.ncores for s in segs)
+    kept_c, lost_c, kib = [0] * ncores, [0] * ncores, BUF_MIN_KIB
+    for seg in segs:
+        seen = []
+        for c in range(seg.ncores):
+            n, l = len(seg.events.get(c, ())), seg.lost.get(c, 0)
+            kept_c[c] += n
+            lost_c[c] += l
+            seen.append(n + l)
+        need = kib_to_keep(seen, seg.mode == "wrap")
+        kib = max(kib, need) if kib and need else None
     span = 0
     for seg in segs:
         since = {}
@@ -472,6 +521,8 @@ def summary(segs, out=sys.stdout):
         last = max((e[-1][0] for e in seg.events.values() if e), default=0)
         span += last - first
         for ts, t, g, a, c in merged(seg):
+            if t == CREATE:
+                creators[a] = creators.get(a, 0) + 1
             acc = per.setdefault(g, [0, 0, 0]) if g else None
             prev = since.get(g)
             if t in (CREATE, START) or t in STOPS or t in READIES:
@@ -496,11 +547,22 @@ def summary(segs, out=sys.stdout):
         return c * 1e3 / hz
     p = lambda *a: print(*a, file=out)
     p("trace: %d segment(s), %d events, %d lost, %d cores, %.3f ms traced, "
-      "%d Gs" % (len(segs), nev, lost, max(s.ncores for s in segs), ms(span),
-                 len(per)))
+      "%d Gs" % (len(segs), nev, lost, ncores, ms(span), len(per)))
+    p("events kept/lost per core: " +
+      ", ".join("core %d %d/%d" % (c, kept_c[c], lost_c[c])
+                for c in range(ncores)))
     if lost:
-        p("trace: events were lost (a full buffer): the picture has gaps; "
-          "a larger trace_buf= (KiB per core) or trace=wrap keeps more")
+        p("trace: events were lost (a full buffer): the picture has gaps; " +
+          ("trace_buf=%d (KiB per core) keeps them all" % kib if kib else
+           "more than trace_buf=%d holds them; sp_trace_flush() calls cut "
+           "the run into segments" % BUF_MAX_KIB) +
+          ", trace=wrap keeps the last")
+    top = sorted(creators.items(), key=lambda kv: -kv[1])
+    if top:
+        p("Gs created, by creator: " +
+          ", ".join("%s %d" % ("G %d" % g if g else "the scheduler", n)
+                    for g, n in top[:8]) +
+          (", ... %d more creators" % (len(top) - 8) if len(top) > 8 else ""))
     tot = [sum(v[k] for v in per.values()) for k in range(3)]
     p("all Gs: running %.3f ms, runnable (scheduling latency) %.3f ms, "
       "blocked %.3f ms" % (ms(tot[0]), ms(tot[1]), ms(tot[2])))
@@ -778,7 +840,8 @@ def main(argv):
         segs = parse(args.src)
         if args.cmd == "json":
             with open(args.out, "w") as f:
-                json.dump(to_json(segs), f, separators=(",", ":"))
+                # One string: json.dumps encodes in C, json.dump in Python.
+                f.write(json.dumps(to_json(segs), separators=(",", ":")))
             if not args.quiet:
                 summary(segs)
         elif args.cmd == "summary":
