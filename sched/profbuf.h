@@ -91,12 +91,14 @@ void profbuf_reset(struct profbuf *b);
 /*
  * Owner only: records one sample of `weight` periods (at least 1, at
  * most 2^32 - 1: the caller clamps) with pcs[0..depth), depth at most
- * PROF_DEPTH.  False if it did not fit (counted in lost).
+ * PROF_DEPTH.  False if it did not fit (counted in lost).  Always
+ * inlined: the sampler, which no sanitizer instruments (profile.c), calls
+ * it, and an inline function is instrumented as its caller is.
  */
-static inline bool profbuf_put(struct profbuf *b, uint32_t weight,
-                               unsigned kind, unsigned flags, uint64_t goid,
-                               uint64_t gfn, uint64_t link,
-                               const uint64_t *pcs, unsigned depth)
+static inline __attribute__((always_inline)) bool
+profbuf_put(struct profbuf *b, uint32_t weight, unsigned kind, unsigned flags,
+            uint64_t goid, uint64_t gfn, uint64_t link, const uint64_t *pcs,
+            unsigned depth)
 {
     uint64_t *r;
 
