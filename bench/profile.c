@@ -3,10 +3,11 @@
  *
  * 100,000 samples of the caller's own stack (prof_sample_bench, from
  * sched/profile.h): the profiler's work in a timer interrupt, less the
- * interrupt itself - finding the stack, walking the frame chain, reading
+ * interrupt itself - reading the clocks (the hosted build's run clock is
+ * a system call), finding the stack, walking the frame chain, reading
  * the link, storing the record - with interrupts off as there.  The
- * frame chain is this benchmark's depth in the image (main's G: about
- * six frames).
+ * frame chain is this benchmark's depth in the image (main's G: seven
+ * or eight frames).
  */
 #include <stdio.h>
 #include <spindle/time.h>

@@ -194,28 +194,17 @@ static PROF_NOSAN uint64_t link_of(uintptr_t lr, uintptr_t sp, uintptr_t hi)
     return v >= (uintptr_t)__text_start && v < (uintptr_t)__text_end ? v : 0;
 }
 
-/* sample's work, once the core's sample is its own: the weight from the
-   run clock since the last one, then the record if it is not 0. */
-static PROF_NOSAN void take(struct m *m, struct profcore *pc_, uintptr_t pc,
-                            uintptr_t fp, uintptr_t sp, uintptr_t lr,
-                            unsigned flags)
+/* Records a sample of n periods of what m's core runs, the registers
+   those of the interrupted code (pc 0: none). */
+static PROF_NOSAN void record(struct m *m, struct profbuf *b, uint64_t n,
+                              uintptr_t pc, uintptr_t fp, uintptr_t sp,
+                              uintptr_t lr, unsigned flags)
 {
-    uint64_t pcs[PROF_DEPTH], due = m->prof_due, now, run, n, link = 0;
+    uint64_t pcs[PROF_DEPTH], link = 0;
     unsigned kind = PROF_HALT, depth = 0;
     struct g *gp = NULL;
     uintptr_t lo, hi;
 
-    if (!due || (now = arch_cycles()) < due)
-        return;
-    /* The next grid point after now. */
-    m->prof_due = now + prof.period - (now - due) % prof.period;
-    run = arch_run_clock();
-    if (!pc_->ran)
-        pc_->ran = run - ((now - due) / prof.period + 1) * prof.period;
-    n = (run - pc_->ran) / prof.period;
-    pc_->ran += n * prof.period;
-    if (!n)
-        return;
     if (!__atomic_load_n(&m->halted, __ATOMIC_RELAXED)) {
         gp = stack_of(m->cpu, sp, &lo, &hi);
         depth = unwind(pc, fp, lo, hi, pcs);
@@ -231,9 +220,30 @@ static PROF_NOSAN void take(struct m *m, struct profcore *pc_, uintptr_t pc,
         if (kind == PROF_IRQ && !gp)
             gp = __atomic_load_n(&m->curg, __ATOMIC_RELAXED);
     }
-    profbuf_put(&pc_->buf, n > 0xffffffffu ? 0xffffffffu : (uint32_t)n,
-                kind, flags, gp ? gp->goid : 0, gp ? (uintptr_t)gp->fn : 0,
-                link, pcs, depth);
+    profbuf_put(b, n > 0xffffffffu ? 0xffffffffu : (uint32_t)n, kind, flags,
+                gp ? gp->goid : 0, gp ? (uintptr_t)gp->fn : 0, link, pcs,
+                depth);
+}
+
+/* sample's work, once the core's sample is its own: the weight from the
+   run clock since the last one, then the record if it is not 0. */
+static PROF_NOSAN void take(struct m *m, struct profcore *pc_, uintptr_t pc,
+                            uintptr_t fp, uintptr_t sp, uintptr_t lr,
+                            unsigned flags)
+{
+    uint64_t due = m->prof_due, now, run, n;
+
+    if (!due || (now = arch_cycles()) < due)
+        return;
+    /* The next grid point after now. */
+    m->prof_due = now + prof.period - (now - due) % prof.period;
+    run = arch_run_clock();
+    if (!pc_->ran)
+        pc_->ran = run - ((now - due) / prof.period + 1) * prof.period;
+    n = (run - pc_->ran) / prof.period;
+    pc_->ran += n * prof.period;
+    if (n)
+        record(m, &pc_->buf, n, pc, fp, sp, lr, flags);
 }
 
 /* Records one sample of what this core runs if one is due, with the
@@ -291,25 +301,22 @@ void prof_irq_done(struct m *m, uintptr_t handler)
 int prof_sample_bench(long n)
 {
     static uint64_t scratch[PROF_HDR + PROF_DEPTH];
-    struct profbuf b;
     unsigned long f = arch_irq_save();
     struct m *m = this_cpu()->m;
-    uint64_t pcs[PROF_DEPTH];
-    unsigned depth = 0;
+    struct profbuf b;
 
     profbuf_init(&b, scratch, PROF_HDR + PROF_DEPTH);
     for (long i = 0; i < n; i++) {
-        uintptr_t fp = arch_frame_address(), lo, hi;
-        struct g *gp = stack_of(m->cpu, fp, &lo, &hi);
+        uintptr_t fp = arch_frame_address();
 
-        depth = unwind((uintptr_t)&prof_sample_bench, fp, lo, hi, pcs);
+        /* take's clock reads, then its record. */
+        (void)arch_cycles();
+        (void)arch_run_clock();
         profbuf_reset(&b);
-        profbuf_put(&b, 1, gp ? PROF_G : PROF_SCHED, 0, gp ? gp->goid : 0,
-                    gp ? (uintptr_t)gp->fn : 0, link_of(0, fp, hi), pcs,
-                    depth);
+        record(m, &b, 1, (uintptr_t)prof_sample_bench, fp, fp, 0, 0);
     }
     arch_irq_restore(f);
-    return (int)depth;
+    return (int)prof_depth(b.w);
 }
 
 /* ---- Starting and stopping --------------------------------------------- */
