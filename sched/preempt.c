@@ -157,7 +157,11 @@ void timer_interrupt(struct trapframe *tf)
     gp = m->curg;
     if (!gp) {
         prof_irq_exit(pm, (uintptr_t)timer_interrupt);
-        core_timer_arm(m, next);
+        /* g0: a halted core is not woken for the profiler (profile.c) */
+        if (__atomic_load_n(&m->halted, __ATOMIC_RELAXED))
+            core_timer_gap(m, next);
+        else
+            core_timer_arm(m, next);
         return;
     }
     if (!wakeq_empty(m->p))

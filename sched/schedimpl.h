@@ -189,10 +189,11 @@ long sched_setting(const char *key, long min, long max, long def,
 
 extern uint64_t timer_gap;      /* cycles; see preempt.c */
 
-/* The earlier of two arch_cycles() deadlines, where 0 means none. */
+/* The earlier of two arch_cycles() deadlines, where 0 means none:
+   without a branch, 0 - 1 being the latest deadline there is. */
 static inline uint64_t earliest(uint64_t a, uint64_t b)
 {
-    return !a ? b : !b ? a : a < b ? a : b;
+    return (a - 1 < b - 1 ? a - 1 : b - 1) + 1;
 }
 
 /* Sets the core timer to `deadline` unless it already fires sooner; for
@@ -206,18 +207,23 @@ static inline void core_timer_set(struct m *m, uint64_t deadline)
     }
 }
 
-/* core_timer_set for a core that runs Gs: no sooner than timer_gap after
-   its last timer interrupt (preempt.c, "Interrupt moderation"), and no
-   later than the profiler's next sample unless the core is halted (a
-   halted core is charged its sleep when it wakes: profile.c). */
-static inline void core_timer_arm(struct m *m, uint64_t deadline)
+/* core_timer_set, no sooner than timer_gap after the core's last timer
+   interrupt (preempt.c, "Interrupt moderation"). */
+static inline void core_timer_gap(struct m *m, uint64_t deadline)
 {
-    if (__builtin_expect(m->prof_due != 0, 0) &&
-        !__atomic_load_n(&m->halted, __ATOMIC_RELAXED))
-        deadline = earliest(deadline, m->prof_due);
     if (deadline && deadline < m->irq_at + timer_gap)
         deadline = m->irq_at + timer_gap;
     core_timer_set(m, deadline);
+}
+
+/* core_timer_gap for a core that runs Gs or looks for work, no later
+   than the profiler's next sample (m->prof_due, 0 while the core does
+   not sample: profile.c).  A halted core is not woken for a sample but
+   charged its sleep when it wakes: a timer interrupt in the halt arms
+   core_timer_gap. */
+static inline void core_timer_arm(struct m *m, uint64_t deadline)
+{
+    core_timer_gap(m, earliest(deadline, m->prof_due));
 }
 
 /* time.c: reads the wall clock once. */
