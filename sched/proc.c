@@ -938,6 +938,7 @@ SP_UNSPLIT void sched_start(void (*main_fn)(void *))
     }
     arch_irq_save();
     c->m = sched.allm[c->id];
+    prof_core_start(c->m);
     if (ARCH_TLS_VARIANT)
         arch_tp_set(c->m->core_tp);
     __atomic_add_fetch(&nstarted, 1, __ATOMIC_RELEASE);

@@ -90,8 +90,8 @@
 struct profcore {
     struct profbuf buf;
     uint64_t ran;               /* arch_run_clock() up to which samples
-                                   have charged the core's time; 0 before
-                                   its first sample (owner only) */
+                                   have charged the core's time (owner
+                                   only) */
     bool busy;                  /* a sample is being taken (owner only) */
 };
 
@@ -238,8 +238,6 @@ static PROF_NOSAN void take(struct m *m, struct profcore *pc_, uintptr_t pc,
     /* The next grid point after now. */
     m->prof_due = now + prof.period - (now - due) % prof.period;
     run = arch_run_clock();
-    if (!pc_->ran)
-        pc_->ran = run - ((now - due) / prof.period + 1) * prof.period;
     n = (run - pc_->ran) / prof.period;
     pc_->ran += n * prof.period;
     if (n)
@@ -344,13 +342,28 @@ static bool alloc_cores(void)
     return true;
 }
 
-/* On each core: sample from now on, the timer armed for it. */
+/* This core samples from now on; interrupts off. */
+static void start_core(struct m *m)
+{
+    prof.core[m->cpu->id]->ran = arch_run_clock();
+    m->prof_due = arch_cycles() + prof.period;
+}
+
+void prof_core_start(struct m *m)
+{
+    /* Set by prof_init before sched.ready's release, which this core
+       has acquired. */
+    if (__atomic_load_n(&prof.hz, __ATOMIC_RELAXED))
+        start_core(m);
+}
+
+/* The cross-core call of a start: the timer armed for it too. */
 static void start_own(void *arg)
 {
     unsigned long f = arch_irq_save();
     struct m *m = this_cpu()->m;
 
-    m->prof_due = arch_cycles() + prof.period;
+    start_core(m);
     core_timer_arm(m, m->prof_due);
     arch_irq_restore(f);
 }
@@ -371,10 +384,8 @@ static int ready(long hz)
         return -EBUSY;
     if (!alloc_cores())
         return -ENOMEM;
-    for (int i = 0; i < ncpu; i++) {
+    for (int i = 0; i < ncpu; i++)
         profbuf_reset(&prof.core[i]->buf);
-        prof.core[i]->ran = 0;
-    }
     __atomic_store_n(&prof.hz, hz, __ATOMIC_RELAXED);
     prof.period = arch_cycles_hz() / hz ? arch_cycles_hz() / hz : 1;
     if (!prof.exit_hook) {
@@ -410,19 +421,15 @@ void prof_init(void)
 {
     const char *hz = NULL, *buf = NULL;
     char err[128];
-    uint64_t first;
 
     cmdline_get("profile", &hz);
     cmdline_get("profile_buf", &buf);
     if (profcfg_parse(hz, buf, &prof.cfg, err, sizeof err) < 0)
         printk("profile: %s\n", err);
+    /* Each core starts itself in prof_core_start, and arms its timer
+       for its first sample when it starts its first G. */
     if (!prof.cfg.hz || ready(prof.cfg.hz) < 0)
         return;
-    /* No core runs Gs yet: each arms its timer for this when it starts
-       its first G. */
-    first = arch_cycles() + prof.period;
-    for (int i = 0; i < ncpu; i++)
-        sched.allm[i]->prof_due = first;
     printk("profile: sampling every core at %ld Hz, %lu KiB per core, "
            "dumped at exit\n", prof.hz,
            (unsigned long)(prof.cfg.words * 8 >> 10));

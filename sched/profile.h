@@ -20,8 +20,12 @@ struct trapframe;
 
 /* Boot core, in sched_init once the Ms exist and before any core enters
    the scheduler: reads profile= and profile_buf=, and with a rate there
-   starts every core sampling. */
+   readies the buffers for prof_core_start. */
 void prof_init(void);
+
+/* Each core as it enters the scheduler (sched_start), interrupts off:
+   with profile= a rate, starts this core sampling. */
+void prof_core_start(struct m *m);
 
 /*
  * The timer interrupt's sample (preempt.c, with interrupts off): if this
