@@ -21,7 +21,7 @@
  * charges the wrong one, and at 8 ms rounds those boundaries alone
  * moved the ratio by 4% (one standard deviation).  WINDOW_MS of 4 s: at
  * 2 s, aarch64 at 4 cores, whose vCPUs stall longest on the emulator's
- * lock, spread 2.76-3.20 in 14 boots; at 4 s, 2.89-3.05 in 10.  (The
+ * lock, spread 2.72-3.20 in some 40 boots; at 4 s, 2.89-3.05 in 10.  (The
  * hosted build charges a core thread's CPU time, which the host's
  * descheduling does not move.)
  *
