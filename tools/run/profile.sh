@@ -14,10 +14,13 @@
 set -u
 arch=$1 image=$2 smp=$3 out=$4 hz=$5
 shift 5
+# The hosted builds write the dump to a file of their own.
 src=$out.log pargs=()
-case $arch in
-hosted*) src=$out.prof pargs=("profile_file=$out.prof"); rm -f "$src" ;;
-esac
+if [[ $arch == hosted* ]]; then
+    src=$out.prof
+    pargs=("profile_file=$src")
+    rm -f "$src"
+fi
 mkdir -p "$(dirname "$out")"
 # The kernel's keys come before "--": put ours first.
 tools/run/qemu.sh "$arch" "$image" "$smp" "profile=$hz" "${pargs[@]}" "$@" < /dev/null |
