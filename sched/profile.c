@@ -5,24 +5,27 @@
  * that tools/run/pprof.py turns into a pprof profile and folded stacks.
  *
  * When.  Each core keeps m->prof_due, the cycle count at which its next
- * sample is due, on a grid of `period` cycles.  While it runs Gs its one
- * timer is armed no later than that (core_timer_arm, schedimpl.h), beside
- * its slice end and its timers.  A sample is taken at the first
- * interrupt at or after the due time and stands for every grid point
- * passed since the last one (its weight), so late interrupts, timergap's
- * moderation and the host's descheduling of a vCPU lose no time: each
- * core's weights add up to the time it was sampled, and pprof's
+ * sample is due, on a grid of `period` cycles, from prof_core_start on.
+ * While it runs Gs its one timer is armed no later than that
+ * (core_timer_arm, schedimpl.h), beside its slice end and its timers.  A
+ * sample is taken at the first interrupt at or after the due time, and
+ * its weight is the whole periods the core's run clock (arch_run_clock:
+ * the cycle counter on bare metal, the core thread's CPU time hosted)
+ * advanced since the last one, the remainder carried: late interrupts,
+ * timergap's moderation and a vCPU the host descheduled lose no time,
+ * each core's weights add up to the time it ran, and pprof's
  * cpu/nanoseconds is weight * period.  A halted core is not woken to be
- * sampled: its sleep is charged to idle when it wakes (prof_woken), as one
- * sample of the periods it slept.
+ * sampled: its sleep is charged to idle when it wakes (prof_woken), as
+ * one sample of the periods it slept.
  *
  * Where interrupts were off.  Spindle masks interrupts in software (arch/
  * arch_impl.h): an interrupt that arrives while the core's mask is set is
  * noted and taken later, but its arrival still stops the core at the very
  * instruction the mask covers, with the registers in hand.  The arch
- * calls prof_interrupt there (x86_64 and aarch64 for a masked arrival;
- * the hosted build for a signal that comes while masked, or inside libc
- * where it may not act), so time with interrupts off (the scheduler, a
+ * calls prof_interrupt there (x86_64 for the timer's masked arrival,
+ * aarch64 for any, as it does not acknowledge a held one; the hosted
+ * build for a timer signal that comes while masked, or inside libc where
+ * it may not act), so time with interrupts off (the scheduler, a
  * spinlock's section, newproc, timer functions) is attributed where it
  * was spent, flagged PROF_IRQOFF (pprof label irqs=off).  What the
  * hardware itself holds off (IF or PSTATE.I clear: only interrupt
@@ -48,7 +51,11 @@
  * page), 8-byte aligned, above the one before; anything else ends the
  * walk.  A stack pointer on no known stack gives the program counter
  * alone.  Code without frame pointers (hand-written assembly, the host's
- * glibc) makes a short or wrong chain, never a fault.
+ * glibc) makes a short or wrong chain, never a fault.  A leaf that keeps
+ * no frame record (gcc makes none for a function without stack use,
+ * frame pointers or not) would lose its caller: the sample keeps its
+ * link (profbuf.h), which tools/run/pprof.py splices in where the
+ * image's unwind table says the return address is there.
  *
  * Buffers.  Each core owns a profbuf (profbuf.h) on cache lines of its
  * own; only the core writes it, from its interrupts or with interrupts
