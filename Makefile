@@ -19,6 +19,9 @@
 #   make trace [APP=hello] [SMP=n]       the execution tracer: a Perfetto
 #                                        trace in build/<arch>/<app>.trace.json
 #   make trace-png [WINDOW=A:B]          that trace as a PNG
+#   make profile [APP=hello] [HZ=100]    the CPU profiler: build/<arch>/
+#                                        <app>.pb.gz (go tool pprof) and
+#                                        <app>.folded (flame graphs)
 #   make image [APP=hello] [CMDLINE=...] build/<arch>/<app>.img, a GPT disk
 #                                        booting the app through UEFI
 #   make run-efi | run-uboot [APP=...]   that image under OVMF/AAVMF or U-Boot
@@ -168,12 +171,12 @@ $(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
 # The EFI entries share their handoff header with the loader.
 $(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi
 
-.PHONY: all images run test bench clean deps soak trace trace-png help gdb FORCE
+.PHONY: all images run test bench clean deps soak trace trace-png profile help gdb FORCE
 all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,28p' Makefile
+	@sed -n '3,31p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -285,6 +288,18 @@ trace-png:
 	    [ -f $$src ] || { echo "make trace-png: no $$src; run make trace APP=$(APP) first"; exit 1; }; \
 	    python3 tools/run/trace.py png $$src -o $(TRACE_OUT).png $(if $(WINDOW),--window $(WINDOW)) \
 	        $(if $(GS),--gs $(GS)) && echo "trace-png: $(TRACE_OUT).png"
+
+# The CPU profiler (tools/run/profile.sh): the app booted with
+# profile=HZ (100, Go's rate, unless HZ= says) and its dump converted to
+# $(PROFILE_OUT).pb.gz for go tool pprof and $(PROFILE_OUT).folded for
+# flame graphs; the first lines of go tool pprof -top when Go is there.
+# CMDLINE adds to the command line (profile_buf=KiB, app args after --).
+PROFILE_OUT = $(B)/$(APP_NAME)
+profile:
+	$(check_app)
+	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
+	$(Q)NET=$(NET) tools/run/profile.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(PROFILE_OUT) \
+	    $(or $(HZ),100) $(RUN_CMDLINE)
 
 # The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
 # cores, a progress line a minute, then the totals and its verdict (its

@@ -343,6 +343,17 @@ bool arch_cycles_invariant(void);
 uint64_t arch_cycles_hz(void);
 
 /*
+ * How long this core has run, in arch_cycles() units, for the CPU
+ * profiler's weights (sched/profile.c).  Bare metal: arch_cycles()
+ * itself, since a core runs all the time, halted or not, as far as the
+ * machine can tell (a host that deschedules a vCPU is invisible).
+ * Hosted: the core thread's CPU time, which stands still while Linux
+ * runs another thread or the core waits in arch_halt.  Any context,
+ * signal handlers included, instrumented by no sanitizer.
+ */
+uint64_t arch_run_clock(void);
+
+/*
  * Arms this core's one-shot timer to fire at arch_cycles() >= deadline
  * (0 disarms).  The handler calls timer_interrupt(tf).  Interrupts off.
  */
@@ -463,12 +474,29 @@ void *arch_trace_file_open(const char *path);
 void arch_trace_file_write(void *f, const char *s, size_t n);
 void arch_trace_file_close(void *f);
 
+/*
+ * The same for any dump (the CPU profiler's, sched/profile.c): the
+ * hosted build opens `path`, or the image's own path with `ext` in place
+ * of .elf, and names `who` in its messages; bare metal returns NULL
+ * (profile.c's weak defaults).  The tracer's calls above are these with
+ * ".trace" and "trace".  From a G.
+ */
+void *arch_dump_open(const char *path, const char *ext, const char *who);
+void arch_dump_write(void *f, const char *s, size_t n);
+void arch_dump_close(void *f);
+
 /* Prints the register state of a trap frame (panic path). */
 void arch_dump_trapframe(const struct trapframe *tf);
 
-/* The frame pointer and program counter saved in a trap frame. */
+/* The frame pointer, program counter and stack pointer saved in a trap
+   frame (0 for a hosted interrupt taken at arch_irq_enable, which has no
+   registers of the code it interrupted). */
 uintptr_t arch_trapframe_fp(const struct trapframe *tf);
 uintptr_t arch_trapframe_pc(const struct trapframe *tf);
+uintptr_t arch_trapframe_sp(const struct trapframe *tf);
+/* The link register saved in a trap frame (aarch64's x30); 0 where the
+   call pushes its return address (x86_64, hosted). */
+uintptr_t arch_trapframe_lr(const struct trapframe *tf);
 
 /* For a memory fault, the address that faulted (CR2 / FAR_EL1). */
 bool arch_fault_address(const struct trapframe *tf, uintptr_t *va);
@@ -480,6 +508,19 @@ void cpu_main(struct cpu *c);               /* kernel/smp.c: AP entry */
 void ipi_handler(void);                     /* kernel/smp.c */
 void timer_interrupt(struct trapframe *tf); /* sched/timers.c */
 void irq_dispatch(int irq);                 /* kernel/irq.c */
+
+/*
+ * The CPU profiler's sample of the code a timer interrupt stopped where it
+ * cannot act at once (sched/profile.c): the interrupt arrived while the
+ * core had interrupts masked (masked; x86_64, aarch64 and hosted), or
+ * the hosted build's signal came inside libc.  pc, fp, sp and lr (the
+ * link register, 0 where there is none) are the interrupted code's.  Does nothing unless this core's sample is due.
+ * From the interrupt's entry, with the hardware's interrupts off; calls
+ * no instrumented code (the hosted handler may run inside a sanitizer's
+ * runtime).  aarch64 does not know which interrupt it was: any, there.
+ */
+void prof_interrupt(uintptr_t pc, uintptr_t fp, uintptr_t sp, uintptr_t lr,
+                    bool masked);
 
 /* An exception the arch cannot handle: prints, stops others, exits. */
 __attribute__((noreturn)) void panic_trap(struct trapframe *tf,

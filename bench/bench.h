@@ -24,6 +24,7 @@ bench_fn bench_fib, bench_skew;                          /* compute.c */
 bench_fn bench_pingpong, bench_chan_fanin, bench_mutex;  /* comm.c */
 bench_fn bench_timers, bench_preempt, bench_preempt_cost; /* time.c */
 bench_fn bench_trace_event;                              /* trace.c */
+bench_fn bench_profile_sample;                           /* profile.c */
 bench_fn bench_park;                                     /* park.c */
 bench_fn bench_threadring, bench_ring_scale, bench_chameneos; /* ring.c */
 

@@ -35,6 +35,9 @@
  *               its cost with trace= on the kernel command line
  *               (make bench CMDLINE="trace=wrap"), else the cost of
  *               a call site that finds the tracer off
+ *   profile_sample_ns  one sample of the CPU profiler (profile.c): ns
+ *               the stack found and walked and the record stored, as
+ *               in the timer interrupt, less the interrupt
  *
  * Protocol.  Every workload runs `reps` times (3 unless reps=N), one after
  * the other, from main's G, with nothing else running; each run times
@@ -92,6 +95,8 @@ static const struct workload workloads[] = {
     { "preempt_cost", bench_preempt_cost, { "preempt_cost", "preempt_gap" },
                                       { "%", "us" } },
     { "trace_event", bench_trace_event, { "trace_event_ns" }, { "ns" } },
+    { "profile_sample", bench_profile_sample, { "profile_sample_ns" },
+                                      { "ns" } },
     { "threadring", bench_threadring, { "threadring_503", "threadring_10007" },
                                       { "ns", "ns" } },
     { "ring_scale", bench_ring_scale, { "ring_1k", "ring_10k", "ring_100k" },

@@ -10,6 +10,7 @@
 #include "kernel/irq.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
+#include "sched/profile.h"
 
 static struct {
     void (*fn)(void *);         /* store-release once; NULL: free */
@@ -44,6 +45,7 @@ uint64_t irq_count(int irq)
 void irq_dispatch(int irq)
 {
     void (*fn)(void *);
+    struct m *pm;
 
     if (irq < 0 || irq >= ARCH_NIRQ ||
         !(fn = __atomic_load_n(&table[irq].fn, __ATOMIC_ACQUIRE))) {
@@ -52,5 +54,7 @@ void irq_dispatch(int irq)
         return;
     }
     __atomic_add_fetch(&table[irq].count, 1, __ATOMIC_RELAXED);
+    pm = prof_irq_enter();
     fn(table[irq].arg);
+    prof_irq_exit(pm, (uintptr_t)irq_dispatch);
 }

@@ -16,6 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "sched/profile.h"
 #include "sched/sched.h"
 
 struct cpu *cpus[MAXCPU];
@@ -33,6 +34,7 @@ static void run_call(struct cpu *c)
 void ipi_handler(void)
 {
     struct cpu *c = this_cpu();
+    struct m *pm = prof_irq_enter();
 
     fault_ipi();
     /* Tests read the count from other cores. */
@@ -42,6 +44,7 @@ void ipi_handler(void)
     if (__atomic_load_n(&c->call_seq, __ATOMIC_ACQUIRE) != c->call_done &&
         c->call_irq)
         run_call(c);
+    prof_irq_exit(pm, (uintptr_t)ipi_handler);
 }
 
 /*

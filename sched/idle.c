@@ -61,6 +61,7 @@
 #include "kernel/panic.h"
 #include "sched/exectrace.h"
 #include "sched/netpoll.h"
+#include "sched/profile.h"
 #include "sched/schedimpl.h"
 #include "sched/timers.h"
 
@@ -338,6 +339,7 @@ struct g *stop_and_halt(struct m *m)
             wakeq_empty(p) && __atomic_load_n(&p->idle, __ATOMIC_ACQUIRE)) {
             TRACE(TEV_IDLE, 0, 0);
             arch_halt();
+            prof_halt_done(m);
             TRACE(TEV_WAKE, 0, 0);
         }
         __atomic_store_n(&m->halted, false, __ATOMIC_RELAXED);

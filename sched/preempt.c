@@ -66,6 +66,7 @@
 #include "kernel/faultinject.h"
 #include "kernel/printk.h"
 #include "sched/netpoll.h"
+#include "sched/profile.h"
 #include "sched/schedimpl.h"
 #include "sched/timers.h"
 
@@ -129,16 +130,21 @@ static uint64_t min_run_end(struct m *m)
 
 void timer_interrupt(struct trapframe *tf)
 {
-    struct m *m = this_cpu()->m;
+    struct m *m = this_cpu()->m, *pm;
     struct g *gp;
     uint64_t now = arch_cycles(), next, deadline;
 
     if (!m)
         return;                 /* before the scheduler started */
+    /* The profiler's sample of what was interrupted, before the handler
+       counts as an interrupt of its own. */
+    prof_timer_tick(m, tf);
+    pm = prof_irq_enter();
     if ((deadline = fault_timer_delay())) {
         /* Injected lateness: as if the interrupt came that much later. */
         __atomic_store_n(&m->armed, now + deadline, __ATOMIC_RELAXED);
         arch_timer_arm(now + deadline);
+        prof_irq_exit(pm, (uintptr_t)timer_interrupt);
         return;
     }
     if (m->armed && now > m->armed + late_irq)
@@ -150,13 +156,19 @@ void timer_interrupt(struct trapframe *tf)
     next = timers_run(m->p, now);
     gp = m->curg;
     if (!gp) {
-        core_timer_arm(m, next);
+        prof_irq_exit(pm, (uintptr_t)timer_interrupt);
+        /* g0: a halted core is not woken for the profiler (profile.c) */
+        if (__atomic_load_n(&m->halted, __ATOMIC_RELAXED))
+            core_timer_gap(m, next);
+        else
+            core_timer_arm(m, next);
         return;
     }
     if (!wakeq_empty(m->p))
         m->woken = true;        /* a timer readied a G, and it waits */
     if (netpoll_check(now))
         m->woken = true;        /* so did the network (sysmon's poll) */
+    prof_irq_exit(pm, (uintptr_t)timer_interrupt);
     if ((now >= m->slice_end || (m->woken && now >= min_run_end(m))) &&
         !gp->preemptoff && !spin_depth()) {
         /* Atomic: tests read the count from other cores. */

@@ -59,6 +59,7 @@
 #include "kernel/printk.h"
 #include "sched/exectrace.h"
 #include "sched/netpoll.h"
+#include "sched/profile.h"
 #include "sched/sched.h"
 #include "sched/schedimpl.h"
 #include "sched/timers.h"
@@ -878,10 +879,7 @@ static int nstarted;
    takes the top few hundred bytes. */
 #define MAIN_STACK (8UL << 20)
 
-/* Zeroed memory on cache lines of its own, never freed: each core writes
-   its M and P all the time, and must not share a line with the next
-   core's.  (newlib here has no aligned_alloc.) */
-static void *zalloc_lines(size_t size)
+void *zalloc_lines(size_t size)
 {
     uintptr_t v = (uintptr_t)calloc(1, size + 2 * CACHE_LINE);
 
@@ -918,6 +916,7 @@ static void sched_init(void)
     release_init();
     wakeq_init();
     tracer_init();
+    prof_init();
     watch_grace = us_cycles(WATCH_GRACE_US);
     time_init();
 }
@@ -939,6 +938,7 @@ SP_UNSPLIT void sched_start(void (*main_fn)(void *))
     }
     arch_irq_save();
     c->m = sched.allm[c->id];
+    prof_core_start(c->m);
     if (ARCH_TLS_VARIANT)
         arch_tp_set(c->m->core_tp);
     __atomic_add_fetch(&nstarted, 1, __ATOMIC_RELEASE);

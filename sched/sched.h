@@ -187,6 +187,13 @@ struct m {
                                    that runs or ran last here, 0 if the
                                    core's own is installed (gattr.c) */
     uintptr_t core_tp;          /* the core's own (sched_init) */
+    uint64_t prof_due;          /* arch_cycles() when the CPU profiler's
+                                   next sample is due on this core, 0
+                                   while it does not sample; owner only
+                                   (profile.c) */
+    int prof_irq;               /* interrupt handlers this core is in
+                                   while it samples; owner only
+                                   (profile.h) */
 };
 
 /* ---- Running Gs ------------------------------------------------------ */

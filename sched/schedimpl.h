@@ -105,6 +105,11 @@ void idlespin_init(void);
 struct g *run_polled(struct g *list);
 
 /* proc.c */
+/* Zeroed memory on cache lines of its own, never freed: for what a core
+   writes all the time (its M and P, the profiler's buffer), which must
+   not share a line with another core's.  (newlib here has no
+   aligned_alloc.)  NULL if there is no memory. */
+void *zalloc_lines(size_t size);
 /* On g0: gp, just switched out, goes to the global queue (a yield or a
    preemption, as Go's goschedImpl) and an idle core may take it. */
 void gosched_m(struct g *gp);
@@ -184,6 +189,13 @@ long sched_setting(const char *key, long min, long max, long def,
 
 extern uint64_t timer_gap;      /* cycles; see preempt.c */
 
+/* The earlier of two arch_cycles() deadlines, where 0 means none:
+   without a branch, 0 - 1 being the latest deadline there is. */
+static inline uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return (a - 1 < b - 1 ? a - 1 : b - 1) + 1;
+}
+
 /* Sets the core timer to `deadline` unless it already fires sooner; for
    a core about to halt, which has nothing else to run its timers. */
 static inline void core_timer_set(struct m *m, uint64_t deadline)
@@ -195,13 +207,23 @@ static inline void core_timer_set(struct m *m, uint64_t deadline)
     }
 }
 
-/* core_timer_set for a core that runs Gs: no sooner than timer_gap after
-   its last timer interrupt (preempt.c, "Interrupt moderation"). */
-static inline void core_timer_arm(struct m *m, uint64_t deadline)
+/* core_timer_set, no sooner than timer_gap after the core's last timer
+   interrupt (preempt.c, "Interrupt moderation"). */
+static inline void core_timer_gap(struct m *m, uint64_t deadline)
 {
     if (deadline && deadline < m->irq_at + timer_gap)
         deadline = m->irq_at + timer_gap;
     core_timer_set(m, deadline);
+}
+
+/* core_timer_gap for a core that runs Gs or looks for work, no later
+   than the profiler's next sample (m->prof_due, 0 while the core does
+   not sample: profile.c).  A halted core is not woken for a sample but
+   charged its sleep when it wakes: a timer interrupt in the halt arms
+   core_timer_gap. */
+static inline void core_timer_arm(struct m *m, uint64_t deadline)
+{
+    core_timer_gap(m, earliest(deadline, m->prof_due));
 }
 
 /* time.c: reads the wall clock once. */
@@ -289,12 +311,6 @@ static inline bool others_waiting(void)
     struct p *p = this_cpu()->m->p;
 
     return !runq_empty(&p->runq) || !wakeq_empty(p);
-}
-
-/* The earlier of two arch_cycles() deadlines, where 0 means none. */
-static inline uint64_t earliest(uint64_t a, uint64_t b)
-{
-    return !a ? b : !b ? a : a < b ? a : b;
 }
 
 /* Cycles in us microseconds, for a counter of any rate. */

@@ -51,6 +51,11 @@ uint64_t arch_cycles_hz(void)
     return hz;
 }
 
+uint64_t arch_run_clock(void)
+{
+    return arch_cycles();
+}
+
 bool arch_cycles_invariant(void)
 {
     return true;

@@ -175,6 +175,7 @@ static void irq_entry(struct trapframe *tf)
     if (local[LOCAL_IRQ_OFF]) {
         tf->spsr |= DAIF_I;
         local[LOCAL_IRQ_SLOW] = IRQ_HARD_OFF;
+        prof_interrupt(tf->elr, tf->x[29], tf->sp, tf->x[30], true);
         return;
     }
     local[LOCAL_IRQ_OFF] = 1;
@@ -241,6 +242,16 @@ uintptr_t arch_trapframe_fp(const struct trapframe *tf)
 uintptr_t arch_trapframe_pc(const struct trapframe *tf)
 {
     return tf->elr;
+}
+
+uintptr_t arch_trapframe_sp(const struct trapframe *tf)
+{
+    return tf->sp;
+}
+
+uintptr_t arch_trapframe_lr(const struct trapframe *tf)
+{
+    return tf->x[30];
 }
 
 bool arch_fault_address(const struct trapframe *tf, uintptr_t *va)

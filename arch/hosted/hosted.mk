@@ -38,7 +38,10 @@ CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
          -D_GNU_SOURCE -DSPINDLE_HOSTED -Dmain=spindle_main \
          -include arch/hosted/libc.h -Iarch/hosted/include $(INC) \
          -MMD -MP $(SAN_FLAGS) $(if $(SANITIZE),-DSP_LOCKRANK)
-LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS)
+# __text_start and __text_end bound the image's code, as the bare-metal
+# linker scripts define them (sched/profile.c).
+LDFLAGS := -no-pie -pthread $(SAN_FLAGS) $(SAN_LDFLAGS) \
+           -Wl,--defsym=__text_start=__executable_start,--defsym=__text_end=etext
 LIBS    := -lm -lrt
 
 # No newlib to build first, but the host packages are still checked

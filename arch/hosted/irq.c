@@ -40,6 +40,11 @@
  * at an async safe point.  Code that libc calls back while holding a lock
  * (the console cookie of stdio.c) sits in a section that counts as libc.
  *
+ * A timer signal that cannot act at once (masked, or inside libc) still
+ * stopped the core at a known instruction: it is the CPU profiler's
+ * sample of that place (prof_interrupt, arch.h), taken in the handler's
+ * first half, which no sanitizer instruments.
+ *
  * Halting is a futex wait on the pending word with the value 0: a bit set
  * between the caller's last look and the wait makes the wait return at
  * once, so no wakeup is lost (the sti;hlt of bare metal).
@@ -184,6 +189,8 @@ static NO_TSAN void on_irq(int sig, siginfo_t *si, void *ucv)
 {
     struct arch_cpu *a = hosted_arch();
     ucontext_t *uc = ucv;
+    const greg_t *r = uc->uc_mcontext.gregs;
+    bool off, ours;
     uint32_t p;
 
     if (!a)
@@ -193,9 +200,13 @@ static NO_TSAN void on_irq(int sig, siginfo_t *si, void *ucv)
     p = __atomic_load_n(&a->pending, __ATOMIC_ACQUIRE);
     if (p & PEND_STOP)
         hosted_stop_self();     /* the NMI of panic: even when masked */
-    if (__atomic_load_n(&a->irq_off, __ATOMIC_RELAXED) || !(p & IRQ_BITS))
+    off = __atomic_load_n(&a->irq_off, __ATOMIC_RELAXED);
+    ours = pc_is_ours(r[REG_RIP]);
+    if (si->si_code == SI_TIMER && (off || !ours))
+        prof_interrupt(r[REG_RIP], r[REG_RBP], r[REG_RSP], 0, off);
+    if (off || !(p & IRQ_BITS))
         return;
-    if (!pc_is_ours(uc->uc_mcontext.gregs[REG_RIP])) {
+    if (!ours) {
         struct itimerspec its = { .it_value.tv_nsec = RETRY_NS };
 
         timer_settime(a->timer, 0, &its, NULL);

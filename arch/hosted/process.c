@@ -183,10 +183,11 @@ void arch_console_write(const char *s, size_t n)
     write_all(STDOUT_FILENO, s, n);
 }
 
-/* The tracer's dump file: plain system calls, since the G writing it may
-   be preempted and go on on another thread (a stdio FILE's lock would
-   then be released by a thread that does not own it). */
-void *arch_trace_file_open(const char *path)
+/* Dump files (the tracer's, the profiler's): plain system calls, since
+   the G writing one may be preempted and go on on another thread (a
+   stdio FILE's lock would then be released by a thread that does not
+   own it). */
+void *arch_dump_open(const char *path, const char *ext, const char *who)
 {
     char def[4096];
     size_t len;
@@ -196,27 +197,42 @@ void *arch_trace_file_open(const char *path)
         len = strlen(hosted_image_path);
         if (len > 4 && !strcmp(hosted_image_path + len - 4, ".elf"))
             len -= 4;
-        snprintf(def, sizeof def, "%.*s.trace", (int)len, hosted_image_path);
+        snprintf(def, sizeof def, "%.*s%s", (int)len, hosted_image_path, ext);
         path = def;
     }
     fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        printk("trace: cannot write %s (%s); the dump goes to the console\n",
-               path, strerror(errno));
+        printk("%s: cannot write %s (%s); the dump goes to the console\n",
+               who, path, strerror(errno));
         return NULL;
     }
-    printk("trace: dump in %s\n", path);
+    printk("%s: dump in %s\n", who, path);
     return (void *)(intptr_t)(fd + 1);
 }
 
-void arch_trace_file_write(void *f, const char *s, size_t n)
+void arch_dump_write(void *f, const char *s, size_t n)
 {
     write_all((int)(intptr_t)f - 1, s, n);
 }
 
-void arch_trace_file_close(void *f)
+void arch_dump_close(void *f)
 {
     close((int)(intptr_t)f - 1);
+}
+
+void *arch_trace_file_open(const char *path)
+{
+    return arch_dump_open(path, ".trace", "trace");
+}
+
+void arch_trace_file_write(void *f, const char *s, size_t n)
+{
+    arch_dump_write(f, s, n);
+}
+
+void arch_trace_file_close(void *f)
+{
+    arch_dump_close(f);
 }
 
 /*

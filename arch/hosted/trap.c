@@ -149,6 +149,16 @@ uintptr_t arch_trapframe_pc(const struct trapframe *tf)
     return tf->uc ? regs(tf)[REG_RIP] : 0;
 }
 
+uintptr_t arch_trapframe_sp(const struct trapframe *tf)
+{
+    return tf->uc ? regs(tf)[REG_RSP] : 0;
+}
+
+uintptr_t arch_trapframe_lr(const struct trapframe *tf)
+{
+    return 0;
+}
+
 bool arch_fault_address(const struct trapframe *tf, uintptr_t *va)
 {
     if (tf->sig != SIGSEGV && tf->sig != SIGBUS)

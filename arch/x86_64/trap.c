@@ -69,6 +69,7 @@ static void device_interrupt(uint64_t v, struct trapframe *tf)
     if (c->arch.irq_off) {
         if (v == VEC_TIMER) {
             c->arch.irq_slow |= IRQ_HELD_TIMER;
+            prof_interrupt(tf->rip, tf->rbp, tf->rsp, 0, true);
         } else if (v == VEC_IPI) {
             c->arch.irq_slow |= IRQ_HELD_IPI;
         } else {
@@ -138,6 +139,16 @@ uintptr_t arch_trapframe_fp(const struct trapframe *tf)
 uintptr_t arch_trapframe_pc(const struct trapframe *tf)
 {
     return tf->rip;
+}
+
+uintptr_t arch_trapframe_sp(const struct trapframe *tf)
+{
+    return tf->rsp;
+}
+
+uintptr_t arch_trapframe_lr(const struct trapframe *tf)
+{
+    return 0;
 }
 
 bool arch_fault_address(const struct trapframe *tf, uintptr_t *va)

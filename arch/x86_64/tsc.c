@@ -135,6 +135,11 @@ uint64_t arch_cycles_hz(void)
     return tsc_hz;
 }
 
+uint64_t arch_run_clock(void)
+{
+    return arch_cycles();
+}
+
 void delay_us(uint64_t us)
 {
     uint64_t end = arch_cycles() + tsc_hz / 1000000 * us;

@@ -1,8 +1,9 @@
 /*
  * cmdline.c - libFuzzer target for kernel/cmdline.c: any bytes as a
  * kernel command line, then every query the kernel makes of one, the
- * fault= value through kernel/faultinject_cfg.c, and trace= and trace_buf=
- * through sched/exectrace_buf.c.
+ * fault= value through kernel/faultinject_cfg.c, trace= and trace_buf=
+ * through sched/exectrace_buf.c, and profile= and profile_buf= through
+ * sched/profbuf.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,15 +11,18 @@
 #include "kernel/cmdline.h"
 #include "kernel/faultinject_cfg.h"
 #include "sched/exectrace_buf.h"
+#include "sched/profbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const keys[] = { "smp", "quantum", "idlespin",
                                         "schedtrace", "ip", "fault", "fbcon", "",
-                                        "--", "trace", "trace_buf" };
+                                        "--", "trace", "trace_buf",
+                                        "profile", "profile_buf" };
     char *s = malloc(size + 1), *argv[8], err[96];
     struct faultcfg fc;
     struct tracecfg tc;
+    struct profcfg pc;
     const char *v, *tb;
     long n;
 
@@ -55,6 +59,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tc.mode > TRACE_WRAP || !tc.cap || (tc.cap & (tc.cap - 1)) ||
         tc.cap * sizeof(struct trace_ev) > (uint64_t)TRACE_BUF_MAX_KIB << 10 ||
         tc.cap * sizeof(struct trace_ev) * 2 <= (uint64_t)TRACE_BUF_MIN_KIB << 10 ||
+        strlen(err) >= sizeof err)
+        abort();
+    /* profile= and profile_buf=: a rate the profiler takes, a buffer
+       within the bounds, a message that fits. */
+    v = tb = NULL;
+    cmdline_get("profile", &v);
+    cmdline_get("profile_buf", &tb);
+    if ((profcfg_parse(v, tb, &pc, err, sizeof err) < 0) != (err[0] != '\0') ||
+        pc.hz < 0 || pc.hz > PROF_HZ_MAX ||
+        pc.words * 8 > (uint64_t)PROF_BUF_MAX_KIB << 10 ||
+        pc.words * 8 < (uint64_t)PROF_BUF_MIN_KIB << 10 ||
         strlen(err) >= sizeof err)
         abort();
     for (int max = 0; max <= 8; max++) {

@@ -4,7 +4,8 @@
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
 # `go` is not an arch: it checks only the Go toolchain that `make bench-go` builds
-# bench/go with. Spindle itself never needs Go, so no arch asks for it.
+# bench/go with and whose `go tool pprof` reads the CPU profiler's output (`make test`'s
+# profile check, `make profile`). Spindle itself never needs Go, so no arch asks for it.
 # `net` is not an arch either: it checks what tools/bench/bench-net.sh drives the guest with (wrk,
 # curl, iproute2's ip and util-linux's unshare for the tap backend's network namespace).
 # `fuzz`: clang and its libFuzzer runtime, for tests/fuzz/ (`make fuzz`, and the corpus

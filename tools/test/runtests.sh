@@ -36,17 +36,18 @@
 # for a `cmdline` boot), its name the TEST line's name, or for a result
 # of the runner's own: "exit" (a host program's status), "boot" (a
 # timeout, a missing or disagreeing closing line, a boot's status),
-# "expect", "hostcpu", "screen", "trace", "sanitizer".  A failure's
-# message is its FAIL line or the runner's reason, its text the last 200
-# lines of that program's or boot's console (and the screen, trace check
-# and netpeer messages).  A suite of boots has the time they took; no
+# "expect", "hostcpu", "screen", "trace", "profile", "sanitizer".  A
+# failure's message is its FAIL line or the runner's reason, its text the
+# last 200 lines of that program's or boot's console (and the screen,
+# trace and profile checks and netpeer messages).  A suite of boots has the time they took; no
 # case has one (a boot times the whole console, not its cases).
 #
 # A test folder's `test.conf` says how its image is booted: which builds
 # and core counts, kernel command lines, memory, CPU model, a NIC and a
 # host peer, a host-CPU bound, the output of a fatal-path test, text
 # that must be on the screen (found with the font --font names), or the
-# check of an execution trace the boot dumps (tools/run/trace.py check).
+# check of an execution trace or a CPU profile the boot dumps
+# (tools/run/trace.py check, tools/run/pprof.py check).
 # docs/testing.md describes its keys; conf() below reads them.
 #
 # A folder may hold no sources, only a test.conf whose `image` names
@@ -167,7 +168,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|status|expect|screen|trace|image)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|status|expect|screen|trace|profile|image)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -308,6 +309,10 @@ tail_of() {
         echo "    --- the trace check ($1.trace-check) ---"
         sed 's/^/    | /' "$1.trace-check"
     fi
+    if [ -s "$1.profile-check" ]; then
+        echo "    --- the profile check ($1.profile-check) ---"
+        sed 's/^/    | /' "$1.profile-check"
+    fi
     if [ -s "$1.peer" ]; then
         echo "    --- what netpeer printed ($1.peer) ---"
         tail -n 25 "$1.peer" | sed 's/^/    | /'
@@ -349,11 +354,12 @@ tests_awk='
     /^TEST .* FAIL/ { f++; if (rec != "") tcase("F", substr($0, 6, index(substr($0, 6), " FAIL") - 1), $0) }'
 
 # j_text LOG: a failure's text for LOG: its last 200 lines, then the
-# screen, trace check and netpeer messages that tail_of shows too.
+# screen, trace and profile checks and netpeer messages that tail_of
+# shows too.
 j_text() {
     local x
     tail -n 200 "$1"
-    for x in screen trace-check peer; do
+    for x in screen trace-check profile-check peer; do
         [ -s "$1.$x" ] || continue
         echo "--- $1.$x ---"
         tail -n 50 "$1.$x"
@@ -603,6 +609,7 @@ for item in "${items[@]}"; do
     conf expect "$dir" expect "$arch"
     conf screen "$dir" screen "$arch"
     conf tracechk "$dir" trace "$arch"
+    conf profchk "$dir" profile "$arch"
     timeout_s=$(timeout_of "$arch")
     matrix=$(boots_at "$dir" "$arch")
     if [ -z "${matrix// /}" ]; then
@@ -633,12 +640,18 @@ for item in "${items[@]}"; do
         kargs=${variants[$v]}
         i=$((i + 1))
         log=$logs/$name-smp$n${kargs:+-v$v}.log
-        rm -f "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check"
+        rm -f "$log.peer" "$log.peer.out" "$log.trace" "$log.trace-check" \
+            "$log.prof" "$log.profile-check"
         # A `trace` test's dump: in the console log, or (hosted builds,
         # which write it to a file) in LOG.trace.
         tracesrc=$log tkargs=
         if [ -n "$tracechk" ] && [ "${arch%%-*}" = hosted ]; then
             tracesrc=$log.trace tkargs="trace_file=$log.trace"
+        fi
+        # A `profile` test's dump likewise: LOG, or LOG.prof.
+        profsrc=$log
+        if [ -n "$profchk" ] && [ "${arch%%-*}" = hosted ]; then
+            profsrc=$log.prof tkargs="$tkargs profile_file=$log.prof"
         fi
         start=${EPOCHREALTIME//[!0-9]/}      # us; the separator follows the locale
         # A `net` test: the forwards to the guest, and maybe a host peer.
@@ -748,6 +761,14 @@ for item in "${items[@]}"; do
                 if python3 tools/run/trace.py check "$tracesrc" --cores "$n" $tracechk > "$log.trace-check" 2>&1
                 then p=$((p + 1)); j_case P trace
                 else why="trace check: $(grep -m 1 . "$log.trace-check")"
+                fi
+            fi
+            if [ -z "$why" ] && [ -n "$profchk" ]; then
+                chk=profile
+                # shellcheck disable=SC2086 # profchk is a list of words
+                if python3 tools/run/pprof.py check "$profsrc" --elf "$bimg" --cores "$n" $profchk > "$log.profile-check" 2>&1
+                then p=$((p + 1)); j_case P profile; sed -n 2p "$log.profile-check" | sed 's/^/    /'
+                else why="profile check: $(grep -v '^go tool pprof -top:\|^-tagfocus' "$log.profile-check" | grep -m 1 .)"
                 fi
             fi
             [ -n "$why" ] && { f=$((f + 1)); j_case F "$chk" "$why"; }
