@@ -100,17 +100,6 @@ void trace_lost_first(void)
                (unsigned long)tracebuf_cap(b), kib);
 }
 
-/* Zeroed memory on cache lines of its own (every page touched before
-   the owner writes with interrupts off), never freed.  newlib here has
-   no aligned_alloc. */
-static void *lines_alloc(size_t size)
-{
-    uintptr_t v = (uintptr_t)calloc(1, size + 2 * CACHE_LINE);
-
-    return v ? (void *)((v + CACHE_LINE) & ~(uintptr_t)(CACHE_LINE - 1))
-             : NULL;
-}
-
 static void trace_at_exit(void)
 {
     tracer_flush(false);
@@ -136,13 +125,13 @@ void tracer_init(void)
     block = tracecfg_block(cfg.cap);
     nblocks = (uint32_t)(cfg.cap / block) * (uint32_t)ncpu;
     nblk = cfg.mode == TRACE_WRAP ? nblocks / (uint32_t)ncpu : nblocks;
-    ev = lines_alloc(nblocks * block * sizeof *ev);
+    ev = zalloc_lines(nblocks * block * sizeof *ev);
     if (!ev)
         goto nomem;
     tracepool_init(&pool, ev, block, nblocks);
     for (int i = 0; i < ncpu; i++) {
-        struct tracebuf *tb = lines_alloc(sizeof *tb);
-        uint32_t *blk = lines_alloc(nblk * sizeof *blk);
+        struct tracebuf *tb = zalloc_lines(sizeof *tb);
+        uint32_t *blk = zalloc_lines(nblk * sizeof *blk);
 
         if (!tb || !blk)
             goto nomem;

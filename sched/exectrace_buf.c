@@ -3,6 +3,7 @@
  * and its command-line values.  See exectrace_buf.h for the contracts.
  */
 #include <string.h>
+#include "kernel/crc32.h"
 #include "kernel/fmt.h"
 #include "sched/exectrace_buf.h"
 
@@ -101,20 +102,6 @@ uint64_t tracebuf_seen(const struct tracebuf *b)
     return b->wrap ? b->n : b->n + b->lost;
 }
 
-uint32_t tracebuf_crc32(uint32_t crc, const void *buf, size_t n)
-{
-    const uint8_t *p = buf;
-
-    /* Bit by bit: the dump is slow I/O anyway, and no table to set up. */
-    crc = ~crc;
-    while (n--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
-    }
-    return ~crc;
-}
-
 uint64_t tracebuf_chunks(const struct tracebuf *b)
 {
     uint64_t held = b->n - tracebuf_first(b);
@@ -161,7 +148,7 @@ size_t tracebuf_chunk_line(const struct tracebuf *b, int core, uint64_t i,
                        (unsigned long)i);
     len += base64((const uint8_t *)ev, k * sizeof ev[0], line + len);
     len += fmt_snprintf(line + len, TRACE_LINE_MAX - len, " %08x\n",
-                        tracebuf_crc32(0, ev, k * sizeof ev[0]));
+                        crc32_update(0, ev, k * sizeof ev[0]));
     return len;
 }
 

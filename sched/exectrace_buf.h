@@ -196,8 +196,6 @@ uint64_t tracebuf_cap(const struct tracebuf *b);
 #define TRACE_CHUNK_EVENTS 6
 #define TRACE_LINE_MAX 192      /* the longest chunk line, NUL included */
 
-/* zlib's CRC-32 of buf[0..n), continuing from crc (0 to start). */
-uint32_t tracebuf_crc32(uint32_t crc, const void *buf, size_t n);
 
 /* Chunks that the held events of b make. */
 uint64_t tracebuf_chunks(const struct tracebuf *b);
