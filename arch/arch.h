@@ -161,6 +161,15 @@ void arch_switch(void **save_sp, void *new_sp);
 void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
                        void *arg);
 
+/*
+ * Of a context saved at sp (by arch_switch, or built by
+ * arch_context_init): where it resumes (*pc, a return address) and its
+ * frame pointer (*fp), the head of the frame chain of the code that
+ * switched out; a context not yet started resumes at the arch's start
+ * code with *fp 0.  For the goroutine dump (sched/gdump.c).
+ */
+void arch_switched_regs(const void *sp, uintptr_t *pc, uintptr_t *fp);
+
 /* The hardware id of the calling core (APIC id / MPIDR affinity). */
 uint32_t arch_cpu_hwid(void);
 

@@ -167,6 +167,15 @@ void sched_census(struct gcensus *c)
     spin_unlock(&allg.lock, f);
 }
 
+void for_each_g(void (*fn)(struct g *, void *), void *arg)
+{
+    unsigned long f = spin_lock(&allg.lock);
+
+    for (struct g *gp = allg.head; gp; gp = gp->allnext)
+        fn(gp, arg);
+    spin_unlock(&allg.lock, f);
+}
+
 /* For the deadlock report: calls fn on every G that is parked. */
 void for_each_waiting_g(void (*fn)(struct g *))
 {

@@ -60,6 +60,7 @@
 #include "arch/arch.h"
 #include "kernel/panic.h"
 #include "sched/exectrace.h"
+#include "sched/gdump.h"
 #include "sched/netpoll.h"
 #include "sched/profile.h"
 #include "sched/schedimpl.h"
@@ -314,7 +315,7 @@ struct g *stop_and_halt(struct m *m)
             unidle(p);
             return run_polled(list);
         }
-        if (p_has_work(p)) {
+        if (p_has_work(p) || gdump_pending()) {
             unidle(p);
             return NULL;
         }

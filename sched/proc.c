@@ -58,6 +58,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "sched/exectrace.h"
+#include "sched/gdump.h"
 #include "sched/netpoll.h"
 #include "sched/profile.h"
 #include "sched/sched.h"
@@ -250,6 +251,7 @@ static struct g *findrunnable(struct m *m, bool *inherit)
         uint64_t now = 0;
 
         smp_poll_calls();
+        gdump_poll();
         if (timers_next(p))
             timers_run(p, now = arch_cycles());
         *inherit = false;

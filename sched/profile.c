@@ -82,9 +82,12 @@
 #include "kernel/fmt.h"
 #include "kernel/printk.h"
 #include "kernel/vm.h"
+#include "kernel/panic.h"
+#include "sched/pprofenc.h"
 #include "sched/profile.h"
 #include "sched/schedimpl.h"
 #include <spindle/profile.h>
+#include <spindle/time.h>
 
 /* The sampler runs in interrupts that may come anywhere: on the hosted
    build inside a sanitizer's runtime, so it is not instrumented (it
@@ -106,6 +109,8 @@ static struct {
     struct profcfg cfg;         /* the command line's values */
     long hz;                    /* the rate in force, 0 while stopped */
     uint64_t period;            /* cycles; written while no core samples */
+    uint64_t started;           /* arch_cycles() and sp_walltime() at the */
+    uint64_t started_wall;      /* start, for a pprof profile's times */
     struct profcore *core[MAXCPU];
     int segment;                /* dumps made */
     void *file;                 /* the hosted build's dump file, or NULL */
@@ -185,6 +190,12 @@ static PROF_NOSAN unsigned unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo,
         fp = next;
     }
     return n;
+}
+
+PROF_NOSAN unsigned prof_unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo,
+                                uintptr_t hi, uint64_t *pcs)
+{
+    return unwind(pc, fp, lo, hi, pcs);
 }
 
 /* The image's code (the linker scripts; the hosted build's link). */
@@ -395,6 +406,8 @@ static int ready(long hz)
         profbuf_reset(&prof.core[i]->buf);
     __atomic_store_n(&prof.hz, hz, __ATOMIC_RELAXED);
     prof.period = arch_cycles_hz() / hz ? arch_cycles_hz() / hz : 1;
+    prof.started = arch_cycles();
+    prof.started_wall = sp_walltime();
     if (!prof.exit_hook) {
         prof.exit_hook = true;
         atexit(prof_at_exit);
@@ -504,8 +517,106 @@ static uint64_t dump(void)
     return total;
 }
 
-void prof_stop(struct sp_profile_stats *s)
+/* ---- The pprof profile (sp_profile_stop_pprof) ------------------------- */
+
+static const char *ksym_name(uint64_t pc, uint64_t *start)
 {
+    uintptr_t off;
+    const char *name = ksym_lookup(pc, &off);
+
+    *start = pc - off;
+    return name;
+}
+
+struct pprof *prof_pprof_new(const struct pprof_type *types, int ntypes,
+                             const struct pprof_type *period_type,
+                             int64_t period)
+{
+    return pprof_new(types, ntypes, period_type, period,
+                     (uintptr_t)__text_start, (uintptr_t)__text_end,
+                     "spindle", ksym_name);
+}
+
+/* The pseudo-frames at the root of a sample of each kind, innermost
+   first (tools/run/pprof.py gives the same). */
+static const char *const pseudo[PROF_NKINDS][2] = {
+    [PROF_SCHED] = { "[scheduler]" },
+    [PROF_IDLE] = { "[idle]" },
+    [PROF_HALT] = { "[halted]", "[idle]" },
+    [PROF_IRQ] = { "[interrupt]" },
+};
+
+/* One record of core c as a sample of p, labelled as tools/run/pprof.py
+   labels: core and g numbers (pprof takes -tagfocus=core=1 as a numeric
+   filter), gfn, and irqs=off. */
+static void pprof_record(struct pprof *p, const uint64_t *rec, int c,
+                         int64_t period_ns)
+{
+    uint64_t locs[PROF_DEPTH + 2], start;
+    unsigned depth = prof_depth(rec), kind = prof_kind_of(rec), n = 0;
+    struct pprof_label l[4];
+    int nl = 0;
+    int64_t v[2] = { (int64_t)prof_weight(rec),
+                     (int64_t)prof_weight(rec) * period_ns };
+    const char *gfn;
+
+    for (unsigned i = 0; i < depth; i++)
+        locs[n++] = pprof_pc(p, rec[PROF_HDR + i], i == 0);
+    for (int i = 0; kind < PROF_NKINDS && i < 2 && pseudo[kind][i]; i++)
+        locs[n++] = pprof_pseudo(p, pseudo[kind][i]);
+    l[nl++] = (struct pprof_label){ .key = "core", .num = c, .unit = "core" };
+    if (rec[1])
+        l[nl++] = (struct pprof_label){ .key = "g", .num = (int64_t)rec[1],
+                                        .unit = "g" };
+    if (rec[2] && (gfn = ksym_name(rec[2], &start)))
+        l[nl++] = (struct pprof_label){ .key = "gfn", .str = gfn };
+    if (prof_flags(rec) & PROF_IRQOFF)
+        l[nl++] = (struct pprof_label){ .key = "irqs", .str = "off" };
+    pprof_sample(p, locs, (int)n, v, l, nl);
+}
+
+/* Every core's records (folded) as a pprof profile, to w; *records gets
+   how many samples it holds. */
+static int write_pprof(sp_profile_writer w, void *arg, uint64_t *records)
+{
+    static const struct pprof_type types[] = { { "samples", "count" },
+                                               { "cpu", "nanoseconds" } };
+    int64_t period_ns = 1000000000 / prof.hz;
+    uint64_t hz = arch_cycles_hz(), cycles = arch_cycles() - prof.started;
+    struct pprof *p = prof_pprof_new(types, 2, &types[1], period_ns);
+    int rc;
+
+    if (!p)
+        return -ENOMEM;
+    *records = 0;
+    for (int c = 0; c < ncpu; c++) {
+        struct profbuf *b = &prof.core[c]->buf;
+        uint64_t tsize = 1;
+        uint32_t *table;
+
+        while (tsize < 2 * b->records)
+            tsize *= 2;
+        if ((table = malloc(tsize * sizeof *table))) {
+            profbuf_merge(b, table, tsize);
+            free(table);
+        }
+        for (uint64_t at = 0; at < b->n; at = profbuf_next(b, at))
+            if (prof_weight(b->w + at)) {
+                pprof_record(p, b->w + at, c, period_ns);
+                ++*records;
+            }
+    }
+    rc = pprof_finish(p, (int64_t)prof.started_wall,
+                      (int64_t)(cycles / hz * 1000000000 +
+                                cycles % hz * 1000000000 / hz), w, arg);
+    pprof_free(p);
+    return rc;
+}
+
+int prof_stop(struct sp_profile_stats *s, sp_profile_writer w, void *arg)
+{
+    int rc = 0;
+
     *s = (struct sp_profile_stats){ 0 };
     op_begin();
     if (prof.hz) {
@@ -515,10 +626,15 @@ void prof_stop(struct sp_profile_stats *s)
             s->samples += prof.core[c]->buf.weight;
             s->lost += prof.core[c]->buf.lost;
         }
-        s->records = dump();
+        if (w)
+            rc = write_pprof(w, arg, &s->records);
+        else
+            s->records = dump();
         __atomic_store_n(&prof.hz, 0, __ATOMIC_RELAXED);
-    }
+    } else if (w)
+        rc = -ENOENT;
     op_end();
+    return rc;
 }
 
 static void prof_at_exit(void)
@@ -527,7 +643,7 @@ static void prof_at_exit(void)
 
     if (!getg())
         return;
-    prof_stop(&s);
+    prof_stop(&s, NULL, NULL);
     if (prof.file) {
         arch_dump_close(prof.file);
         prof.file = NULL;
@@ -545,7 +661,15 @@ void sp_profile_stop(struct sp_profile_stats *s)
 {
     struct sp_profile_stats none;
 
-    prof_stop(s ? s : &none);
+    prof_stop(s ? s : &none, NULL, NULL);
+}
+
+int sp_profile_stop_pprof(struct sp_profile_stats *s, sp_profile_writer w,
+                          void *arg)
+{
+    struct sp_profile_stats none;
+
+    return w ? prof_stop(s ? s : &none, w, arg) : -EINVAL;
 }
 
 bool sp_profile_on(void)

@@ -81,13 +81,35 @@ static inline void prof_irq_exit(struct m *m, uintptr_t handler)
 
 /*
  * Starts every core sampling hz times a second (1..PROF_HZ_MAX) and
- * stops them, dumping what they recorded as one segment (profbuf.h) to
- * the console or, hosted, the profile file.  From a G (prof_start also
- * from the boot core in prof_init).  prof_start returns 0, -EBUSY if the
- * cores sample already, -EINVAL for a bad rate or -ENOMEM.
+ * stops them.  prof_stop dumps what they recorded as one segment
+ * (profbuf.h) to the console or, hosted, the profile file; or, given a
+ * writer w, writes it to w as a pprof profile instead (then returns 0,
+ * -ENOENT if the cores did not sample, -ENOMEM, or w's error).  From a
+ * G (prof_start also from the boot core in prof_init).  prof_start
+ * returns 0, -EBUSY if the cores sample already, -EINVAL for a bad rate
+ * or -ENOMEM.
  */
 int prof_start(long hz);
-void prof_stop(struct sp_profile_stats *s);
+int prof_stop(struct sp_profile_stats *s, sp_profile_writer w, void *arg);
+
+struct pprof;
+struct pprof_type;
+
+/* A pprof builder (pprofenc.h) for this image: its code the mapping,
+   named by the image's symbol table (kernel/ksym.c). */
+struct pprof *prof_pprof_new(const struct pprof_type *types, int ntypes,
+                             const struct pprof_type *period_type,
+                             int64_t period);
+
+/*
+ * pcs[0] = pc (if not 0), then the return addresses of the frame chain
+ * from fp, at most PROF_DEPTH in all; only words in [lo, hi), 8-byte
+ * aligned and each frame above the last, are read, so a stack that is
+ * not running and whose frames lie there is unwound without a fault.
+ * Returns how many went into pcs.
+ */
+unsigned prof_unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+                     uint64_t *pcs);
 
 /* For bench/profile.c: takes n samples of the caller's own stack, with
    interrupts off, into a scratch buffer; returns the frames of the

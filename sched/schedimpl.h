@@ -171,6 +171,9 @@ void checkdead(void);
 
 /* gfree.c: calls fn on every parked G (callers keep the G set still). */
 void for_each_waiting_g(void (*fn)(struct g *));
+/* gfree.c: calls fn(gp, arg) on every G ever made, dead ones too, under
+   the lock of the list (fn must not take it or make a G). */
+void for_each_g(void (*fn)(struct g *, void *), void *arg);
 
 /* preempt.c */
 extern uint64_t quantum;        /* slice length in cycles */

@@ -58,8 +58,9 @@ test_images   = $(if $(filter $(FW_CONFIGS),$(1)),$(EFI_TESTS:%=build/$(call fw_
 TEST_JOBS     = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 
 # Before the boots: the host packages of every configuration, one arch
-# at a time (apt-get holds a lock), and Go, whose `go tool pprof` reads
-# the profile tests/sched/profile dumps, then everything else in one make
+# at a time (apt-get holds a lock), Go, whose `go tool pprof` reads the
+# profiles tests/sched/profile and apps/httpd make, and wrk and curl,
+# which tests/host/pprofhttp_test.sh loads httpd with; then everything else in one make
 # (one jobserver): newlib for each bare-metal arch, both started first
 # as the longest jobs, then lwIP, the host tests and fuzz targets, each
 # hosted build's images, and each bare-metal arch's images once its
@@ -74,7 +75,7 @@ TEST_HOSTED  := $(filter hosted%,$(TEST_RUN))
 GDB_TEST_PREP := $(if $(filter hosted,$(TEST_HOSTED)),,gdb-test-image)
 
 test-prepare:
-	$(Q)for a in $(TEST_ARCHES) fuzz gdb go; do tools/build/deps.sh $$a; done
+	$(Q)for a in $(TEST_ARCHES) fuzz gdb go net; do tools/build/deps.sh $$a; done
 	$(Q)for a in $(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))); do tools/build/deps.sh efi $$a; done
 	$(Q)$(MAKE) --no-print-directory $(TEST_JOBS) DEPS_CHECKED=1 $(TEST_NEWLIBS) $(LWIP_STAMP) \
 	    test-host $(EFI_CHECK) $(FUZZ_TARGETS:%=$(FB)/%) $(HB)/netpeer $(TEST_HOSTED:%=test-images-%) \

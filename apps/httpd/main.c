@@ -7,6 +7,10 @@
  *                 counters) and the network's counters, as text
  *   /bytes/N      N bytes of 'x' (up to 1 GiB), for throughput: what
  *                 tools/bench/bench-net.sh times
+ *   /debug/pprof/ what Go's net/http/pprof serves, for `go tool pprof`:
+ *                 profile?seconds=N  a CPU profile of the next N seconds
+ *                 (default 30) at 100 Hz; goroutine?debug=0|1|2  every G
+ *                 with its state and stack (<spindle/profile.h>)
  *
  *   make run APP=httpd NET=user      then: curl http://127.0.0.1:8080/
  *
@@ -16,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
 #include <spindle/net.h>
+#include <spindle/profile.h>
 #include <spindle/sched.h>
 #include <spindle/time.h>
 
@@ -75,6 +81,17 @@ static bool keep_alive(const char *req)
                : strncasecmp(c, "keep-alive", 10) == 0;
 }
 
+static const char *status_text(int code)
+{
+    switch (code) {
+    case 200: return "OK";
+    case 404: return "Not Found";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    }
+    return "Bad Request";
+}
+
 static long respond(sp_conn *c, int code, const char *body, size_t len,
                     const char *type, bool keep)
 {
@@ -82,9 +99,7 @@ static long respond(sp_conn *c, int code, const char *body, size_t len,
     int n = snprintf(hdr, sizeof hdr,
                      "HTTP/1.1 %d %s\r\nServer: Spindle\r\n"
                      "Content-Type: %s\r\nContent-Length: %zu\r\n"
-                     "Connection: %s\r\n\r\n", code,
-                     code == 200 ? "OK" : code == 404 ? "Not Found"
-                                                      : "Bad Request",
+                     "Connection: %s\r\n\r\n", code, status_text(code),
                      type, len, keep ? "keep-alive" : "close");
     char out[1024];
 
@@ -160,6 +175,113 @@ static long bytes(sp_conn *c, const char *arg, bool keep)
     return 0;
 }
 
+/* ---- /debug/pprof ---------------------------------------------------- */
+
+/* A reply built in memory, for its Content-Length (sp_profile_writer). */
+struct reply {
+    char *b;
+    size_t n, cap;
+};
+
+static int reply_write(void *arg, const void *p, size_t n)
+{
+    struct reply *r = arg;
+
+    if (r->n + n > r->cap) {
+        size_t cap = r->cap ? r->cap : 65536;
+        char *nb;
+
+        while (cap < r->n + n)
+            cap *= 2;
+        if (!(nb = realloc(r->b, cap)))
+            return -ENOMEM;
+        r->b = nb;
+        r->cap = cap;
+    }
+    memcpy(r->b + r->n, p, n);
+    r->n += n;
+    return 0;
+}
+
+/* The value of query parameter key in the request line's target (which
+   ends at a blank), or def if it is absent or not a number. */
+static long query(const char *target, const char *key, long def)
+{
+    size_t k = strlen(key);
+    const char *q = target;
+
+    while ((q = strpbrk(q, "?& ")) && *q != ' ') {
+        q++;
+        if (!strncmp(q, key, k) && q[k] == '=') {
+            char *end;
+            long v = strtol(q + k + 1, &end, 10);
+
+            return end > q + k + 1 && (*end == ' ' || *end == '&') ? v : def;
+        }
+    }
+    return def;
+}
+
+/* The reply of a profile call: 200 with the bytes, or 500 with why. */
+static long profile_reply(sp_conn *c, int rc, struct reply *r,
+                          const char *type, const char *what, bool keep)
+{
+    char msg[160];
+    long n;
+
+    if (rc == 0)
+        n = respond(c, 200, r->b, r->n, type, keep);
+    else {
+        int k = snprintf(msg, sizeof msg, "Could not %s: %s\n", what,
+                         rc == -EBUSY ? "cpu profiling already in use"
+                                      : strerror(-rc));
+        n = respond(c, 500, msg, k, "text/plain; charset=utf-8", keep);
+    }
+    free(r->b);
+    return n;
+}
+
+/* /debug/pprof/profile?seconds=N: N seconds of every core at 100 Hz. */
+static long pprof_profile(sp_conn *c, const char *target, bool keep)
+{
+    long secs = query(target, "seconds", 30);
+    struct reply r = { 0 };
+    int rc;
+
+    if (secs < 1 || secs > 3600)
+        return respond(c, 400, "bad seconds: 1 to 3600\n", 23,
+                       "text/plain", keep);
+    if ((rc = sp_profile_start(100)) == 0) {
+        sp_sleep(SP_S(secs));
+        rc = sp_profile_stop_pprof(NULL, reply_write, &r);
+    }
+    return profile_reply(c, rc, &r, "application/octet-stream",
+                         "enable CPU profiling", keep);
+}
+
+/* /debug/pprof/goroutine?debug=N */
+static long pprof_goroutine(sp_conn *c, const char *target, bool keep)
+{
+    long debug = query(target, "debug", 0);
+    struct reply r = { 0 };
+    int rc;
+
+    if (debug < 0 || debug > 2)
+        return respond(c, 400, "bad debug: 0, 1 or 2\n", 21, "text/plain",
+                       keep);
+    rc = sp_goroutine_profile((int)debug, reply_write, &r);
+    return profile_reply(c, rc, &r, debug ? "text/plain; charset=utf-8"
+                                          : "application/octet-stream",
+                         "write the goroutine profile", keep);
+}
+
+static const char pprof_index[] =
+    "/debug/pprof/\n\n"
+    "profile?seconds=N    CPU profile of the next N seconds (default 30)\n"
+    "goroutine?debug=N    every goroutine: 0 pprof's format, 1 grouped by "
+    "stack, 2 one by one\n\n"
+    "go tool pprof http://HOST:PORT/debug/pprof/profile?seconds=5\n";
+
 /* Answers one request (its header block); false to close. */
 static bool handle(sp_conn *c, char *req)
 {
@@ -174,6 +296,15 @@ static bool handle(sp_conn *c, char *req)
         rc = debug_sched(c, keep);
     else if (!strncmp(req + 4, "/bytes/", 7))
         rc = bytes(c, req + 11, keep);
+    else if (!strncmp(req + 4, "/debug/pprof/profile", 20) &&
+             strchr("? ", req[24]))
+        rc = pprof_profile(c, req + 4, keep);
+    else if (!strncmp(req + 4, "/debug/pprof/goroutine", 22) &&
+             strchr("? ", req[26]))
+        rc = pprof_goroutine(c, req + 4, keep);
+    else if (!strncmp(req + 4, "/debug/pprof/ ", 14))
+        rc = respond(c, 200, pprof_index, sizeof pprof_index - 1,
+                     "text/plain", keep);
     else
         rc = respond(c, 404, "not found\n", 10, "text/plain", keep);
     return rc >= 0 && keep;

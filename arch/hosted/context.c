@@ -221,6 +221,14 @@ __attribute__((noreturn)) void hosted_context_entry(void (*fn)(void *),
     panic("hosted_context_entry: a context function returned");
 }
 
+void arch_switched_regs(const void *sp, uintptr_t *pc, uintptr_t *fp)
+{
+    const struct switch_frame *f = sp;
+
+    *pc = f->ret;
+    *fp = f->rbp;
+}
+
 void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
                        void *arg)
 {

@@ -153,6 +153,14 @@ struct switch_frame {
 
 void arch_context_start(void);
 
+void arch_switched_regs(const void *sp, uintptr_t *pc, uintptr_t *fp)
+{
+    const struct switch_frame *f = sp;
+
+    *pc = f->ret;
+    *fp = f->rbp;
+}
+
 void arch_context_init(void **sp, uintptr_t stack_top, void (*fn)(void *),
                        void *arg)
 {

@@ -17,6 +17,7 @@
 #define SPINDLE_PROFILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -45,5 +46,39 @@ void sp_profile_stop(struct sp_profile_stats *s);
 
 /* True while the cores sample. */
 bool sp_profile_on(void);
+
+/*
+ * Where a profile's bytes go: called with each piece in order; returns
+ * 0, or a negative errno to stop the writing, which the call that wrote
+ * returns.
+ */
+typedef int (*sp_profile_writer)(void *arg, const void *buf, size_t n);
+
+/*
+ * sp_profile_stop, but what the cores recorded goes to w as a pprof
+ * profile (gzipped profile.proto, what Go's pprof.StopCPUProfile leaves
+ * and `go tool pprof` reads; functions named from the image's symbol
+ * table, no files or lines) instead of the dump.  Returns 0, -ENOENT if
+ * the profiler was not running (nothing written), -ENOMEM, or w's
+ * error.  From a G; it allocates about 100 bytes per distinct sample.
+ */
+int sp_profile_stop_pprof(struct sp_profile_stats *s, sp_profile_writer w,
+                          void *arg);
+
+/*
+ * Every G, its state (running, runnable, or why it waits), the core that
+ * runs or last ran it, and its stack, written to w as Go's goroutine
+ * profile is (/debug/pprof/goroutine?debug=N):
+ *   0  a pprof profile (goroutine/count, Gs of equal stack and state one
+ *      sample, labelled state=...), which `go tool pprof` reads
+ *   1  text: "goroutine profile: total N", then per stack and state its
+ *      count and program counters (the legacy format pprof also reads),
+ *      with the Gs' ids and the symbolized frames as # comments
+ *   2  text: each G on its own, as Go prints them on SIGQUIT
+ * The machine stops between Gs while the stacks are read (every other
+ * core waits in a cross-core call), for a time linear in the Gs.  Returns
+ * 0, -EINVAL for another debug, -ENOMEM, or w's error.  From a G.
+ */
+int sp_goroutine_profile(int debug, sp_profile_writer w, void *arg);
 
 #endif
