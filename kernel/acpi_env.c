@@ -12,6 +12,11 @@
 void *acpi_map(uint64_t pa, size_t len)
 {
     (void)len;
+    /* Page 0 stays unmapped, the guard that makes a NULL dereference a
+       fault: the BIOS data area's EBDA pointer there cannot be read, and
+       the search for the RSDP goes on in the BIOS area alone. */
+    if (pa < 4096)
+        return NULL;
     return phys_to_virt(pa);
 }
 

@@ -4,7 +4,11 @@
  * Its rate comes from CPUID leaf 0x15 (crystal ratio) or 0x16 when the CPU
  * reports them, else it is measured against PIT channel 2 over 5 ms, the
  * gate-and-OUT2 method that works without interrupts (port 0x61).  QEMU's
- * qemu64 CPU has neither leaf, so the PIT is the usual path here.
+ * qemu64 CPU has neither leaf, so the PIT is the usual path here.  A
+ * machine without port 0x61 (QEMU's microvm has a PIT but no port B, and
+ * a PC may gate channel 2 off) is measured against channel 0 instead,
+ * whose gate is always on: its count is latched and read until 5 ms of
+ * it have passed.
  *
  * A measurement is only as good as the two instants it brackets: under
  * QEMU the host may deschedule the vCPU for milliseconds between starting
@@ -80,12 +84,69 @@ static bool pit_once(uint64_t *cycles, uint64_t *err)
     return true;
 }
 
+/* Channel 0's count, latched. */
+static uint16_t pit0_count(void)
+{
+    uint8_t lo;
+
+    arch_pio_write8(0x43, 0x00);
+    lo = arch_pio_read8(0x40);
+    return lo | arch_pio_read8(0x40) << 8;
+}
+
+/*
+ * pit_once against channel 0, counting down from 65536 in mode 2: the
+ * ticks between two reads are their counts' difference (a period is
+ * 55 ms, 11 times the interval).  False if the count does not move.
+ */
+static bool pit0_once(uint64_t *cycles, uint64_t *err)
+{
+    uint32_t want = PIT_HZ * CALIBRATE_MS / 1000, ticks = 0;
+    uint64_t a0, b0, a, b;
+    uint16_t c0;
+    long spins = 0;
+
+    arch_pio_write8(0x43, 0x34);                /* channel 0, lo/hi, mode 2 */
+    arch_pio_write8(0x40, 0);
+    arch_pio_write8(0x40, 0);                   /* 65536 */
+    a0 = arch_cycles();
+    c0 = pit0_count();
+    b0 = arch_cycles();
+    do {
+        if (++spins > 10000000)
+            return false;
+        a = arch_cycles();
+        ticks = (uint16_t)(c0 - pit0_count());
+        b = arch_cycles();
+    } while (ticks < want);
+    /* Mode 0 with no count written: the counter waits, raising no IRQ 0. */
+    arch_pio_write8(0x43, 0x30);
+    /* Both reads are in their brackets; the ticks between them are exact
+       to one tick either way. */
+    *cycles = ((a + b) / 2 - (a0 + b0) / 2) * want / ticks;
+    *err = (b0 - a0) + (b - a) + *cycles / want;
+    return true;
+}
+
+/* Whether channel 2 can be gated and its OUT2 read: port B answers, and
+   OUT2 is low once a mode 0 count is being loaded. */
+static bool pit2_usable(void)
+{
+    if (arch_pio_read8(0x61) == 0xFF)
+        return false;
+    arch_pio_write8(0x61, (arch_pio_read8(0x61) & ~0x02) | 0x01);
+    arch_pio_write8(0x43, 0xB0);
+    return !(arch_pio_read8(0x61) & 0x20);
+}
+
 static uint64_t from_pit(void)
 {
     uint64_t best = 0, best_err = UINT64_MAX, c, e;
+    bool (*once)(uint64_t *, uint64_t *) = pit2_usable() ? pit_once
+                                                          : pit0_once;
 
     for (int i = 0; i < CALIBRATE_TRIES; i++) {
-        if (!pit_once(&c, &e))
+        if (!once(&c, &e))
             return 0;
         if (e < best_err) {
             best = c;
