@@ -214,15 +214,21 @@ _Static_assert(sizeof(struct acpi_gas) == 12, "GAS");
  */
 struct acpi_fadt {
     struct acpi_sdt hdr;
-    uint8_t pad0[40];
+    uint32_t firmware_ctrl;
+    uint32_t dsdt;              /* the DSDT, 32-bit */
+    uint8_t pad0[32];
     uint32_t pm_tmr_blk;        /* I/O port, 0 if no PM timer */
     uint8_t pad1[32];
     uint32_t flags;
     uint8_t pad2[13];
     uint16_t arm_boot_arch;     /* ACPI 5.1+; reserved (0) before */
-    uint8_t pad3[77];
+    uint8_t pad3[9];
+    uint64_t x_dsdt;            /* ACPI 2.0+; supersedes dsdt when set */
+    uint8_t pad4[60];
     struct acpi_gas x_pm_tmr_blk;   /* ACPI 2.0+; supersedes pm_tmr_blk */
 } PACKED;
+_Static_assert(offsetof(struct acpi_fadt, dsdt) == 40, "DSDT");
+_Static_assert(offsetof(struct acpi_fadt, x_dsdt) == 140, "X_DSDT");
 _Static_assert(offsetof(struct acpi_fadt, pm_tmr_blk) == 76, "PM_TMR_BLK");
 _Static_assert(offsetof(struct acpi_fadt, flags) == 112, "FADT flags");
 _Static_assert(offsetof(struct acpi_fadt, arm_boot_arch) == 129, "ARM_BOOT");
@@ -778,6 +784,10 @@ static void fadt_parse(const struct acpi_fadt *f, struct acpi_info *out)
         out->psci = f->arm_boot_arch & FADT_ARM_PSCI;
         out->psci_hvc = out->psci && (f->arm_boot_arch & FADT_ARM_PSCI_HVC);
     }
+    if (HAS(len, struct acpi_fadt, dsdt))
+        out->dsdt_pa = f->dsdt;
+    if (HAS(len, struct acpi_fadt, x_dsdt) && f->x_dsdt)
+        out->dsdt_pa = f->x_dsdt;
     out->hw_reduced = flags & FADT_HW_REDUCED_ACPI;
     /* §4.1: hardware-reduced platforms have no fixed PM timer. */
     if (out->hw_reduced)
@@ -880,4 +890,16 @@ int acpi_parse(uint64_t rsdp_pa, struct acpi_info *out)
     if (kind == KIND_GICC)
         return fail(out, -ACPI_ENOCORE, "the MADT lists no usable core");
     return fail(out, -ACPI_ECORRUPT, "MADT lists no enabled CPU");
+}
+
+int acpi_virtio_mmio(const struct acpi_info *a, struct aml_mmio *out,
+                     int max)
+{
+    const struct acpi_sdt *t;
+
+    if (!a->dsdt_pa ||
+        !(t = table_get(a->dsdt_pa, "DSDT", sizeof(struct acpi_sdt))))
+        return 0;
+    return aml_virtio_mmio((const uint8_t *)(t + 1),
+                           t->length - sizeof(*t), out, max);
 }

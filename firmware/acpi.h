@@ -17,7 +17,7 @@
  *         lapic_pa, ioapics, isos (x86); gicd_pa, gic_version, gicr, its
  *         (arm64)
  *   MCFG  mcfg
- *   FADT  pm_tmr_port, pm_tmr_32bit, hw_reduced, psci, psci_hvc
+ *   FADT  pm_tmr_port, pm_tmr_32bit, hw_reduced, psci, psci_hvc, dsdt_pa
  *   GTDT  timer_el1_phys, timer_el1_virt, timer_el2_phys
  *   SPCR  spcr_type, spcr_space, spcr_access_size, spcr_base
  *
@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "firmware/aml.h"
 
 #define ACPI_MAX_CPUS   256
 #define ACPI_MAX_IOAPIC 8
@@ -138,6 +139,7 @@ struct acpi_info {
 
     uint16_t pm_tmr_port;       /* I/O port of the PM timer, 0 if none */
     bool pm_tmr_32bit;          /* counter is 32 bits wide, else 24 */
+    uint64_t dsdt_pa;           /* the DSDT (FADT), 0 if none given */
     bool hw_reduced;            /* FADT HW_REDUCED_ACPI: no fixed hardware
                                    (always so on arm64); false if no FADT */
     bool psci;                  /* FADT ARM_BOOT_ARCH PSCI_COMPLIANT: cores
@@ -199,5 +201,14 @@ uint64_t acpi_find_rsdp_bios(void);
  * "MADT lists no enabled CPU").
  */
 int acpi_parse(uint64_t rsdp_pa, struct acpi_info *out);
+
+/*
+ * The virtio-mmio devices the DSDT of tables acpi_parse read describes
+ * (aml.h: QEMU's microvm lists them there, with ACPI on), at most max
+ * into out; returns how many there are, 0 without a DSDT or with a bad
+ * one (said by acpi_log).
+ */
+int acpi_virtio_mmio(const struct acpi_info *a, struct aml_mmio *out,
+                     int max);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * acpi.c - libFuzzer target for firmware/acpi.c and the aarch64 machine
+ * acpi.c - libFuzzer target for firmware/acpi.c, the DSDT's virtio-mmio
+ * devices (firmware/aml.c) and the aarch64 machine
  * description built on it (firmware/acpi_machine.c): the input is physical
  * memory from address BASE, with the RSDP at BASE (tools/test/acpiseed.py
  * writes seeds in that layout; the kernel takes an RSDP at 0 for none).  acpi_map hands out an exact-size copy of what
@@ -129,6 +130,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mach.ncpus > MACH_MAX_CPUS || (!bad && !mach.ncpus) ||
         mach.gic.nredist > MACH_MAX_REDIST)
         abort();
+    /* The DSDT's virtio-mmio devices, when the FADT names one: a count,
+       and never a window of size 0. */
+    if (rc == 0) {
+        struct aml_mmio d[4];
+        int k = acpi_virtio_mmio(&info, d, 4);
+
+        for (int i = 0; i < k && i < 4; i++)
+            if (!d[i].size)
+                abort();
+    }
     while (nmaps)
         free(maps[--nmaps]);
     free(m);

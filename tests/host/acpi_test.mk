@@ -1,2 +1,2 @@
 # The ACPI parser and the aarch64 machine description built on it.
-acpi_test_SRCS := firmware/acpi.c firmware/acpi_machine.c
+acpi_test_SRCS := firmware/acpi.c firmware/aml.c firmware/acpi_machine.c
