@@ -2,6 +2,7 @@
 #
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
 #            [NET=user|tap|] [HOSTPORT=8080] [GUESTPORT=80] [ELF=path]
+#            [MACHINE=microvm]           x86_64 on QEMU's microvm
 #                                        APP: an app of apps/ or a port's
 #                                        program (speedtest1); ELF: any image
 #   make toolchain | ports               build/<arch>/bin/spindle-cc and its
@@ -148,7 +149,15 @@ IMAGES     := $(IMAGE_DIRS:%=$(B)/%.elf)
 
 LIBC_DEP   := $(NEWLIB)/lib/libc.a
 IMAGE_RULE := IMAGE
-RUN_ARCH   := $(ARCH)
+# MACHINE=microvm boots x86_64 on QEMU's microvm (no PCI, virtio-mmio)
+# instead of q35: tools/run/qemu.sh's x86_64-microvm.
+RUN_ARCH   := $(ARCH)$(if $(filter microvm,$(MACHINE)),-microvm)
+ifneq ($(filter-out microvm,$(MACHINE)),)
+$(error MACHINE=$(MACHINE): the only other machine is microvm (x86_64))
+endif
+ifeq ($(MACHINE)-$(ARCH),microvm-aarch64)
+$(error MACHINE=microvm is x86_64's; aarch64's virt has virtio-mmio devices itself)
+endif
 # `make` builds the images, whatever target an included file names first.
 .DEFAULT_GOAL := all
 ifeq ($(ARCH),hosted)
@@ -266,10 +275,10 @@ run:
 	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
 ifeq ($(NET),tap)
 	$(Q)QUEUES=$(or $(QUEUES),1) tools/run/tapns.sh /dev/null env NET=tap TAP=spt0 \
-	    QUEUES=$(or $(QUEUES),1) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) \
+	    QUEUES=$(or $(QUEUES),1) tools/run/qemu.sh $(RUN_ARCH) $(APP_ELF) $(SMP) \
 	    ip=192.0.2.2/24 gw=192.0.2.1 $(RUN_CMDLINE)
 else
-	$(Q)NET=$(NET) $(PORT_RUNENV_$(APP)) tools/run/qemu.sh $(ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
+	$(Q)NET=$(NET) $(PORT_RUNENV_$(APP)) tools/run/qemu.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
 endif
 
 # The execution tracer (tools/run/trace.sh): the app booted with trace=1

@@ -33,24 +33,32 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # of what the firmware hands over (cores, memory map, tables, clocks and
 # the timer interrupt, screen), not the scheduler's own; `make test-efi`
 # boots every test image through each.
-TEST_CONFIGS := x86_64 x86_64-efi aarch64 aarch64-efi aarch64-efi-dtb aarch64-uboot \
-                hosted hosted-asan hosted-tsan
+#
+# x86_64-microvm boots x86_64's images directly on QEMU's microvm machine
+# (no PCI: virtio-mmio), the slice MICROVM_TESTS at 1 and 4 cores: the
+# foundation's, the scheduler's and the network's tests.
+TEST_CONFIGS := x86_64 x86_64-efi x86_64-microvm aarch64 aarch64-efi aarch64-efi-dtb \
+                aarch64-uboot hosted hosted-asan hosted-tsan
 FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
+MACHINE_CONFIGS := x86_64-microvm
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
+machine_configs = $(filter $(1)-%,$(MACHINE_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/kernel/firmware_tables
+MICROVM_TESTS := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/time/timers \
+                 tests/time/preempt tests/net/nonic
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
-                    $(call fw_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
+                    $(call fw_configs,$(RUN_ARCH)) $(call machine_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" --smp-for aarch64 4 \
                     --smp-for hosted 4 --smp-for hosted-asan 4 --smp-for hosted-tsan 4)
 fw_arch       = $(firstword $(subst -, ,$(1)))
-config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter $(FW_CONFIGS),$(1)),ARCH=$(call fw_arch,$(1)) APP=hello CMDLINE= image,ARCH=$(1))))
+config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter $(FW_CONFIGS),$(1)),ARCH=$(call fw_arch,$(1)) APP=hello CMDLINE= image,ARCH=$(call fw_arch,$(1)))))
 # With a firmware configuration, the image check of its arch runs among
 # the host tests, on build/<arch>/hello.img.
 efi_check     = $(HB)/$(if $(filter aarch64,$(1)),efiimage_aarch64_test,efiimage_test)
 EFI_CHECK     = $(foreach a,$(sort $(foreach c,$(TEST_FW),$(call fw_arch,$(c)))),$(call efi_check,$(a)))
 # The images a configuration boots.
-test_images   = $(if $(filter $(FW_CONFIGS),$(1)),$(EFI_TESTS:%=build/$(call fw_arch,$(1))/%.elf),$(TEST_BOOTS:%=build/$(1)/%.elf))
+test_images   = $(if $(filter $(FW_CONFIGS),$(1)),$(EFI_TESTS:%=build/$(call fw_arch,$(1))/%.elf),$(if $(filter $(MACHINE_CONFIGS),$(1)),$(MICROVM_TESTS:%=build/$(call fw_arch,$(1))/%.elf),$(TEST_BOOTS:%=build/$(1)/%.elf)))
 
 # The images build in parallel, one job per host core, unless make was
 # given -j already (then its jobserver shares the jobs out; MAKEFLAGS

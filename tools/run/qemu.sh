@@ -47,6 +47,14 @@
 # OVMF takes some 4 s under TCG before the loader runs.  ACPI=off is
 # QEMU's q35,acpi=off: OVMF then hands over ACPI tables without a MADT.
 #
+# x86_64-microvm: QEMU's microvm machine instead of q35, as Firecracker
+# builds its VMs: no PCI, virtio devices on virtio-mmio (NET's NIC
+# becomes a virtio-net-device there), its own qboot, the kernel booted
+# through PVH.  microvm hands over ACPI tables (a MADT for the cores, a
+# DSDT for the virtio-mmio devices); ACPI=off is microvm's acpi=off,
+# which leaves one core and puts the devices on the command line
+# (virtio_mmio.device=).
+#
 # aarch64-efi: the virt machine below with AAVMF (Debian's
 # qemu-efi-aarch64) as its firmware, as pflash (both images 64 MiB), and
 # the disk image (EFI/BOOT/BOOTAA64.EFI) on virtio-blk; IMAGE as for
@@ -184,14 +192,28 @@ uefi_boot() {
 
 ovmf=/usr/share/OVMF aavmf=/usr/share/AAVMF
 case $arch in
-x86_64|x86_64-efi)
+x86_64|x86_64-efi|x86_64-microvm)
     machine=q35
-    if [ "$arch" = x86_64 ]; then
-        boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*")
-    else
+    case $arch in
+    x86_64)
+        boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*") ;;
+    x86_64-microvm)
+        machine=microvm
+        case ${ACPI:-on} in
+        on) ;;
+        off) machine=microvm,acpi=off ;;
+        *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
+        esac
+        # The NIC on virtio-mmio, modern (version 2) registers.
+        net_opt=("${net_opt[@]/#virtio-net-pci,/virtio-net-device,}")
+        [ -z "${NET:-}" ] || net_opt+=(-global virtio-mmio.force-legacy=false)
+        [ -z "${TRACE_FILE:-}" ] ||
+            chan_opt=(-device virtio-serial-device,max_ports=1 "${chan_opt[@]:2}")
+        boot_opt=(-kernel "$image" -append "$*") ;;
+    x86_64-efi)
         efi_disk build/x86_64/efi/BOOTX64.EFI "$ovmf/OVMF_VARS.fd" "$@"
-        uefi_boot "$ovmf/OVMF_CODE.fd" -device ide-hd,drive=esp,bus=ide.0
-    fi
+        uefi_boot "$ovmf/OVMF_CODE.fd" -device ide-hd,drive=esp,bus=ide.0 ;;
+    esac
     set +e
     qemu-system-x86_64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \

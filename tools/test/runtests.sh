@@ -8,12 +8,14 @@
 #
 # Each --arch starts a group of images booted with that arch's launcher
 # and core-count matrix (x86_64: 1 2 3 4 8; aarch64: 1 2 4; the firmware
-# boots: 2; the hosted builds: 1 2 4 8; --smp-for replaces one arch's,
-# --smp every arch's).  The firmware boots take an arch's images
-# (build/<arch>/...) through its EFI loader (tools/run/qemu.sh): x86_64-efi
-# under OVMF, aarch64-efi under AAVMF with ACPI, aarch64-efi-dtb under
-# AAVMF with a device tree, aarch64-uboot through U-Boot; a test.conf's
-# `.x86_64` or `.aarch64` keys serve them too.
+# boots: 2; x86_64-microvm: 1 4; the hosted builds: 1 2 4 8; --smp-for
+# replaces one arch's, --smp every arch's).  The firmware boots take an
+# arch's images (build/<arch>/...) through its EFI loader
+# (tools/run/qemu.sh): x86_64-efi under OVMF, aarch64-efi under AAVMF
+# with ACPI, aarch64-efi-dtb under AAVMF with a device tree,
+# aarch64-uboot through U-Boot; x86_64-microvm boots x86_64's images on
+# QEMU's microvm machine; a test.conf's `.x86_64` or `.aarch64` keys
+# serve them too.
 # the total line covers every group.  Host test programs (--host) run
 # first, then the corpus replay of each libFuzzer target (--fuzz, through
 # tools/test/fuzz.sh), each reporting TEST lines of its own: the compiled ones
@@ -112,6 +114,7 @@ matrix_of() {
     case $1 in
     x86_64) echo "1 2 3 4 8" ;;
     *-efi|*-efi-dtb|*-uboot) echo "2" ;;    # the firmware takes 2-6 s a boot
+    *-microvm) echo "1 4" ;;
     aarch64) echo "1 2 4" ;;
     *) echo "1 2 4 8" ;;
     esac
