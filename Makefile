@@ -62,7 +62,7 @@ endif
 ifeq ($(ARCH),x86_64)
 CROSS       :=
 ARCH_CFLAGS := -mno-red-zone -mcmodel=small
-FIRMWARE    := firmware/acpi.c firmware/aml.c
+FIRMWARE    := firmware/acpi.c firmware/aml.c firmware/mptable.c
 IMAGE_BIN    = true
 else ifeq ($(ARCH),aarch64)
 CROSS       := aarch64-linux-gnu-

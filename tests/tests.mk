@@ -44,7 +44,7 @@ MACHINE_CONFIGS := x86_64-microvm
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 machine_configs = $(filter $(1)-%,$(MACHINE_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/kernel/firmware_tables
-MICROVM_TESTS := tests/kernel/smp tests/sched/spawn tests/sched/chan tests/time/timers \
+MICROVM_TESTS := tests/kernel/smp tests/kernel/smp_mptable tests/sched/spawn tests/sched/chan tests/time/timers \
                  tests/time/preempt tests/net/nonic
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)) $(call machine_configs,$(RUN_ARCH)),$(TEST_CONFIGS))

@@ -1,5 +1,5 @@
 /*
- * smp.c - finding the cores (ACPI MADT) and starting them with
+ * smp.c - finding the cores (ACPI MADT, else the MP table) and starting them with
  * INIT-SIPI-SIPI (Intel SDM Vol. 3A §9.4.4, MP initialization).
  *
  * All APs are started at once: each one takes a ticket in the trampoline
@@ -11,6 +11,7 @@
 #include "arch/arch.h"
 #include "arch/x86_64/x86.h"
 #include "firmware/acpi.h"
+#include "firmware/mptable.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
@@ -34,6 +35,34 @@ static uint64_t stack_tops[MAXCPU];
 
 struct acpi_info acpi;             /* x86.h */
 
+/*
+ * Without ACPI's MADT, the MP specification's table (mptable.h), which
+ * machines without ACPI (microvm with acpi=off, VMMs like Firecracker)
+ * describe their cores in; `why` says why ACPI gave none.  Fills hwid
+ * after the boot core's entry; returns the cores in all.
+ */
+static int cores_from_mptable(uint32_t *hwid, int max, const char *why)
+{
+    static struct mp_info mp;
+    uint64_t pa = mp_find();
+    int n = 1;
+
+    if (!pa) {
+        printk("acpi: %s, and no MP table; using the boot core only\n", why);
+        return 1;
+    }
+    if (mp_parse(pa, &mp) < 0) {
+        printk("acpi: %s; MP table: %s; using the boot core only\n", why,
+               mp.error);
+        return 1;
+    }
+    for (uint32_t i = 0; i < mp.ncpus && n < max; i++)
+        if (mp.apic_ids[i] != hwid[0])
+            hwid[n++] = mp.apic_ids[i];
+    printk("acpi: %s; %d cores from the MP table\n", why, n);
+    return n;
+}
+
 int arch_discover_cpus(uint32_t *hwid, int max)
 {
     uint64_t rsdp = boot_info->rsdp ? boot_info->rsdp : acpi_find_rsdp_bios();
@@ -42,19 +71,13 @@ int arch_discover_cpus(uint32_t *hwid, int max)
     int n = 1;
 
     hwid[0] = boot;
-    if (cmdline_get("acpi", &opt) && !strcmp(opt, "off")) {
-        printk("acpi: off (acpi=off); using the boot core only\n");
-        return 1;
-    }
-    if (!rsdp) {
-        printk("acpi: no RSDP found; using the boot core only\n");
-        return 1;
-    }
-    if (acpi_parse(rsdp, &acpi) < 0) {
-        printk("acpi: %s; using the boot core only\n",
-               acpi.error ? acpi.error : "tables unusable");
-        return 1;
-    }
+    if (cmdline_get("acpi", &opt) && !strcmp(opt, "off"))
+        return cores_from_mptable(hwid, max, "off (acpi=off)");
+    if (!rsdp)
+        return cores_from_mptable(hwid, max, "no RSDP found");
+    if (acpi_parse(rsdp, &acpi) < 0)
+        return cores_from_mptable(hwid, max, acpi.error ? acpi.error
+                                                        : "tables unusable");
     for (uint32_t i = 0; i < acpi.ncpus && n < max; i++)
         if (acpi.cpus[i].usable && acpi.cpus[i].apic_id != boot)
             hwid[n++] = acpi.cpus[i].apic_id;
