@@ -465,6 +465,18 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa);
 void arch_console_write(const char *s, size_t n);
 
 /*
+ * Turns the console's receive interrupt on: from then on each byte the
+ * console receives is read in that interrupt and handed to
+ * console_input (kernel/console_in.h), on the core the interrupt is aimed
+ * at (the boot core).  x86_64: COM1 through the I/O APIC; aarch64: the
+ * PL011 through the GIC; hosted: SIGQUIT, as one Ctrl-\ byte.  Where the
+ * machine gives no way (no UART, no interrupt route for it, no free
+ * device interrupt) it says why in one line and the console stays
+ * transmit-only.  Once, from G 1, once every core is up.
+ */
+void arch_console_in_start(void);
+
+/*
  * Ends the machine with status (0 = success).  Under QEMU the launcher
  * sees the status; on real hardware the machine powers off or halts.
  */

@@ -6,13 +6,18 @@
 #include "drivers/uart16550.h"
 
 #define THR     0       /* transmit holding (DLAB=0) */
+#define RBR     0       /* receive buffer (DLAB=0) */
 #define IER     1
+#define IER_ERBFI 0x01  /* received data available (and its timeout) */
 #define DLL     0       /* divisor latch (DLAB=1) */
 #define DLM     1
 #define FCR     2
 #define LCR     3
 #define MCR     4
+#define MCR_DTR_RTS 0x03
+#define MCR_OUT2 0x08   /* a PC's gate of the interrupt line */
 #define LSR     5
+#define LSR_DR  0x01    /* received data ready */
 #define LSR_THRE 0x20
 
 #define THRE_SPINS 100000       /* bounded wait for the transmitter */
@@ -51,7 +56,7 @@ bool uart16550_init(struct uart16550 *u)
     reg_write(u, DLM, 0);
     reg_write(u, LCR, 0x03);    /* 8N1 */
     reg_write(u, FCR, 0x07);    /* FIFOs on and cleared */
-    reg_write(u, MCR, 0x03);
+    reg_write(u, MCR, MCR_DTR_RTS);
     /* A missing UART reads back 0xFF; then writes would spin forever. */
     u->present = reg_read(u, LSR) != 0xFF;
     return u->present;
@@ -75,4 +80,28 @@ void uart16550_write(const struct uart16550 *u, const char *s, size_t n)
             putc_raw(u, '\r');
         putc_raw(u, s[i]);
     }
+}
+
+size_t uart16550_read(const struct uart16550 *u, char *buf, size_t n)
+{
+    size_t got = 0;
+
+    if (!u->present)
+        return 0;
+    while (got < n && (reg_read(u, LSR) & LSR_DR))
+        buf[got++] = (char)reg_read(u, RBR);
+    return got;
+}
+
+void uart16550_rx_enable(const struct uart16550 *u)
+{
+    char junk[16];
+    int rounds = 64;            /* a receiver that never empties: give up */
+
+    if (!u->present)
+        return;
+    while (uart16550_read(u, junk, sizeof junk) && --rounds)
+        ;
+    reg_write(u, MCR, MCR_DTR_RTS | MCR_OUT2);
+    reg_write(u, IER, IER_ERBFI);
 }

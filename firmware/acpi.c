@@ -261,15 +261,20 @@ _Static_assert(sizeof(struct acpi_gtdt) == 80, "GTDT up to the EL2 timer");
 
 /*
  * SPCR: 80 bytes in revision 2, more later; the layout of the fields read
- * here has not changed since revision 1, so any revision is taken.
+ * here has not changed since revision 1, so any revision is taken.  A
+ * table that ends after its base gives no interrupt.
  */
 struct acpi_spcr {
     struct acpi_sdt hdr;
     uint8_t type;               /* DBG2 serial subtype: ACPI_SPCR_* */
     uint8_t reserved[3];
     struct acpi_gas base;       /* address 0: console redirection off */
+    uint8_t int_type;           /* ACPI_SPCR_INT_* bits */
+    uint8_t pc_irq;             /* the 8259's IRQ (int_type bit 0) */
+    uint32_t gsi;               /* the other kinds' interrupt */
 } PACKED;
-_Static_assert(sizeof(struct acpi_spcr) == 52, "SPCR up to its base");
+_Static_assert(offsetof(struct acpi_spcr, int_type) == 52, "SPCR base ends");
+_Static_assert(sizeof(struct acpi_spcr) == 58, "SPCR up to its GSI");
 
 /* True if a table of length len contains member f of struct type t. */
 #define HAS(len, t, f) \
@@ -406,7 +411,7 @@ static const uint32_t want_min[T_N] = {
     sizeof(struct acpi_mcfg_table),
     sizeof(struct acpi_sdt),    /* fadt_parse checks each field it reads */
     sizeof(struct acpi_gtdt),
-    sizeof(struct acpi_spcr),
+    offsetof(struct acpi_spcr, int_type),   /* spcr_parse checks the rest */
 };
 
 struct found {
@@ -825,7 +830,8 @@ static void gtdt_parse(const struct acpi_gtdt *g, struct acpi_info *out)
     timer_irq(&out->timer_el2_phys, g->el2_phys.gsiv, g->el2_phys.flags);
 }
 
-/* table_get made sure the SPCR holds every field read here. */
+/* table_get made sure the SPCR holds every field up to its base; the
+   interrupt is read only if the table holds it too. */
 static void spcr_parse(const struct acpi_spcr *t, struct acpi_info *out)
 {
     if (!t->base.addr)
@@ -838,6 +844,10 @@ static void spcr_parse(const struct acpi_spcr *t, struct acpi_info *out)
     out->spcr_type = t->type;
     out->spcr_space = t->base.space;
     out->spcr_access_size = t->base.access_size;
+    if (HAS(t->hdr.length, struct acpi_spcr, gsi)) {
+        out->spcr_int_type = t->int_type;
+        out->spcr_gsi = t->gsi;
+    }
 }
 
 /* Not logged: the caller prints out->error with what it does instead. */

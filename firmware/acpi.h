@@ -19,7 +19,8 @@
  *   MCFG  mcfg
  *   FADT  pm_tmr_port, pm_tmr_32bit, hw_reduced, psci, psci_hvc, dsdt_pa
  *   GTDT  timer_el1_phys, timer_el1_virt, timer_el2_phys
- *   SPCR  spcr_type, spcr_space, spcr_access_size, spcr_base
+ *   SPCR  spcr_type, spcr_space, spcr_access_size, spcr_base,
+ *         spcr_int_type, spcr_gsi
  *
  * Not thread-safe and keeps no state: call once on the boot core.
  */
@@ -116,6 +117,10 @@ struct acpi_timer_irq {
 #define ACPI_SPCR_16550_GAS     0x12    /* 16550, register width from the
                                            GAS (spcr_access_size) */
 
+/* SPCR interrupt types (spcr_int_type), bits; the ones spcr_gsi serves. */
+#define ACPI_SPCR_INT_IOAPIC    (1u << 1)   /* an I/O APIC's GSI */
+#define ACPI_SPCR_INT_GIC       (1u << 3)   /* ARMH GIC: a GSIV (INTID) */
+
 /* Address spaces of a Generic Address Structure (spcr_space). */
 #define ACPI_SPACE_MEMORY       0
 #define ACPI_SPACE_IO           1
@@ -169,6 +174,9 @@ struct acpi_info {
     uint8_t spcr_space;         /* ACPI_SPACE_MEMORY or ACPI_SPACE_IO */
     uint8_t spcr_access_size;   /* GAS access size: 1..4 = 8..64-bit
                                    accesses, 0 not given */
+    uint8_t spcr_int_type;      /* its interrupt's kinds, ACPI_SPCR_INT_*
+                                   (raw); 0: none, or a table too short */
+    uint32_t spcr_gsi;          /* its GSI (GSIV on a GIC), as given */
 
     const char *error;          /* NULL, or why acpi_parse failed */
 };

@@ -8,7 +8,8 @@
  *   MADT GICD   the distributor and the GIC version
  *   MADT GICR   redistributor ranges
  *   GTDT        the timer PPIs
- *   SPCR        the console UART (a PL011 or SBSA UART at an MMIO address)
+ *   SPCR        the console UART (a PL011 or SBSA UART at an MMIO address),
+ *               and its interrupt when the table gives a GIC one
  *   FADT        PSCI and its conduit (HVC or SMC)
  *   MCFG        the PCIe ECAM window
  * What ACPI keeps in AML (PCI windows and INTx routing in the DSDT) is not
@@ -108,8 +109,12 @@ const char *acpi_to_machine(const struct acpi_info *a, int parsed,
     m->timer[MACH_TIMER_HYP] = timer_irq(&a->timer_el2_phys);
     if (a->spcr_base && a->spcr_space == ACPI_SPACE_MEMORY &&
         (a->spcr_type == ACPI_SPCR_PL011 || a->spcr_type == ACPI_SPCR_SBSA ||
-         a->spcr_type == ACPI_SPCR_SBSA_32BIT))
+         a->spcr_type == ACPI_SPCR_SBSA_32BIT)) {
         m->uart = (struct mach_range){ a->spcr_base, 0x1000 };
+        if ((a->spcr_int_type & ACPI_SPCR_INT_GIC) && a->spcr_gsi >= 32 &&
+            a->spcr_gsi < 1020)
+            m->uart_irq = (struct mach_irq){ a->spcr_gsi, 4 };  /* level */
+    }
     if (a->nmcfg) {
         const struct acpi_mcfg *w = &a->mcfg[0];
 

@@ -276,14 +276,27 @@ static void timer(const void *blob, struct machine *m,
     }
 }
 
-static bool pl011(const void *blob, int n, struct mach_range *r)
+/* Node n, if an enabled PL011 with a reg: its registers in m->uart and
+   its first interrupt, when an SPI of the GIC, in m->uart_irq. */
+static bool pl011(const void *blob, int n, struct machine *m,
+                  const struct gicref *g)
 {
-    return n >= 0 && fdt_node_compatible(blob, n, "arm,pl011") &&
-           fdt_node_enabled(blob, n) && reg_at(blob, n, 0, r);
+    const uint8_t *p;
+    int cnt;
+
+    if (n < 0 || !fdt_node_compatible(blob, n, "arm,pl011") ||
+        !fdt_node_enabled(blob, n) || !reg_at(blob, n, 0, &m->uart))
+        return false;
+    p = gic_irqs(blob, g, n, &cnt);
+    if (p && fdt32(p) == 0 && fdt32(p + 4) < 988) {    /* SPI: INTID < 1020 */
+        m->uart_irq.intid = 32 + fdt32(p + 4);
+        m->uart_irq.flags = fdt32(p + 8);
+    }
+    return true;
 }
 
 /* The PL011 stdout-path names (its part before ':'), else the first. */
-static void uart(const void *blob, struct machine *m)
+static void uart(const void *blob, struct machine *m, const struct gicref *g)
 {
     const char *s = m->stdout_path, *colon;
     int n;
@@ -292,12 +305,12 @@ static void uart(const void *blob, struct machine *m)
         colon = memchr(s, ':', strlen(s));
         n = fdt_path_offset_n(blob, s,
                               colon ? (size_t)(colon - s) : strlen(s));
-        if (pl011(blob, n, &m->uart))
+        if (pl011(blob, n, m, g))
             return;
     }
     for (n = fdt_find_compatible(blob, -1, "arm,pl011"); n >= 0;
          n = fdt_find_compatible(blob, n, "arm,pl011"))
-        if (pl011(blob, n, &m->uart))
+        if (pl011(blob, n, m, g))
             return;
 }
 
@@ -499,7 +512,7 @@ int fdt_parse_machine(const void *blob, size_t size, struct machine *m)
     psci(blob, m);
     gic(blob, m, &g);
     timer(blob, m, &g);
-    uart(blob, m);
+    uart(blob, m, &g);
     rtc(blob, m);
     virtio(blob, m, &g);
     pci(blob, m, &g);

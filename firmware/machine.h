@@ -1,8 +1,8 @@
 /*
  * machine.h - the description of an aarch64 machine the kernel boots
- * from: memory, cores, the GIC, the timer, the console UART, PSCI, PCI
- * and virtio-mmio devices.  Filled from the device tree
- * (fdt_parse_machine, firmware/fdt_machine.c) or from the ACPI tables
+ * from: memory, cores, the GIC, the timer, the console UART and its
+ * interrupt, PSCI, PCI and virtio-mmio devices.  Filled from the device
+ * tree (fdt_parse_machine, firmware/fdt_machine.c) or from the ACPI tables
  * (acpi_to_machine, firmware/acpi_machine.c), and handed to the kernel
  * in struct bootinfo.
  */
@@ -140,6 +140,8 @@ struct machine {
     struct mach_irq timer[MACH_NTIMER];   /* PPIs, indexed by enum mach_timer */
     struct mach_range uart;     /* PL011: the one /chosen's stdout-path
                                    names, else the first; base 0: none */
+    struct mach_irq uart_irq;   /* its interrupt, when an SPI of the GIC;
+                                   intid 0: none known */
     struct mach_range rtc;      /* first PL031 RTC; base 0: none */
     uint32_t nvirtio;
     struct mach_virtio virtio[MACH_MAX_VIRTIO];

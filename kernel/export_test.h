@@ -5,13 +5,15 @@
  *
  * Tests look at the cores (cpu.h), the page allocator's counts and the
  * virtual areas (mem.h, vm.h), spinlocks and their lock order, the
- * command line, the console and the panic path, and arm injected faults
+ * command line, the console (its output, and the Ctrl-\ count of
+ * console_in.h) and the panic path, and arm injected faults
  * (faultinject.h).
  */
 #ifndef KERNEL_EXPORT_TEST_H
 #define KERNEL_EXPORT_TEST_H
 
 #include "kernel/cmdline.h"
+#include "kernel/console_in.h"
 #include "kernel/cpu.h"
 #include "kernel/faultinject.h"
 #include "kernel/mem.h"

@@ -55,6 +55,7 @@ static void run_main(void *arg)
 
     pci_init();
     vcons_probe();              /* the host channel, if QEMU gave one */
+    arch_console_in_start();    /* Ctrl-\ on the console (console_in.h) */
     net_init(nic_probe());
     fault_arm();
     exit(main(argc, argv));

@@ -53,6 +53,7 @@
  */
 #include <stdlib.h>
 #include "arch/arch.h"
+#include "kernel/console_in.h"
 #include "kernel/cpu.h"
 #include "kernel/mem.h"
 #include "kernel/panic.h"
@@ -919,6 +920,7 @@ static void sched_init(void)
     wakeq_init();
     tracer_init();
     prof_init();
+    console_on_quit(gdump_request);     /* Ctrl-\: every G's stack */
     watch_grace = us_cycles(WATCH_GRACE_US);
     time_init();
 }

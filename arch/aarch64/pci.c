@@ -16,13 +16,6 @@
 #include "kernel/bootinfo.h"
 #include "kernel/cpu.h"
 
-/* SPIs routed to device interrupts; under the boot path, then read-only. */
-static struct {
-    uint32_t intid;
-    int irq;
-} routes[ARCH_NIRQ];
-static int nroutes;
-
 bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
                       const struct cpu *c, uint64_t *addr, uint32_t *data)
 {
@@ -39,14 +32,6 @@ bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
     return false;
 }
 
-int pci_intx_irq(uint32_t intid)
-{
-    for (int i = 0; i < nroutes; i++)
-        if (routes[i].intid == intid)
-            return routes[i].irq;
-    return -1;
-}
-
 bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 {
     const struct mach_pci *pci = &boot_info->machine->pci;
@@ -58,13 +43,7 @@ bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 
         if ((e->addr & pci->intx_mask_addr) != addr || e->pin != pin)
             continue;
-        if (nroutes == ARCH_NIRQ || pci_intx_irq(e->intid) >= 0)
-            return false;
-        routes[nroutes].irq = irq;
-        __atomic_store_n(&routes[nroutes].intid, e->intid, __ATOMIC_RELEASE);
-        __atomic_store_n(&nroutes, nroutes + 1, __ATOMIC_RELEASE);
-        gic_enable_spi(e->intid, cpus[0]);
-        return true;
+        return gic_route_spi(e->intid, irq, cpus[0]);
     }
     return false;
 }

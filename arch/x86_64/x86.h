@@ -60,6 +60,7 @@
 #define TRAMPOLINE_PA 0x8000
 
 #ifndef __ASSEMBLER__
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Byte port I/O is arch.h's arch_pio_read8/arch_pio_write8. */
@@ -177,6 +178,20 @@ void lapic_self(uint8_t vector);
  * sending it again costs at most one spurious interrupt.
  */
 void lapic_resend_in_service(void);
+/*
+ * ioapic.c: the I/O APIC pin an ISA IRQ reaches (after the MADT's
+ * overrides), and routing it, edge-triggered, to vector on the core with
+ * apic_id.  Each returns NULL, or why it cannot (no I/O APIC, a level-
+ * triggered override, an APIC id the entry cannot name).
+ */
+struct ioapic_pin {
+    uint32_t base;              /* the I/O APIC's registers (identity map) */
+    uint32_t pin, gsi;
+    bool active_low;
+};
+const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p);
+const char *ioapic_route(const struct ioapic_pin *p, uint8_t vector,
+                         uint32_t apic_id);
 void tsc_calibrate(void);
 void delay_us(uint64_t us);
 void trap(struct trapframe *tf);

@@ -959,6 +959,7 @@ TEST(aavmf_virt)
     CHECK(info.spcr_base == 0x09000000);
     CHECK(info.spcr_space == ACPI_SPACE_MEMORY);
     CHECK(info.spcr_access_size == 3);
+    CHECK(info.spcr_int_type == ACPI_SPCR_INT_GIC && info.spcr_gsi == 33);
 
     CHECK(info.hw_reduced && info.psci && info.psci_hvc);
     CHECK(info.pm_tmr_port == 0);
@@ -996,6 +997,7 @@ TEST(aavmf_machine)
     CHECK(m.timer[MACH_TIMER_PHYS].intid == 30);
     CHECK(m.timer[MACH_TIMER_HYP].intid == 26 && m.timer[MACH_TIMER_HYP].flags == 2);
     CHECK(m.uart.base == 0x09000000);
+    CHECK(m.uart_irq.intid == 33 && m.uart_irq.flags == 4);    /* level */
     CHECK(m.pci.ecam.base == 0xB0000000 && m.pci.bus_start == 0);
     CHECK(m.pci.ecam.size == (uint64_t)(m.pci.bus_end + 1) << 20);
     CHECK(m.nmem == 0 && m.rtc.base == 0 && m.bootargs == NULL);
@@ -1031,7 +1033,7 @@ TEST(machine_fallbacks)
     r = parse(RSDP_PA);
     CHECK(acpi_to_machine(&info, r, 0, &m) == NULL);
     CHECK(m.psci_conduit == MACH_CONDUIT_SMC);
-    CHECK(m.uart.base == 0);
+    CHECK(m.uart.base == 0 && m.uart_irq.intid == 0);
 
     reset();
     put_aavmf();
@@ -1314,6 +1316,59 @@ TEST(spcr_variants)
     CHECK(info.spcr_base == 0);
     CHECK(logged("SPCR at 0x123000 has absurd length 48"));
     CHECK(info.timer_el1_virt.gsiv == 27);
+}
+
+/* The SPCR's interrupt reaches the machine description only when the
+   table holds it and it is an SPI of the GIC. */
+TEST(spcr_interrupt)
+{
+    static struct machine m;
+    int r;
+
+    /* 52 bytes end with the base: the UART, without an interrupt. */
+    reset();
+    put_aavmf();
+    w32(SPCR_PA + 4, 52);
+    fix_sum(SPCR_PA, 52, 9);
+    r = parse(RSDP_PA);
+    CHECK(r == 0 && info.spcr_base == 0x09000000);
+    CHECK(info.spcr_int_type == 0 && info.spcr_gsi == 0);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL);
+    CHECK(m.uart.base == 0x09000000 && m.uart_irq.intid == 0);
+
+    /* 57 bytes end inside the GSIV: the same. */
+    reset();
+    put_aavmf();
+    w32(SPCR_PA + 4, 57);
+    fix_sum(SPCR_PA, 57, 9);
+    r = parse(RSDP_PA);
+    CHECK(r == 0 && info.spcr_base == 0x09000000 && info.spcr_int_type == 0);
+
+    /* An I/O APIC interrupt is not a GIC's. */
+    reset();
+    put_aavmf();
+    w8(SPCR_PA + 52, ACPI_SPCR_INT_IOAPIC);
+    fix_sum(SPCR_PA, 80, 9);
+    r = parse(RSDP_PA);
+    CHECK(info.spcr_int_type == ACPI_SPCR_INT_IOAPIC && info.spcr_gsi == 33);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL);
+    CHECK(m.uart.base == 0x09000000 && m.uart_irq.intid == 0);
+
+    /* A GSIV below 32 (a PPI or SGI) or past the SPIs is no SPI. */
+    reset();
+    put_aavmf();
+    w32(SPCR_PA + 54, 27);
+    fix_sum(SPCR_PA, 80, 9);
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL && m.uart_irq.intid == 0);
+    w32(SPCR_PA + 54, 1020);
+    fix_sum(SPCR_PA, 80, 9);
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL && m.uart_irq.intid == 0);
+    w32(SPCR_PA + 54, 1019);
+    fix_sum(SPCR_PA, 80, 9);
+    r = parse(RSDP_PA);
+    CHECK(acpi_to_machine(&info, r, 0, &m) == NULL && m.uart_irq.intid == 1019);
 }
 
 TEST(gtdt_spcr_bad_checksum)

@@ -1233,6 +1233,7 @@ static void virt_common(uint32_t ncpu)
     CHECK(mach.nreserved == 0);
     CHECK(range_is(mach.gic.dist, 0x8000000, 0x10000));
     CHECK(range_is(mach.uart, 0x9000000, 0x1000));
+    CHECK(mach.uart_irq.intid == 33 && mach.uart_irq.flags == 4);  /* SPI 1 */
     CHECK(range_is(mach.rtc, 0x9010000, 0x1000));      /* pl031@9010000 */
     CHECK(mach.nvirtio == 32);
     for (uint32_t i = 0; i < mach.nvirtio; i++)
@@ -1377,6 +1378,7 @@ TEST(board)
     CHECK(mach.timer[MACH_TIMER_PHYS].flags == 0xf08);
     /* stdout-path "serial1:115200n8" names the second PL011. */
     CHECK(range_is(mach.uart, 0x1c0a0000, 0x1000));
+    CHECK(mach.uart_irq.intid == 38 && mach.uart_irq.flags == 4);  /* its own */
     CHECK(mach.rtc.base == 0 && mach.rtc.size == 0);   /* has no PL031 */
     if (CHECK(mach.nvirtio == 2)) {        /* the disabled one is skipped */
         CHECK(mach.virtio[0].base == 0x1c130000 &&
@@ -1728,6 +1730,44 @@ TEST(machine_irq_cases)
     CHECK(parse_built() == 0 && mach.nvirtio == 4);
     CHECK(mach.virtio[0].intid == 0 && mach.virtio[1].intid == 0 &&
           mach.virtio[2].intid == 1019 && mach.virtio[3].intid == 0);
+
+    /* The console PL011's interrupt, decoded the same way: only an SPI
+       of the GIC counts, and only the chosen UART's. */
+    static const struct {
+        uint32_t parent, type, num, want;
+    } uirq[] = {
+        { 0, 0, 1, 33 }, { 0, 0, 987, 1019 }, { 0, 0, 988, 0 },
+        { 0, 1, 1, 0 }, { 0x20, 0, 1, 0 },
+    };
+    for (int i = 0; i < 5; i++) {
+        b_machine(true, 1, 0x10);
+        b_gicv3(0x10);
+        b_begin("other");
+        b_prop("interrupt-controller", NULL, 0);
+        b_cells("#interrupt-cells", 1, 3);
+        b_cells("phandle", 1, 0x20);
+        b_end();
+        b_begin("chosen");
+        b_str("stdout-path", "/serial@2000");
+        b_end();
+        b_begin("serial@1000");
+        b_str("compatible", "arm,pl011");
+        b_cells("reg", 4, 0, 0x1000, 0, 0x100);
+        b_cells("interrupts", 3, 0, 7, 4);
+        b_end();
+        b_begin("serial@2000");
+        b_str("compatible", "arm,pl011");
+        if (uirq[i].parent)
+            b_cells("interrupt-parent", 1, uirq[i].parent);
+        b_cells("reg", 4, 0, 0x2000, 0, 0x100);
+        b_cells("interrupts", 3, uirq[i].type, uirq[i].num, 4);
+        b_end();
+        b_end();
+        if (!CHECK(parse_built() == 0 && mach.uart.base == 0x2000 &&
+                   mach.uart_irq.intid == uirq[i].want))
+            FAIL("case %d: uart %#llx intid %u", i,
+                 (unsigned long long)mach.uart.base, mach.uart_irq.intid);
+    }
 
     /* A 4-cell GICv3 (PPI partitions): the first 3 cells are the same. */
     b_machine(true, 1, 0x10);

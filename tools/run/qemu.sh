@@ -1,6 +1,8 @@
 #!/bin/bash
 # qemu.sh ARCH IMAGE SMP [kernel command line...] - boots a Spindle image in
 # QEMU with SMP cores, console on stdio, and exits with the app's status.
+# On a terminal Ctrl-\ reaches the guest, whose scheduler then prints its
+# goroutines, instead of ending QEMU; Ctrl-C still ends it.
 #
 # Accelerator: KVM only when the host has hardware virtualization (kvm_intel
 # or kvm_amd loaded, no kvm_pvm) or ACCEL=kvm asks for it; multi-threaded TCG
@@ -166,7 +168,7 @@ efi_disk() {
         shift 2
         mkdir -p "build/$arch"
         tmp=$(mktemp -d "build/$arch/boot.XXXXXX")
-        trap 'rm -rf "$tmp"' EXIT
+        trap 'rm -rf "$tmp"; restore_tty' EXIT
         disk=$tmp/disk.img vars=$tmp/vars.fd
         [ -z "$fwvars" ] || cp "$fwvars" "$vars"
         GPT_CACHE=build/$arch/gpt.img "$(dirname "$0")/../build/mkimage.sh" "$loader" "$image" "$disk" "$@"
@@ -189,6 +191,16 @@ uefi_boot() {
               -drive "if=pflash,format=raw,unit=1,file=$vars"
               -drive "if=none,id=esp,format=raw,file=$disk" "$@")
 }
+
+# On a terminal, Ctrl-\ is the guest's (the goroutine dump,
+# kernel/console_in.h), not a SIGQUIT that would end QEMU: the terminal's
+# quit character is off while QEMU runs.  Ctrl-C still ends it.
+stty_saved=
+restore_tty() { [ -z "$stty_saved" ] || stty "$stty_saved"; }
+if [ -t 0 ] && stty_saved=$(stty -g 2>/dev/null); then
+    stty quit undef
+    trap restore_tty EXIT
+fi
 
 ovmf=/usr/share/OVMF aavmf=/usr/share/AAVMF
 case $arch in
