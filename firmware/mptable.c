@@ -8,7 +8,8 @@
  * The table ("PCMP") is a 44-byte header, then entries whose first byte
  * is their type: processor (0, 20 bytes: local APIC id, version, flags
  * with bit 0 enabled and bit 1 the bootstrap processor), bus (1), I/O
- * APIC (2), I/O and local interrupt assignments (3, 4), 8 bytes each.
+ * APIC (2: id, version, flags with bit 0 enabled, address), I/O and
+ * local interrupt assignments (3, 4), 8 bytes each.
  * The walk goes by the base table's length, not its entry count, which
  * some writers leave 0 (qboot's, on microvm); an entry of another type
  * ends it: its length is unknown.
@@ -106,6 +107,10 @@ int mp_parse(uint64_t pa, struct mp_info *out)
             if (e[3] & 2)
                 out->bsp = (int)out->ncpus;
             out->apic_ids[out->ncpus++] = e[1];
+        }
+        if (e[0] == 2 && (e[3] & 1) && out->nioapic < MP_MAX_IOAPIC) {
+            out->ioapics[out->nioapic].id = e[1];
+            out->ioapics[out->nioapic++].addr = le(e + 4, 4);
         }
         e += n;
     }

@@ -16,7 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MP_MAX_CPUS 256
+#define MP_MAX_CPUS   256
+#define MP_MAX_IOAPIC 8
 
 struct mp_info {
     uint32_t ncpus;
@@ -24,6 +25,11 @@ struct mp_info {
     int bsp;                            /* index of the one flagged BSP,
                                            -1 if none is */
     uint64_t lapic_pa;                  /* local APIC base the table gives */
+    uint32_t nioapic;
+    struct {
+        uint32_t addr;                  /* its registers, physical */
+        uint8_t id;
+    } ioapics[MP_MAX_IOAPIC];           /* enabled I/O APICs, table order */
     const char *error;                  /* why mp_parse failed */
 };
 

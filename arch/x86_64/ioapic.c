@@ -49,6 +49,11 @@ static void reg_write(uint32_t base, uint32_t reg, uint32_t v)
     arch_mmio_write32(base + IOWIN, v);
 }
 
+uint32_t ioapic_pins(uint32_t base)
+{
+    return (reg_read(base, IOAPICVER) >> 16 & 0xFF) + 1;
+}
+
 const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p)
 {
     uint32_t gsi = isa, flags = 0;
@@ -65,7 +70,7 @@ const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p)
         return "its ISA IRQ is level-triggered (MADT override)";
     for (uint32_t i = 0; i < acpi.nioapic; i++) {
         const struct acpi_ioapic *a = &acpi.ioapics[i];
-        uint32_t pins = (reg_read(a->addr, IOAPICVER) >> 16 & 0xFF) + 1;
+        uint32_t pins = ioapic_pins(a->addr);
 
         if (gsi >= a->gsi_base && gsi - a->gsi_base < pins) {
             *p = (struct ioapic_pin){

@@ -59,6 +59,16 @@ static int cores_from_mptable(uint32_t *hwid, int max, const char *why)
     for (uint32_t i = 0; i < mp.ncpus && n < max; i++)
         if (mp.apic_ids[i] != hwid[0])
             hwid[n++] = mp.apic_ids[i];
+    /* Its I/O APICs stand in for the MADT's, their GSIs numbered on in
+       table order, as the MADT would number them. */
+    _Static_assert(MP_MAX_IOAPIC <= ACPI_MAX_IOAPIC, "room for the I/O APICs");
+    for (uint32_t i = 0, gsi = 0; i < mp.nioapic; i++) {
+        acpi.ioapics[i] = (struct acpi_ioapic){
+            .addr = mp.ioapics[i].addr, .gsi_base = gsi,
+            .id = mp.ioapics[i].id };
+        gsi += ioapic_pins(mp.ioapics[i].addr);
+        acpi.nioapic = i + 1;
+    }
     printk("acpi: %s; %d cores from the MP table\n", why, n);
     return n;
 }

@@ -190,6 +190,8 @@ struct ioapic_pin {
     bool active_low;
 };
 const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p);
+/* The pins of the I/O APIC whose registers are at base. */
+uint32_t ioapic_pins(uint32_t base);
 const char *ioapic_route(const struct ioapic_pin *p, uint8_t vector,
                          uint32_t apic_id);
 void tsc_calibrate(void);

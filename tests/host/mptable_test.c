@@ -101,6 +101,8 @@ TEST(qboot_shaped_entry_count_zero)
     CHECK(pa == 0xF5A00);
     CHECK(mp_parse(pa, &mi) == 0);
     CHECK(mi.ncpus == 4 && mi.bsp == 0 && mi.lapic_pa == 0xFEE00000);
+    CHECK(mi.nioapic == 1 && mi.ioapics[0].addr == 0xFEC00000 &&
+          mi.ioapics[0].id == 0);
     for (int i = 0; i < 4; i++)
         CHECK(mi.apic_ids[i] == i);
     unmap_all();
