@@ -197,7 +197,8 @@ uint32_t gic_ack(bool fiq);
 void gic_eoi(uint32_t iar, bool fiq);
 uint32_t gic_intid(uint32_t iar);
 void gic_enable_spi(uint32_t intid, const struct cpu *c);
-int pci_intx_irq(uint32_t intid);
+bool gic_route_spi(uint32_t intid, int irq, const struct cpu *c);
+int gic_spi_irq(uint32_t intid);    /* the device interrupt, or -1 */
 void its_init(void);
 void its_init_cpu(void);
 bool its_map(uint32_t devid, uint32_t event, int irq, const struct cpu *c,

@@ -3,9 +3,9 @@
  * the system-register CPU interface) and GICv2 (GIC-400, as on the
  * Raspberry Pi 4, through the memory-mapped CPU interface).  Only the
  * interrupts of a core are used: SGIs 0 (scheduler IPI) and 1 (stop), and
- * the generic timer's PPI, plus the SPIs devices raise
- * (gic_enable_spi) and, on v3 with an ITS, the LPIs of their MSIs (its.c,
- * set up from here).  (IHI 0069 for v3, IHI 0048 for v2.)
+ * the generic timer's PPI, plus the SPIs devices raise (a PCI INTx pin,
+ * a virtio-mmio device's line: gic_route_spi) and, on v3 with an ITS,
+ * the LPIs of their MSIs (its.c, set up from here).  (IHI 0069 for v3, IHI 0048 for v2.)
  *
  * The stop SGI goes to Group 0, which the CPU takes as an FIQ, where the
  * GIC lets us configure Group 0 (v3 with GICD_CTLR.DS set, as on QEMU
@@ -57,6 +57,15 @@
 static int version;
 static uintptr_t gicd, gicc;
 static bool stop_fiq;           /* stop SGI in Group 0 (an FIQ) */
+
+/* SPIs routed to device interrupts: entries are written once, intid
+   last with a release that pairs with gic_spi_irq's acquire of nroutes,
+   and never change. */
+static struct {
+    uint32_t intid;
+    int irq;
+} routes[ARCH_NIRQ];
+static int nroutes;
 
 static void dist_wait(void)
 {
@@ -198,6 +207,33 @@ void gic_enable_spi(uint32_t intid, const struct cpu *c)
     }
     dist_wait();
     mmio_write32(gicd + GICD_ISENABLER + word, bit);
+}
+
+int gic_spi_irq(uint32_t intid)
+{
+    int n = __atomic_load_n(&nroutes, __ATOMIC_ACQUIRE);
+
+    for (int i = 0; i < n; i++)
+        if (routes[i].intid == intid)
+            return routes[i].irq;
+    return -1;
+}
+
+/*
+ * Routes level-triggered SPI intid to device interrupt irq on core c and
+ * enables it (gic_enable_spi); false if it has a route already or the
+ * table is full.  From G 1 or the boot path, one caller at a time.
+ */
+bool gic_route_spi(uint32_t intid, int irq, const struct cpu *c)
+{
+    if (intid < 32 || intid >= 1020 || nroutes == ARCH_NIRQ ||
+        gic_spi_irq(intid) >= 0)
+        return false;
+    routes[nroutes].irq = irq;
+    routes[nroutes].intid = intid;
+    __atomic_store_n(&nroutes, nroutes + 1, __ATOMIC_RELEASE);
+    gic_enable_spi(intid, c);
+    return true;
 }
 
 /* Acknowledges the highest-priority pending interrupt of the group the

@@ -1,8 +1,9 @@
 /*
- * pci.c - what PCI devices need of the aarch64 platform: the host
- * bridge's ECAM and windows from the device tree, INTx pins routed
- * through its interrupt-map to GIC SPIs, and MSIs through the GICv3 ITS
- * (its.c).
+ * pci.c - what PCI and virtio-mmio devices need of the aarch64
+ * platform: the host bridge's ECAM and windows from the device tree,
+ * INTx pins routed through its interrupt-map to GIC SPIs, MSIs through
+ * the GICv3 ITS (its.c), and the device tree's virtio-mmio devices with
+ * their SPIs.
  *
  * An MSI is an LPI: the device's requester ID becomes its ITS DeviceID
  * through the host's msi-map (on QEMU's virt, the identity), the vector
@@ -15,13 +16,6 @@
 #include "firmware/machine.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cpu.h"
-
-/* SPIs routed to device interrupts; under the boot path, then read-only. */
-static struct {
-    uint32_t intid;
-    int irq;
-} routes[ARCH_NIRQ];
-static int nroutes;
 
 bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
                       const struct cpu *c, uint64_t *addr, uint32_t *data)
@@ -39,14 +33,6 @@ bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
     return false;
 }
 
-int pci_intx_irq(uint32_t intid)
-{
-    for (int i = 0; i < nroutes; i++)
-        if (routes[i].intid == intid)
-            return routes[i].irq;
-    return -1;
-}
-
 bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 {
     const struct mach_pci *pci = &boot_info->machine->pci;
@@ -58,13 +44,7 @@ bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq)
 
         if ((e->addr & pci->intx_mask_addr) != addr || e->pin != pin)
             continue;
-        if (nroutes == ARCH_NIRQ || pci_intx_irq(e->intid) >= 0)
-            return false;
-        routes[nroutes].irq = irq;
-        __atomic_store_n(&routes[nroutes].intid, e->intid, __ATOMIC_RELEASE);
-        __atomic_store_n(&nroutes, nroutes + 1, __ATOMIC_RELEASE);
-        gic_enable_spi(e->intid, cpus[0]);
-        return true;
+        return gic_route_spi(e->intid, irq, cpus[0]);
     }
     return false;
 }
@@ -84,7 +64,24 @@ bool arch_pci_host(struct pci_host *h)
     return true;
 }
 
-/* Every NIC of this platform is a PCI device (drivers/). */
+int arch_virtio_mmio_slots(struct arch_mmio_slot *slots, int max)
+{
+    const struct machine *m = boot_info->machine;
+    int n = 0;
+
+    for (uint32_t i = 0; i < m->nvirtio && n < max; i++)
+        slots[n++] = (struct arch_mmio_slot){ m->virtio[i].base,
+                                              m->virtio[i].size,
+                                              m->virtio[i].intid };
+    return n;
+}
+
+bool arch_irq_line(uint32_t line, int irq)
+{
+    return gic_route_spi(line, irq, cpus[0]);
+}
+
+/* Every NIC of this platform is a virtio device (drivers/). */
 struct netdev *arch_netdev_probe(void (*irq_fn)(void *, int), void *arg)
 {
     return NULL;

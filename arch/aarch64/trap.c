@@ -114,9 +114,9 @@ static void irq(struct trapframe *tf, bool fiq)
         timer_interrupt(tf);
         return;
     }
-    if (id >= 32 && pci_intx_irq(id) >= 0) {
+    if (id >= 32 && gic_spi_irq(id) >= 0) {
         /* Level-triggered: the handler quiets the device, then EOI. */
-        irq_dispatch(pci_intx_irq(id));
+        irq_dispatch(gic_spi_irq(id));
         gic_eoi(iar, fiq);
         return;
     }
