@@ -119,19 +119,34 @@ static void vnet_msix_irq(void *arg)
     q->nic->irq_fn(q->nic->irq_arg, q->index);
 }
 
-/* The device's one line (PCI INTx, MMIO), level-triggered: read and
-   acknowledge the cause, which drops the line, then do for every queue
-   what its vector would.  nqueues is 0 until vnet_probe is done: the
-   stack's first poll of each queue (netpoll_kick) covers an interrupt
-   that came before. */
+/*
+ * The device's one line (PCI INTx, MMIO), level-triggered, on the boot
+ * core: read and acknowledge the cause, which drops the line, then do
+ * what queue 0's vector would.  Queue q > 0 belongs to core q, which
+ * alone polls it (sched/netpoll.c): a core that has frames waiting is
+ * sent an IPI, and polls its queue before it halts again; a core busy
+ * with a G polls at its next pass through the scheduler, or at the
+ * latest from its timer once the queue went unpolled a netpoll period.
+ * The look at the used index is a hint, read without the queue's lock:
+ * a frame it misses is found by that poll.  nqueues is 0 until
+ * vnet_probe is done: the stack's first poll of each queue
+ * (netpoll_kick) covers an interrupt that came before.
+ */
 static void vnet_line_irq(void *arg)
 {
     struct virtio_net *n = arg;
     int nq = __atomic_load_n(&n->nqueues, __ATOMIC_ACQUIRE);
 
     (void)virtio_intr_cause(&n->dev);
-    for (int i = 0; i < nq; i++)
-        n->irq_fn(n->irq_arg, i);
+    if (nq > 0)
+        n->irq_fn(n->irq_arg, 0);
+    for (int i = 1; i < nq; i++) {
+        const struct virtq *rx = &n->q[i].rx;
+
+        if (__atomic_load_n(&rx->used->idx, __ATOMIC_RELAXED) !=
+            __atomic_load_n(&rx->last_used, __ATOMIC_RELAXED))
+            arch_send_ipi(cpus[i]);
+    }
 }
 
 /*

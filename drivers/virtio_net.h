@@ -78,11 +78,11 @@ struct virtio_net {
  * multiqueue device gets min(its pairs, ncpu, max_queues) pairs on PCI
  * where the platform has MSI-X (a vector per RX queue, aimed at the
  * queue's core), and on virtio-mmio (its one interrupt line, on the boot
- * core, stands for every queue), with receive-side scaling where the
- * device has it; otherwise one pair.  irq_fn(arg,
- * queue) is called when frames arrive, with interrupts off and the
- * device's interrupt already quieted (see kernel/irq.h).  From the boot
- * path or a G, once.
+ * core, serves queue 0 and sends the other queues' cores an IPI), with
+ * receive-side scaling where the device has it; otherwise one pair.
+ * irq_fn(arg, queue) is called when frames arrive (over virtio-mmio for
+ * queue 0 only), with interrupts off and the device's interrupt already
+ * quieted (see kernel/irq.h).  From the boot path or a G, once.
  */
 struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
                           int max_queues);
