@@ -172,11 +172,15 @@ static bool found;
 __attribute__((weak)) int arch_virtio_mmio_slots(struct arch_mmio_slot *s,
                                                  int max)
 {
+    (void)s;
+    (void)max;
     return 0;
 }
 
 __attribute__((weak)) bool arch_irq_line(uint32_t line, int irq)
 {
+    (void)line;
+    (void)irq;
     return false;
 }
 
@@ -231,6 +235,8 @@ bool virtio_mmio_open(struct virtio_dev *v, uint32_t type, uint32_t *line)
 {
     char name[24];
 
+    if (!type)
+        return false;
     if (!found)
         find_devices();
     for (int i = 0; i < ndevs; i++) {
