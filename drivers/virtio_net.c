@@ -186,13 +186,15 @@ static bool setup_pci_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
             return true;
         }
     }
-    /* The vector's interrupt number serves the line: irq_alloc hands
-       out no number twice, and none is ever given back. */
+    /* The line's handler is not a vector's, so it takes a number of its
+       own; vector 0's stays unused (numbers are never given back). */
     *nq = 1;
     n->q[0].irq = -1;
-    if ((n->irq = irq_alloc(vnet_line_irq, n)) < 0)
-        return false;
-    return d->irq_pin && arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq);
+    if (d->irq_pin && (n->irq = irq_alloc(vnet_line_irq, n)) >= 0 &&
+        arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq))
+        return true;
+    n->irq = -1;
+    return false;
 }
 
 /*
@@ -205,6 +207,7 @@ static bool setup_mmio_irq(struct virtio_net *n, uint32_t line, int *nq)
     if (line && (n->irq = irq_alloc(vnet_line_irq, n)) >= 0 &&
         arch_irq_line(line, n->irq))
         return true;
+    n->irq = -1;
     *nq = 1;
     return false;
 }
