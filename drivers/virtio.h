@@ -51,6 +51,9 @@ struct virtio_dev;
  * queue has new buffers.  `wide` is the store's width: 32 bits (MMIO's
  * QueueNotify register takes no narrower access) or 16 (PCI's notify
  * area, where a wider store could reach the next queue's doorbell).
+ * virtio_notify adds no barrier: the store must come after the ring's
+ * avail index is published, which virtq_kick_needed's full fence
+ * orders for a device that a hypervisor emulates (drivers/virtq.c).
  */
 struct virtio_notify {
     volatile void *reg;
