@@ -4,8 +4,9 @@
  * Raspberry Pi 4, through the memory-mapped CPU interface).  Only the
  * interrupts of a core are used: SGIs 0 (scheduler IPI) and 1 (stop), and
  * the generic timer's PPI, plus the SPIs devices raise (a PCI INTx pin,
- * a virtio-mmio device's line: gic_route_spi) and, on v3 with an ITS,
- * the LPIs of their MSIs (its.c, set up from here).  (IHI 0069 for v3, IHI 0048 for v2.)
+ * a virtio-mmio device's line: gic_route_spi) and, on v3 with an ITS, the
+ * LPIs of their MSIs (its.c, set up from here).  (IHI 0069 for v3, IHI
+ * 0048 for v2.)
  *
  * The stop SGI goes to Group 0, which the CPU takes as an FIQ, where the
  * GIC lets us configure Group 0 (v3 with GICD_CTLR.DS set, as on QEMU
@@ -58,9 +59,9 @@ static int version;
 static uintptr_t gicd, gicc;
 static bool stop_fiq;           /* stop SGI in Group 0 (an FIQ) */
 
-/* SPIs routed to device interrupts: entries are written once, intid
-   last with a release that pairs with gic_spi_irq's acquire of nroutes,
-   and never change. */
+/* SPIs routed to device interrupts: an entry is written before
+   nroutes counts it (a store-release that pairs with gic_spi_irq's
+   load-acquire), and never changes. */
 static struct {
     uint32_t intid;
     int irq;
