@@ -3,6 +3,7 @@
 #   make run [APP=hello] [SMP=n] [ARCH=x86_64] [ACCEL=tcg|kvm] [CMDLINE="..."]
 #            [NET=user|tap|] [HOSTPORT=8080] [GUESTPORT=80] [ELF=path]
 #            [MACHINE=microvm]           x86_64 on QEMU's microvm
+#            [VIRTIO=pci|mmio]
 #                                        APP: an app of apps/ or a port's
 #                                        program (speedtest1); ELF: any image
 #   make toolchain | ports               build/<arch>/bin/spindle-cc and its
@@ -269,6 +270,8 @@ check_app = @[ -n "$(ELF)$(PORT_ELF_$(APP))" ] || [ -d apps/$(APP) ] || { echo "
 # namespace of its own on a TAP device (tools/run/tapns.sh: the guest at
 # 192.0.2.2, the namespace's end 192.0.2.1), QUEUES=N with N queue pairs
 # and RSS; reach it with `nsenter -t <QEMU's pid> -n curl http://192.0.2.2/`.
+# VIRTIO=mmio (aarch64; tools/run/qemu.sh reads it from the environment)
+# puts the NIC on the virt machine's virtio-mmio slots instead of PCI.
 NET ?= user
 run:
 	$(check_app)

@@ -305,6 +305,32 @@ bool arch_msi_message(uint32_t rid, uint32_t vector, int irq,
  */
 bool arch_pci_intx(uint32_t bus, uint32_t dev, uint32_t pin, int irq);
 
+/* A virtio-mmio device the machine's description lists. */
+struct arch_mmio_slot {
+    uint64_t base, size;        /* its registers, physical */
+    uint32_t line;              /* its interrupt line for arch_irq_line;
+                                   0: none */
+};
+
+/*
+ * Fills slots with at most max of the virtio-mmio devices the machine's
+ * description lists (aarch64: the device tree's "virtio,mmio" nodes; an
+ * ACPI boot's are in AML, which is not read) and returns how many.
+ * Where the arch has none, drivers/virtio_mmio.c's weak default returns
+ * 0.  From G 1.
+ */
+int arch_virtio_mmio_slots(struct arch_mmio_slot *slots, int max);
+
+/*
+ * Routes the platform's level-triggered interrupt line `line` (aarch64:
+ * the GIC INTID of an SPI, 32 + its number; x86_64: an I/O APIC input)
+ * to device interrupt irq on the boot core and enables it.  The handler
+ * must quiet the device before it returns, or the line fires again.
+ * False if the platform cannot (no such line, routed already, no route
+ * free; drivers/virtio_mmio.c's weak default: always).  From G 1.
+ */
+bool arch_irq_line(uint32_t line, int irq);
+
 /* A PCI host bridge with an ECAM window, as the firmware describes it. */
 struct pci_window {
     uint64_t cpu;               /* where the CPU sees it; size 0: none */

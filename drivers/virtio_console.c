@@ -18,14 +18,14 @@
 #include <string.h>
 #include "arch/arch.h"
 #include "drivers/virtio_console.h"
+#include "drivers/virtio_mmio.h"
 #include "drivers/virtio_pci.h"
 #include "drivers/virtq.h"
 #include "kernel/hostchan.h"
 #include "kernel/mem.h"
 #include "kernel/printk.h"
 
-#define VIRTIO_CONSOLE_DEVICE_LO 0x1003     /* transitional */
-#define VIRTIO_CONSOLE_DEVICE_HI 0x1043     /* modern: 0x1040 + 3 */
+#define VIRTIO_CONSOLE_TRANSITIONAL 0x1003  /* PCI device id */
 #define TXQ                 1               /* port 0's transmitq */
 #define QSIZE               4               /* two buffers in flight */
 #define VCONS_BUF           (64 * 1024)
@@ -35,7 +35,7 @@
 static struct {
     struct virtio_dev dev;
     struct virtq vq;
-    volatile uint16_t *notify;
+    struct virtio_notify kick;
     uint8_t *buf[2];
     bool busy[2];                   /* buf[i] is with the device */
     int cur;                        /* the buffer that fills */
@@ -83,7 +83,7 @@ static bool send(void)
     }
     virtq_publish(&vc.vq);
     if (virtq_kick_needed(&vc.vq))
-        *vc.notify = TXQ;
+        virtio_notify(&vc.kick);
     vc.busy[vc.cur] = true;
     vc.cur ^= 1;
     vc.len = 0;
@@ -120,21 +120,20 @@ bool hostchan_flush(void)
 
 bool vcons_probe(void)
 {
-    struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_CONSOLE_DEVICE_LO,
-                                 VIRTIO_CONSOLE_DEVICE_HI, NULL);
+    struct pci_dev *d = virtio_pci_find(VIRTIO_ID_CONSOLE,
+                                        VIRTIO_CONSOLE_TRANSITIONAL, NULL);
     uint16_t size;
     uint64_t mem, slots, bufs;
-    char nm[12];
+    uint32_t line;
 
-    /* Transitional ids 0x1003-0x1042 name other devices than 0x1003. */
-    while (d && d->device != VIRTIO_CONSOLE_DEVICE_LO &&
-           d->device != VIRTIO_CONSOLE_DEVICE_HI)
-        d = pci_find(VIRTIO_VENDOR, VIRTIO_CONSOLE_DEVICE_LO,
-                     VIRTIO_CONSOLE_DEVICE_HI, d);
-    if (!d)
+    if (d) {
+        pci_claim(d);
+        if (virtio_pci_open(&vc.dev, d) < 0)
+            return false;
+    } else if (!virtio_mmio_open(&vc.dev, VIRTIO_ID_CONSOLE, &line)) {
         return false;
-    pci_claim(d);
-    if (virtio_pci_open(&vc.dev, d) < 0 || !virtio_negotiate(&vc.dev, 0))
+    }
+    if (!virtio_negotiate(&vc.dev, 0))
         return false;
     size = virtio_queue_max(&vc.dev, TXQ);
     if (size > QSIZE)
@@ -153,10 +152,9 @@ bool vcons_probe(void)
         return false;
     }
     virtq_disable_intr(&vc.vq);
-    vc.notify = virtio_queue_setup(&vc.dev, TXQ, size, vc.vq.desc_pa,
-                                   vc.vq.avail_pa, vc.vq.used_pa,
-                                   VIRTIO_NO_VECTOR);
-    if (!vc.notify) {
+    if (!virtio_queue_setup(&vc.dev, &(struct virtio_queue_cfg){
+            TXQ, size, vc.vq.desc_pa, vc.vq.avail_pa, vc.vq.used_pa,
+            VIRTIO_NO_VECTOR }, &vc.kick)) {
         virtio_fail(&vc.dev, "refused the transmit queue");
         return false;
     }
@@ -164,6 +162,6 @@ bool vcons_probe(void)
     vc.buf[1] = vc.buf[0] + VCONS_BUF;
     virtio_ready(&vc.dev);
     vc.up = true;
-    printk("virtio-console: %s: the host channel\n", pci_name(d, nm));
+    printk("virtio-console: %s: the host channel\n", vc.dev.name);
     return true;
 }

@@ -9,9 +9,10 @@
 #include <stdbool.h>
 
 /*
- * Finds the first virtio console on PCI (pci_init first) and makes it
- * the host channel; false if there is none usable (said on the console
- * if one was found).  From the boot path or a G, once.
+ * Finds the first virtio console on PCI (pci_init first), else on
+ * virtio-mmio, and makes it the host channel; false if there is none
+ * usable (said on the console if one was found).  From the boot path or
+ * a G, once.
  */
 bool vcons_probe(void);
 

@@ -16,14 +16,15 @@
 #include <stdio.h>
 #include <string.h>
 #include "arch/arch.h"
+#include "drivers/virtio_mmio.h"
 #include "drivers/virtio_net.h"
+#include "drivers/virtio_pci.h"
 #include "kernel/cpu.h"
 #include "kernel/irq.h"
 #include "kernel/mem.h"
 #include "kernel/printk.h"
 
-#define VIRTIO_NET_DEVICE_LO    0x1000      /* transitional */
-#define VIRTIO_NET_DEVICE_HI    0x1041      /* modern: 0x1040 + 1 */
+#define VIRTIO_NET_TRANSITIONAL 0x1000      /* PCI device id */
 #define F_MAC                   (1ULL << 5)
 #define F_STATUS                (1ULL << 16)
 #define F_CTRL_VQ               (1ULL << 17)
@@ -60,16 +61,17 @@ static void rx_post(struct vnet_queue *q, uint16_t i)
     virtq_add(&q->rx, &b, 0, 1, (void *)(uintptr_t)(i + 1));
 }
 
-static void notify(struct virtq *vq, volatile uint16_t *reg, uint16_t idx)
+static void notify(struct virtq *vq, const struct virtio_notify *kick)
 {
     virtq_publish(vq);
     if (virtq_kick_needed(vq))
-        *reg = idx;
+        virtio_notify(kick);
 }
 
 /* Rings and buffers of queue idx; false if the device refuses it. */
 static bool setup_vq(struct virtio_net *n, struct virtq *vq, uint16_t idx,
-                     uint16_t vector, volatile uint16_t **reg, uint8_t **bufs)
+                     uint16_t vector, struct virtio_notify *kick,
+                     uint8_t **bufs)
 {
     uint16_t size = virtio_queue_max(&n->dev, idx);
     uint64_t mem, slots;
@@ -85,17 +87,16 @@ static bool setup_vq(struct virtio_net *n, struct virtq *vq, uint16_t idx,
         return false;
     virtq_init(vq, size, phys_to_virt(mem), mem, phys_to_virt(slots),
                n->dev.features & VIRTIO_F_RING_EVENT_IDX);
-    *reg = virtio_queue_setup(&n->dev, idx, size, vq->desc_pa, vq->avail_pa,
-                              vq->used_pa, vector);
-    return *reg != NULL;
+    return virtio_queue_setup(&n->dev, &(struct virtio_queue_cfg){
+        idx, size, vq->desc_pa, vq->avail_pa, vq->used_pa, vector }, kick);
 }
 
 /* Queue pair i, whose nic and index setup_irqs filled in. */
 static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
                         uint16_t rxvec)
 {
-    if (!setup_vq(n, &q->rx, 2 * i, rxvec, &q->rx_notify, &q->rxbufs) ||
-        !setup_vq(n, &q->tx, 2 * i + 1, VIRTIO_NO_VECTOR, &q->tx_notify,
+    if (!setup_vq(n, &q->rx, 2 * i, rxvec, &q->rx_kick, &q->rxbufs) ||
+        !setup_vq(n, &q->tx, 2 * i + 1, VIRTIO_NO_VECTOR, &q->tx_kick,
                   &q->txbufs))
         return false;
     q->txfree = phys_to_virt(pages_for(q->tx.size * sizeof(uint16_t)));
@@ -109,16 +110,43 @@ static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
     return true;
 }
 
-/* A queue's interrupt: quiet the device (INTx is level-triggered),
-   then tell the driver's user which queue has frames. */
-static void vnet_irq(void *arg)
+/* An RX queue's MSI-X vector: tell the driver's user which queue has
+   frames. */
+static void vnet_msix_irq(void *arg)
 {
     struct vnet_queue *q = arg;
-    struct virtio_net *n = q->nic;
 
-    if (!n->msix)
-        (void)virtio_isr(&n->dev);
-    n->irq_fn(n->irq_arg, q->index);
+    q->nic->irq_fn(q->nic->irq_arg, q->index);
+}
+
+/*
+ * The device's one line (PCI INTx, MMIO), level-triggered, on the boot
+ * core: read and acknowledge the cause, which drops the line, then do
+ * what queue 0's vector would.  Queue q > 0 belongs to core q, which
+ * alone polls it (sched/netpoll.c): a core that has frames waiting is
+ * sent an IPI, and polls its queue before it halts again; a core busy
+ * with a G polls at its next pass through the scheduler, or at the
+ * latest from its timer once the queue went unpolled a netpoll period.
+ * The look at the used index is a hint, read without the queue's lock:
+ * a frame it misses is found by that poll.  nqueues is 0 until
+ * vnet_probe is done: the stack's first poll of each queue
+ * (netpoll_kick) covers an interrupt that came before.
+ */
+static void vnet_line_irq(void *arg)
+{
+    struct virtio_net *n = arg;
+    int nq = __atomic_load_n(&n->nqueues, __ATOMIC_ACQUIRE);
+
+    (void)virtio_intr_cause(&n->dev);
+    if (nq > 0)
+        n->irq_fn(n->irq_arg, 0);
+    for (int i = 1; i < nq; i++) {
+        const struct virtq *rx = &n->q[i].rx;
+
+        if (__atomic_load_n(&rx->used->idx, __ATOMIC_RELAXED) !=
+            __atomic_load_n(&rx->last_used, __ATOMIC_RELAXED))
+            arch_send_ipi(cpus[i]);
+    }
 }
 
 /*
@@ -128,31 +156,27 @@ static void vnet_irq(void *arg)
  * (its frames cannot be told apart by queue).  False if neither can be
  * had: the driver then polls one pair.
  */
-static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
+static bool setup_pci_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
 {
     uint64_t addr;
     uint32_t data;
     int i;
 
-    for (i = 0; i < *nq; i++) {
-        n->q[i].nic = n;
-        n->q[i].index = (uint16_t)i;
-        n->q[i].irq = -1;
-    }
-    if ((n->q[0].irq = irq_alloc(vnet_irq, &n->q[0])) < 0) {
+    if ((n->q[0].irq = irq_alloc(vnet_msix_irq, &n->q[0])) < 0) {
         *nq = 1;
         return false;
     }
     /* MSI-X on only where the platform can take it: with MSI-X on, the
        device raises no INTx. */
     if (arch_msi_message(pci_rid(d), 0, n->q[0].irq, cpus[0], &addr, &data) &&
-        pci_msix_enable(d) && virtio_config_vector(&n->dev, VIRTIO_NO_VECTOR)) {
+        pci_msix_enable(d) &&
+        virtio_pci_config_vector(&n->dev, VIRTIO_NO_VECTOR)) {
         if ((uint32_t)*nq > d->msix_n)
             *nq = (int)d->msix_n;
         for (i = 0; i < *nq; i++) {
             struct vnet_queue *q = &n->q[i];
 
-            if ((q->irq < 0 && (q->irq = irq_alloc(vnet_irq, q)) < 0) ||
+            if ((q->irq < 0 && (q->irq = irq_alloc(vnet_msix_irq, q)) < 0) ||
                 !pci_msix_route(d, (uint32_t)i, q->irq, cpus[i]))
                 break;
         }
@@ -162,9 +186,30 @@ static bool setup_irqs(struct virtio_net *n, struct pci_dev *d, int *nq)
             return true;
         }
     }
+    /* The line's handler is not a vector's, so it takes a number of its
+       own; vector 0's stays unused (numbers are never given back). */
     *nq = 1;
-    n->irq = n->q[0].irq;
-    return d->irq_pin && arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq);
+    n->q[0].irq = -1;
+    if (d->irq_pin && (n->irq = irq_alloc(vnet_line_irq, n)) >= 0 &&
+        arch_pci_intx(d->bus, d->dev, d->irq_pin, n->irq))
+        return true;
+    n->irq = -1;
+    return false;
+}
+
+/*
+ * A virtio-mmio device's interrupt line, routed to the boot core; every
+ * queue pair shares it.  False if the platform cannot route it: the
+ * driver then polls one pair.
+ */
+static bool setup_mmio_irq(struct virtio_net *n, uint32_t line, int *nq)
+{
+    if (line && (n->irq = irq_alloc(vnet_line_irq, n)) >= 0 &&
+        arch_irq_line(line, n->irq))
+        return true;
+    n->irq = -1;
+    *nq = 1;
+    return false;
 }
 
 /* ---- The control queue ----------------------------------------------- */
@@ -197,10 +242,9 @@ static bool setup_ctrl(struct virtio_net *n)
     virtq_init(&c->vq, size, phys_to_virt(mem), mem, phys_to_virt(slots),
                false);
     virtq_disable_intr(&c->vq);
-    c->notify = virtio_queue_setup(&n->dev, c->index, size, c->vq.desc_pa,
-                                   c->vq.avail_pa, c->vq.used_pa,
-                                   VIRTIO_NO_VECTOR);
-    return c->notify != NULL;
+    return virtio_queue_setup(&n->dev, &(struct virtio_queue_cfg){
+        c->index, size, c->vq.desc_pa, c->vq.avail_pa, c->vq.used_pa,
+        VIRTIO_NO_VECTOR }, &c->kick);
 }
 
 /*
@@ -226,7 +270,7 @@ static bool ctrl_send(struct virtio_net *n, const char *what, uint32_t len)
         return false;
     }
     virtq_publish(&c->vq);
-    *c->notify = c->index;
+    virtio_notify(&c->kick);
     while (!(cookie = virtq_get(&c->vq, NULL))) {
         if (arch_cycles() > end) {
             printk("virtio-net: %s: no answer from the device in %d ms\n",
@@ -260,8 +304,7 @@ static bool set_pairs(struct virtio_net *n, int pairs)
 
 static uint16_t cfg16(struct virtio_net *n, uint32_t off)
 {
-    return n->dev.devcfg_len >= off + 2 ?
-        (uint16_t)(n->dev.devcfg[off] | n->dev.devcfg[off + 1] << 8) : 0;
+    return virtio_config16(&n->dev, off);
 }
 
 /*
@@ -275,10 +318,13 @@ static bool set_rss(struct virtio_net *n, int pairs)
 {
     uint8_t *b = n->ctrl.buf, *p;
     uint32_t types = HASH_TCPV4, entries;
-    uint32_t supported = (uint32_t)cfg16(n, 20) | (uint32_t)cfg16(n, 22) << 16;
-    uint8_t keylen = n->dev.devcfg_len > 17 ? n->dev.devcfg[17] : 0;
+    uint8_t sup[4] = { 0 }, keylen = 0;
+    uint32_t supported;
     uint16_t tmax = cfg16(n, 18);
 
+    (void)virtio_config_read(&n->dev, 17, &keylen, 1);
+    (void)virtio_config_read(&n->dev, 20, sup, 4);
+    supported = sup[0] | sup[1] << 8 | sup[2] << 16 | (uint32_t)sup[3] << 24;
     if ((supported & types) != types || keylen < RSS_KEY_LEN || tmax == 0) {
         printk("virtio-net: RSS: the device cannot hash IPv4 TCP "
                "(hash types %#x, key %u bytes, table %u)\n",
@@ -328,43 +374,67 @@ static int start_pairs(struct virtio_net *n, int nq)
 
 static const struct netdev_ops vnet_ops;
 
-struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
-                          int max_queues)
+/*
+ * Opens the first virtio-net device, on PCI, else on virtio-mmio, and
+ * takes its interrupts: MSI-X vectors or its PCI INTx pin (setup_pci_irqs),
+ * or its MMIO line.  *nq comes in as the pairs wanted and leaves as those
+ * the interrupts allow.  False if there is no device or it cannot be
+ * used (said).
+ */
+static bool open_device(struct virtio_net *n, int *nq, uint64_t features)
 {
-    struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_NET_DEVICE_LO,
-                                 VIRTIO_NET_DEVICE_HI, NULL);
-    struct virtio_net *n = &nic;
-    char nm[12];
-    int nq, want;
+    struct pci_dev *d = virtio_pci_find(VIRTIO_ID_NET, VIRTIO_NET_TRANSITIONAL,
+                                        NULL);
+    uint32_t line;
+    int want;
 
-    /* Transitional ids 0x1000-0x103F name other devices than 0x1000. */
-    while (d && d->device != VIRTIO_NET_DEVICE_LO &&
-           d->device != VIRTIO_NET_DEVICE_HI)
-        d = pci_find(VIRTIO_VENDOR, VIRTIO_NET_DEVICE_LO,
-                     VIRTIO_NET_DEVICE_HI, d);
-    if (!d)
-        return NULL;
-    pci_claim(d);
-    n->irq = -1;
-    n->irq_fn = irq_fn;
-    n->irq_arg = arg;
-    if (virtio_pci_open(&n->dev, d) < 0 ||
-        !virtio_negotiate(&n->dev, F_MAC | F_STATUS | VIRTIO_F_RING_EVENT_IDX |
-                                   F_CTRL_VQ | F_MQ | F_RSS))
-        return NULL;
+    if (d) {
+        pci_claim(d);
+        if (virtio_pci_open(&n->dev, d) < 0 ||
+            !virtio_negotiate(&n->dev, features))
+            return false;
+    } else if (virtio_mmio_open(&n->dev, VIRTIO_ID_NET, &line)) {
+        if (!virtio_negotiate(&n->dev, features))
+            return false;
+    } else {
+        return false;
+    }
     n->max_pairs = 1;
     if (n->dev.features & F_CTRL_VQ && n->dev.features & (F_MQ | F_RSS) &&
         cfg16(n, 8) > 1)
         n->max_pairs = cfg16(n, 8);
-    nq = n->max_pairs < ncpu ? n->max_pairs : ncpu;
-    nq = want = nq < max_queues ? nq : max_queues;
-    if (!setup_irqs(n, d, &nq))
+    if (*nq > n->max_pairs)
+        *nq = n->max_pairs;
+    want = *nq;
+    for (int i = 0; i < *nq; i++) {
+        n->q[i].nic = n;
+        n->q[i].index = (uint16_t)i;
+        n->q[i].irq = -1;
+    }
+    if (!(d ? setup_pci_irqs(n, d, nq) : setup_mmio_irq(n, line, nq)))
         printk("virtio-net: %s: no interrupt; frames wait for a poll\n",
-               pci_name(d, nm));
-    if (nq < want)
-        printk("virtio-net: %s: %d of %d queue pairs: %s\n", pci_name(d, nm),
-               nq, want, n->msix ? "too few MSI-X vectors"
-                                 : "no MSI-X on this platform");
+               n->dev.name);
+    if (*nq < want)
+        printk("virtio-net: %s: %d of %d queue pairs: %s\n", n->dev.name,
+               *nq, want, n->msix ? "too few MSI-X vectors" :
+               d ? "no MSI-X on this platform" : "no interrupt");
+    n->nd.irq = n->msix ? "MSI-X" : n->irq < 0 ? "polled" :
+                d ? "INTx" : "MMIO line";
+    return true;
+}
+
+struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
+                          int max_queues)
+{
+    struct virtio_net *n = &nic;
+    int nq = ncpu < max_queues ? ncpu : max_queues;
+
+    n->irq = -1;
+    n->irq_fn = irq_fn;
+    n->irq_arg = arg;
+    if (!open_device(n, &nq, F_MAC | F_STATUS | VIRTIO_F_RING_EVENT_IDX |
+                             F_CTRL_VQ | F_MQ | F_RSS))
+        return NULL;
     for (int i = 0; i < nq; i++)
         if (!setup_queue(n, &n->q[i], i,
                          n->msix ? (uint16_t)i : VIRTIO_NO_VECTOR)) {
@@ -374,31 +444,30 @@ struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
     n->ctrl.index = (uint16_t)(2 * n->max_pairs);
     if (nq > 1 && !setup_ctrl(n)) {
         printk("virtio-net: %s: no control queue; one queue pair\n",
-               pci_name(d, nm));
+               n->dev.name);
         nq = 1;
     }
     n->has_status = n->dev.features & F_STATUS && n->dev.devcfg_len >= 8;
-    if (n->dev.features & F_MAC && n->dev.devcfg_len >= 6)
-        for (int i = 0; i < 6; i++)
-            n->nd.mac[i] = n->dev.devcfg[i];
-    else                        /* a locally administered address */
+    if (!(n->dev.features & F_MAC) ||
+        !virtio_config_read(&n->dev, 0, n->nd.mac, 6))
+        /* a locally administered address */
         memcpy(n->nd.mac, (uint8_t[]){ 0x02, 0x53, 0x50, 0x4E, 0x00, 0x01 },
                6);
     n->nd.ops = &vnet_ops;
-    n->nd.irq = n->msix ? "MSI-X" : n->irq >= 0 ? "INTx" : "polled";
     virtio_ready(&n->dev);
-    n->nqueues = n->nd.nqueues = start_pairs(n, nq);
-    snprintf(n->nd.name, sizeof n->nd.name, "virtio-net at %s",
-             pci_name(d, nm));
-    for (int i = 0; i < n->nqueues; i++)
-        notify(&n->q[i].rx, n->q[i].rx_notify, (uint16_t)(2 * i));
+    nq = start_pairs(n, nq);
+    n->nd.nqueues = nq;
+    snprintf(n->nd.name, sizeof n->nd.name, "virtio-net at %.23s", n->dev.name);
+    for (int i = 0; i < nq; i++)
+        notify(&n->q[i].rx, &n->q[i].rx_kick);
+    /* Release: the line's handler reads the queues' set-up after it. */
+    __atomic_store_n(&n->nqueues, nq, __ATOMIC_RELEASE);
     return &n->nd;
 }
 
 bool vnet_link_up(struct virtio_net *n)
 {
-    return !n->has_status ||
-           (*(volatile uint16_t *)(n->dev.devcfg + 6) & S_LINK_UP);
+    return !n->has_status || (virtio_config16(&n->dev, 6) & S_LINK_UP);
 }
 
 int vnet_rx(struct vnet_queue *q, int budget,
@@ -427,7 +496,7 @@ int vnet_rx(struct vnet_queue *q, int budget,
     }
     q->st.bad_device += virtq_nbad(&q->rx) - bad;
     if (seen)
-        notify(&q->rx, q->rx_notify, 2 * q->index);
+        notify(&q->rx, &q->rx_kick);
     return got;
 }
 
@@ -454,7 +523,7 @@ uint8_t *vnet_tx_buf(struct vnet_queue *q)
         /* Every buffer is with the device: ring its doorbell even if it
            said it needs no kick, so a device that is merely behind and
            one that missed a notification both get on with it. */
-        *q->tx_notify = 2 * q->index + 1;
+        virtio_notify(&q->tx_kick);
         q->st.tx_full++;
         return NULL;
     }
@@ -479,7 +548,7 @@ void vnet_tx_send(struct vnet_queue *q, uint8_t *buf, uint32_t len)
     }
     q->st.tx_frames++;
     q->st.tx_bytes += len;
-    notify(&q->tx, q->tx_notify, 2 * q->index + 1);
+    notify(&q->tx, &q->tx_kick);
 }
 
 const char *vnet_health(struct virtio_net *n)
@@ -553,7 +622,7 @@ static void nd_tx_watchdog(struct netdev *d, int qi)
     struct vnet_queue *q = nq(d, qi);
 
     if (virtq_stalled(&q->tx)) {
-        *q->tx_notify = 2 * q->index + 1;
+        virtio_notify(&q->tx_kick);
         q->st.tx_rekick++;
     }
 }

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "drivers/virtio_pci.h"
+#include "drivers/virtio.h"
 #include "drivers/virtq.h"
 #include "kernel/cpu.h"
 #include "net/netdev.h"
@@ -38,7 +38,7 @@ struct vnet_queue {
     uint16_t index;                 /* pair index: RX 2i, TX 2i + 1 */
     int irq;                        /* its RX interrupt (MSI-X), or -1 */
     struct virtq rx, tx;
-    volatile uint16_t *rx_notify, *tx_notify;
+    struct virtio_notify rx_kick, tx_kick;  /* the queues' doorbells */
     uint8_t *rxbufs, *txbufs;       /* a buffer per descriptor */
     uint16_t *txfree;               /* stack of free TX buffer numbers */
     uint16_t ntxfree;
@@ -49,7 +49,7 @@ struct vnet_queue {
    set-up, waiting for the device's answer. */
 struct vnet_ctrl {
     struct virtq vq;
-    volatile uint16_t *notify;
+    struct virtio_notify kick;
     uint16_t index;                 /* 2 * the device's max pairs */
     uint8_t *buf;                   /* a page: the command, its ack at */
     uint64_t buf_pa;                /* the middle; and its address */
@@ -59,10 +59,11 @@ struct virtio_net {
     struct netdev nd;               /* first: what the stack sees */
     struct virtio_dev dev;
     bool has_status;                /* link status is reported */
-    int irq;                        /* INTx interrupt, -1 if none or MSI-X */
+    int irq;                        /* the device's one interrupt line (PCI
+                                       INTx, MMIO), -1 if none or MSI-X */
     void (*irq_fn)(void *, int);    /* vnet_probe's handler and its arg */
     void *irq_arg;
-    bool msix;                      /* a vector per RX queue, else INTx */
+    bool msix;                      /* a vector per RX queue, else a line */
     int nqueues;                    /* pairs in use: q[0 .. nqueues) */
     uint16_t max_pairs;             /* the device's */
     struct vnet_ctrl ctrl;
@@ -71,15 +72,17 @@ struct virtio_net {
 };
 
 /*
- * Finds the first virtio-net device, sets it up with every RX buffer
- * posted, and returns it as the stack's netdev; NULL (with the reason
- * printed) if there is none usable.  A multiqueue device gets
- * min(its pairs, ncpu, max_queues) pairs where the platform has MSI-X
- * (a vector per RX queue, aimed at the queue's core), with receive-side
- * scaling where the device has it; otherwise one pair.  irq_fn(arg,
- * queue) is called when frames arrive, with interrupts off and the
- * device's interrupt already quieted (see kernel/irq.h).  From the boot
- * path or a G, once.
+ * Finds the first virtio-net device, on PCI, else on virtio-mmio, sets
+ * it up with every RX buffer posted, and returns it as the stack's
+ * netdev; NULL (with the reason printed) if there is none usable.  A
+ * multiqueue device gets min(its pairs, ncpu, max_queues) pairs on PCI
+ * where the platform has MSI-X (a vector per RX queue, aimed at the
+ * queue's core), and on virtio-mmio (its one interrupt line, on the boot
+ * core, serves queue 0 and sends the other queues' cores an IPI), with
+ * receive-side scaling where the device has it; otherwise one pair.
+ * irq_fn(arg, queue) is called when frames arrive (over virtio-mmio for
+ * queue 0 only), with interrupts off and the device's interrupt already
+ * quieted (see kernel/irq.h).  From the boot path or a G, once.
  */
 struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
                           int max_queues);

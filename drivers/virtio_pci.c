@@ -3,8 +3,11 @@
  *
  * The common configuration is read and written with accesses of each
  * field's own width, and 64-bit fields as two 32-bit halves, low first,
- * which every device must accept (§4.1.3.1).
+ * which every device must accept (§4.1.3.1).  A queue's doorbell is a
+ * 16-bit store of its index at notify + queue_notify_off *
+ * notify_off_multiplier, computed once at its set-up.
  */
+#include <stdio.h>
 #include "arch/arch.h"
 #include "drivers/virtio_pci.h"
 #include "kernel/printk.h"
@@ -17,6 +20,7 @@
 #define C_MSIX          0x10
 #define C_NUMQ          0x12
 #define C_STATUS        0x14
+#define C_CFGGEN        0x15
 #define C_Q_SELECT      0x16
 #define C_Q_SIZE        0x18
 #define C_Q_MSIX        0x1A
@@ -38,36 +42,34 @@
 #define CAP_LENGTH      12
 #define CAP_NOTIFY_MULT 16
 
-#define RESET_SPINS     1000000
-
 static uint8_t r8(struct virtio_dev *v, uint32_t off)
 {
-    return *(volatile uint8_t *)(v->common + off);
+    return *(volatile uint8_t *)(v->pci.common + off);
 }
 
 static uint16_t r16(struct virtio_dev *v, uint32_t off)
 {
-    return *(volatile uint16_t *)(v->common + off);
+    return *(volatile uint16_t *)(v->pci.common + off);
 }
 
 static uint32_t r32(struct virtio_dev *v, uint32_t off)
 {
-    return *(volatile uint32_t *)(v->common + off);
+    return *(volatile uint32_t *)(v->pci.common + off);
 }
 
 static void w8(struct virtio_dev *v, uint32_t off, uint8_t x)
 {
-    *(volatile uint8_t *)(v->common + off) = x;
+    *(volatile uint8_t *)(v->pci.common + off) = x;
 }
 
 static void w16(struct virtio_dev *v, uint32_t off, uint16_t x)
 {
-    *(volatile uint16_t *)(v->common + off) = x;
+    *(volatile uint16_t *)(v->pci.common + off) = x;
 }
 
 static void w32(struct virtio_dev *v, uint32_t off, uint32_t x)
 {
-    *(volatile uint32_t *)(v->common + off) = x;
+    *(volatile uint32_t *)(v->pci.common + off) = x;
 }
 
 static void w64(struct virtio_dev *v, uint32_t off, uint64_t x)
@@ -76,23 +78,84 @@ static void w64(struct virtio_dev *v, uint32_t off, uint64_t x)
     w32(v, off + 4, (uint32_t)(x >> 32));
 }
 
-uint8_t virtio_status(struct virtio_dev *v)
+static uint8_t get_status(struct virtio_dev *v)
 {
     return r8(v, C_STATUS);
 }
 
-uint8_t virtio_isr(struct virtio_dev *v)
+static void set_status(struct virtio_dev *v, uint8_t s)
 {
-    return *v->isr;
+    w8(v, C_STATUS, s);
 }
 
-void virtio_fail(struct virtio_dev *v, const char *why)
+static uint64_t device_features(struct virtio_dev *v)
 {
-    char nm[12];
+    uint64_t f;
 
-    printk("virtio: %s: %s\n", pci_name(v->pci, nm), why);
-    w8(v, C_STATUS, r8(v, C_STATUS) | VIRTIO_S_FAILED);
+    w32(v, C_DFSELECT, 0);
+    f = r32(v, C_DF);
+    w32(v, C_DFSELECT, 1);
+    return f | (uint64_t)r32(v, C_DF) << 32;
 }
+
+static void driver_features(struct virtio_dev *v, uint64_t f)
+{
+    w32(v, C_GFSELECT, 0);
+    w32(v, C_GF, (uint32_t)f);
+    w32(v, C_GFSELECT, 1);
+    w32(v, C_GF, (uint32_t)(f >> 32));
+}
+
+static uint16_t queue_max(struct virtio_dev *v, uint16_t idx)
+{
+    if (idx >= r16(v, C_NUMQ))
+        return 0;
+    w16(v, C_Q_SELECT, idx);
+    return r16(v, C_Q_SIZE);
+}
+
+static bool queue_setup(struct virtio_dev *v, const struct virtio_queue_cfg *c,
+                        struct virtio_notify *n, const char **why)
+{
+    uint64_t off;
+
+    w16(v, C_Q_SELECT, c->index);
+    w16(v, C_Q_SIZE, c->size);
+    w64(v, C_Q_DESC, c->desc);
+    w64(v, C_Q_DRIVER, c->driver);
+    w64(v, C_Q_DEVICE, c->device);
+    w16(v, C_Q_MSIX, c->vector);
+    if (r16(v, C_Q_MSIX) != c->vector) {
+        *why = "the device refused its MSI-X vector";
+        return false;
+    }
+    off = (uint64_t)r16(v, C_Q_NOFF) * v->pci.notify_mult;
+    if (off + 2 > v->pci.notify_len) {
+        *why = "its notify address is outside the notify area";
+        return false;
+    }
+    w16(v, C_Q_ENABLE, 1);
+    *n = (struct virtio_notify){ .reg = v->pci.notify + off,
+                                 .queue = c->index, .wide = false };
+    return true;
+}
+
+static uint32_t config_generation(struct virtio_dev *v)
+{
+    return r8(v, C_CFGGEN);
+}
+
+static uint32_t intr_cause(struct virtio_dev *v)
+{
+    return *v->pci.isr;
+}
+
+static const struct virtio_transport pci_transport = {
+    .get_status = get_status, .set_status = set_status,
+    .device_features = device_features, .driver_features = driver_features,
+    .queue_max = queue_max, .queue_setup = queue_setup,
+    .config_generation = config_generation, .intr_cause = intr_cause,
+};
 
 /* Maps the structure a capability points at; NULL if it is unusable. */
 static volatile uint8_t *map_cap(struct pci_dev *d, uint32_t cap,
@@ -112,23 +175,24 @@ int virtio_pci_open(struct virtio_dev *v, struct pci_dev *d)
     uint32_t len;
     char nm[12];
 
-    *v = (struct virtio_dev){ .pci = d };
+    *v = (struct virtio_dev){ .t = &pci_transport, .pci.dev = d };
+    snprintf(v->name, sizeof v->name, "%s", pci_name(d, nm));
     for (uint32_t c = pci_find_cap(d, PCI_CAP_VENDOR, 0); c;
          c = pci_find_cap(d, PCI_CAP_VENDOR, c)) {
         switch (pci_read8(d, c + CAP_TYPE)) {
         case CAP_COMMON:
-            if (!v->common)
-                v->common = map_cap(d, c, COMMON_LEN, &len);
+            if (!v->pci.common)
+                v->pci.common = map_cap(d, c, COMMON_LEN, &len);
             break;
         case CAP_NOTIFY:
-            if (!v->notify) {
-                v->notify = map_cap(d, c, 2, &v->notify_len);
-                v->notify_mult = pci_read32(d, c + CAP_NOTIFY_MULT);
+            if (!v->pci.notify) {
+                v->pci.notify = map_cap(d, c, 2, &v->pci.notify_len);
+                v->pci.notify_mult = pci_read32(d, c + CAP_NOTIFY_MULT);
             }
             break;
         case CAP_ISR:
-            if (!v->isr)
-                v->isr = map_cap(d, c, 1, &len);
+            if (!v->pci.isr)
+                v->pci.isr = map_cap(d, c, 1, &len);
             break;
         case CAP_DEVICE:
             if (!v->devcfg)
@@ -136,87 +200,32 @@ int virtio_pci_open(struct virtio_dev *v, struct pci_dev *d)
             break;
         }
     }
-    if (!v->common || !v->notify || !v->isr) {
+    if (!v->pci.common || !v->pci.notify || !v->pci.isr) {
         printk("virtio: %s has no usable modern interface; not used\n",
-               pci_name(d, nm));
+               v->name);
         return -1;
     }
     v->devcfg_len = v->devcfg ? v->devcfg_len : 0;
-    w8(v, C_STATUS, 0);                         /* reset (§4.1.4.3.1) */
-    for (int i = 0; r8(v, C_STATUS) && i < RESET_SPINS; i++)
-        arch_cpu_relax();
-    if (r8(v, C_STATUS)) {
-        printk("virtio: %s does not finish its reset; not used\n",
-               pci_name(d, nm));
-        return -1;
-    }
-    w8(v, C_STATUS, VIRTIO_S_ACK);
-    w8(v, C_STATUS, VIRTIO_S_ACK | VIRTIO_S_DRIVER);
-    return 0;
+    return virtio_reset(v);
 }
 
-bool virtio_negotiate(struct virtio_dev *v, uint64_t wanted)
+struct pci_dev *virtio_pci_find(uint16_t type, uint16_t transitional,
+                                struct pci_dev *from)
 {
-    uint64_t offered;
+    uint16_t modern = (uint16_t)(0x1040 + type);
+    uint16_t lo = transitional < modern ? transitional : modern;
+    uint16_t hi = transitional < modern ? modern : transitional;
+    struct pci_dev *d = from;
 
-    w32(v, C_DFSELECT, 0);
-    offered = r32(v, C_DF);
-    w32(v, C_DFSELECT, 1);
-    offered |= (uint64_t)r32(v, C_DF) << 32;
-    if (!(offered & VIRTIO_F_VERSION_1)) {
-        virtio_fail(v, "the device does not offer VIRTIO_F_VERSION_1");
-        return false;
-    }
-    v->features = offered & (wanted | VIRTIO_F_VERSION_1);
-    w32(v, C_GFSELECT, 0);
-    w32(v, C_GF, (uint32_t)v->features);
-    w32(v, C_GFSELECT, 1);
-    w32(v, C_GF, (uint32_t)(v->features >> 32));
-    w8(v, C_STATUS, r8(v, C_STATUS) | VIRTIO_S_FEATURES_OK);
-    if (!(r8(v, C_STATUS) & VIRTIO_S_FEATURES_OK)) {
-        virtio_fail(v, "the device refused the features it offered");
-        return false;
-    }
-    return true;
+    /* The ids between the two name other devices. */
+    do
+        d = pci_find(VIRTIO_VENDOR, lo, hi, d);
+    while (d && d->device != transitional && d->device != modern);
+    return d;
 }
 
-uint16_t virtio_queue_max(struct virtio_dev *v, uint16_t idx)
-{
-    if (idx >= r16(v, C_NUMQ))
-        return 0;
-    w16(v, C_Q_SELECT, idx);
-    return r16(v, C_Q_SIZE);
-}
-
-volatile uint16_t *virtio_queue_setup(struct virtio_dev *v, uint16_t idx,
-                                      uint16_t size, uint64_t desc,
-                                      uint64_t driver, uint64_t device,
-                                      uint16_t vector)
-{
-    uint64_t off;
-
-    w16(v, C_Q_SELECT, idx);
-    w16(v, C_Q_SIZE, size);
-    w64(v, C_Q_DESC, desc);
-    w64(v, C_Q_DRIVER, driver);
-    w64(v, C_Q_DEVICE, device);
-    w16(v, C_Q_MSIX, vector);
-    if (r16(v, C_Q_MSIX) != vector)
-        return NULL;
-    off = (uint64_t)r16(v, C_Q_NOFF) * v->notify_mult;
-    if (off + 2 > v->notify_len)
-        return NULL;
-    w16(v, C_Q_ENABLE, 1);
-    return (volatile uint16_t *)(v->notify + off);
-}
-
-bool virtio_config_vector(struct virtio_dev *v, uint16_t vector)
+bool virtio_pci_config_vector(struct virtio_dev *v, uint16_t vector)
 {
     w16(v, C_MSIX, vector);
     return r16(v, C_MSIX) == vector;
-}
-
-void virtio_ready(struct virtio_dev *v)
-{
-    w8(v, C_STATUS, r8(v, C_STATUS) | VIRTIO_S_DRIVER_OK);
 }

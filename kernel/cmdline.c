@@ -113,6 +113,24 @@ bool cmdline_get(const char *key, const char **val)
     return false;
 }
 
+bool cmdline_next(const char *key, int *pos, const char **val)
+{
+    size_t n;
+
+    if (key == NULL || key[0] == '\0' || *pos < 0)
+        return false;
+    n = strlen(key);
+    while (*pos < nkey) {
+        const char *t = toks[(*pos)++];
+
+        if (keylen(t) == n && strncmp(t, key, n) == 0) {
+            *val = t[n] == '=' ? t + n + 1 : t + n;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Value of a hex or decimal digit, or 16 if c is neither. */
 static unsigned digit(char c)
 {

@@ -46,6 +46,14 @@ const char *cmdline_raw(void);
 bool cmdline_get(const char *key, const char **val);
 
 /*
+ * Every occurrence of key before `--`, first to last, for keys that may
+ * come several times: start with *pos = 0; each call stores the next
+ * occurrence's value in *val (a bare key: "") and returns true, and
+ * false once there are no more (or key is NULL or "").
+ */
+bool cmdline_next(const char *key, int *pos, const char **val);
+
+/*
  * Reads key as a long: optional '-', then decimal digits or 0x/0X and hex
  * digits, nothing else (no blanks, no suffixes).  Requires min <= max;
  * otherwise returns CMDLINE_BAD.  The caller reports problems, e.g.

@@ -59,7 +59,7 @@ struct netdev_ops {
 
 struct netdev {
     const struct netdev_ops *ops;
-    char name[32];              /* "virtio-net at 00:02.0" */
+    char name[40];              /* "virtio-net at 00:02.0" */
     const char *irq;            /* "MSI-X", "INTx", "polled", ... */
     uint8_t mac[6];
     int nqueues;                /* RX/TX pairs, 1..ncpu */

@@ -45,7 +45,7 @@ fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 machine_configs = $(filter $(1)-%,$(MACHINE_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/kernel/firmware_tables
 MICROVM_TESTS := tests/kernel/smp tests/kernel/smp_mptable tests/sched/spawn tests/sched/chan tests/time/timers \
-                 tests/time/preempt tests/net/nonic
+                 tests/time/preempt tests/net/nonic tests/net/tcp tests/net/icmp tests/net/mmiomq
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)) $(call machine_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))

@@ -4,7 +4,8 @@
  * Raspberry Pi 4, through the memory-mapped CPU interface).  Only the
  * interrupts of a core are used: SGIs 0 (scheduler IPI) and 1 (stop), and
  * the generic timer's PPI, plus the SPIs devices raise (a PCI INTx pin,
- * the console UART's receive: gic_route_spi) and, on v3 with an ITS, the
+ * the console UART's receive and a virtio-mmio device's line:
+ * gic_route_spi) and, on v3 with an ITS, the
  * LPIs of their MSIs (its.c, set up from here).  (IHI 0069 for v3, IHI
  * 0048 for v2.)
  *

@@ -1,8 +1,9 @@
 /*
- * pci.c - what PCI devices need of the aarch64 platform: the host
- * bridge's ECAM and windows from the device tree, INTx pins routed
- * through its interrupt-map to GIC SPIs, and MSIs through the GICv3 ITS
- * (its.c).
+ * pci.c - what PCI and virtio-mmio devices need of the aarch64
+ * platform: the host bridge's ECAM and windows from the device tree,
+ * INTx pins routed through its interrupt-map to GIC SPIs, MSIs through
+ * the GICv3 ITS (its.c), and the device tree's virtio-mmio devices with
+ * their SPIs.
  *
  * An MSI is an LPI: the device's requester ID becomes its ITS DeviceID
  * through the host's msi-map (on QEMU's virt, the identity), the vector
@@ -63,7 +64,24 @@ bool arch_pci_host(struct pci_host *h)
     return true;
 }
 
-/* Every NIC of this platform is a PCI device (drivers/). */
+int arch_virtio_mmio_slots(struct arch_mmio_slot *slots, int max)
+{
+    const struct machine *m = boot_info->machine;
+    int n = 0;
+
+    for (uint32_t i = 0; i < m->nvirtio && n < max; i++)
+        slots[n++] = (struct arch_mmio_slot){ m->virtio[i].base,
+                                              m->virtio[i].size,
+                                              m->virtio[i].intid };
+    return n;
+}
+
+bool arch_irq_line(uint32_t line, int irq)
+{
+    return gic_route_spi(line, irq, cpus[0]);
+}
+
+/* Every NIC of this platform is a virtio device (drivers/). */
 struct netdev *arch_netdev_probe(void (*irq_fn)(void *, int), void *arg)
 {
     return NULL;

@@ -1,7 +1,8 @@
 /*
- * ioapic.c - the I/O APIC (Intel 82093AA data sheet), for the one ISA
- * interrupt Spindle takes: COM1's receive interrupt (pc.c).  PCI devices
- * use MSI (pci.c).  The MADT lists the I/O APICs, each with the first
+ * ioapic.c - the I/O APIC (Intel 82093AA data sheet), for the interrupts
+ * that are lines, not messages: COM1's receive interrupt (pc.c) and
+ * virtio-mmio devices' (mmio.c, on microvm).  PCI devices use MSI
+ * (pci.c).  The MADT lists the I/O APICs, each with the first
  * global system interrupt (GSI) its pins carry, and the ISA IRQs that
  * are not wired to the GSI of the same number or not edge-triggered
  * active-high (its interrupt source overrides, ACPI 6.5 §5.2.12.5).
@@ -52,6 +53,22 @@ static void reg_write(uint32_t base, uint32_t reg, uint32_t v)
 uint32_t ioapic_pins(uint32_t base)
 {
     return (reg_read(base, IOAPICVER) >> 16 & 0xFF) + 1;
+}
+
+const char *ioapic_gsi_pin(uint32_t gsi, struct ioapic_pin *p)
+{
+    if (!acpi.nioapic)
+        return "no I/O APIC in the ACPI tables or the MP table";
+    for (uint32_t i = 0; i < acpi.nioapic; i++) {
+        const struct acpi_ioapic *a = &acpi.ioapics[i];
+
+        if (gsi >= a->gsi_base && gsi - a->gsi_base < ioapic_pins(a->addr)) {
+            *p = (struct ioapic_pin){ .base = a->addr,
+                                      .pin = gsi - a->gsi_base, .gsi = gsi };
+            return NULL;
+        }
+    }
+    return "no I/O APIC has that GSI";
 }
 
 const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p)

@@ -192,6 +192,9 @@ struct ioapic_pin {
 const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p);
 /* The pins of the I/O APIC whose registers are at base. */
 uint32_t ioapic_pins(uint32_t base);
+/* The pin that carries global system interrupt gsi (active high); NULL,
+   or why there is none. */
+const char *ioapic_gsi_pin(uint32_t gsi, struct ioapic_pin *p);
 const char *ioapic_route(const struct ioapic_pin *p, uint8_t vector,
                          uint32_t apic_id);
 void tsc_calibrate(void);

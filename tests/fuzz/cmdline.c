@@ -2,12 +2,14 @@
  * cmdline.c - libFuzzer target for kernel/cmdline.c: any bytes as a
  * kernel command line, then every query the kernel makes of one, the
  * fault= value through kernel/faultinject_cfg.c, trace= and trace_buf=
- * through sched/exectrace_buf.c, and profile= and profile_buf= through
- * sched/profbuf.c.
+ * through sched/exectrace_buf.c, profile= and profile_buf= through
+ * sched/profbuf.c, and every virtio_mmio.device= through
+ * drivers/virtio_mmio_cmdline.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "drivers/virtio_mmio_cmdline.h"
 #include "kernel/cmdline.h"
 #include "kernel/faultinject_cfg.h"
 #include "sched/exectrace_buf.h"
@@ -18,13 +20,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const keys[] = { "smp", "quantum", "idlespin",
                                         "schedtrace", "ip", "fault", "fbcon", "",
                                         "--", "trace", "trace_buf",
-                                        "profile", "profile_buf" };
+                                        "profile", "profile_buf",
+                                        VIRTIO_MMIO_CMDLINE_KEY };
     char *s = malloc(size + 1), *argv[8], err[96];
     struct faultcfg fc;
     struct tracecfg tc;
     struct profcfg pc;
+    struct virtio_mmio_cmdline vm;
     const char *v, *tb;
     long n;
+    int pos = 0, seen = 0;
 
     memcpy(s, data, size);
     s[size] = '\0';
@@ -72,6 +77,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pc.words * 8 < (uint64_t)PROF_BUF_MIN_KIB << 10 ||
         strlen(err) >= sizeof err)
         abort();
+    /* Every virtio_mmio.device=: a device whose registers fit, with no
+       wrap and a line in range, or a message and nothing kept. */
+    while (cmdline_next(VIRTIO_MMIO_CMDLINE_KEY, &pos, &v)) {
+        bool ok = virtio_mmio_cmdline_parse(v, &vm, err, sizeof err);
+
+        if (ok != (err[0] == '\0') || strlen(err) >= sizeof err ||
+            (ok && (vm.size < VIRTIO_MMIO_MIN_SIZE ||
+                    vm.size > VIRTIO_MMIO_MAX_SIZE || !vm.base ||
+                    (vm.base & 3) || vm.base + vm.size < vm.base ||
+                    !vm.line || vm.line > VIRTIO_MMIO_MAX_LINE)) ||
+            (!ok && (vm.base || vm.size || vm.line)) || ++seen > CMDLINE_MAX)
+            abort();
+    }
     for (int max = 0; max <= 8; max++) {
         int argc = cmdline_argv("app", argv, max);
 

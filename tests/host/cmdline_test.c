@@ -1,6 +1,6 @@
 /*
  * cmdline_test.c - host unit test for kernel/cmdline.c: token splitting,
- * key lookup, strict number parsing with range clamping, app argv after
+ * key lookup, every occurrence of a repeated key, strict number parsing with range clamping, app argv after
  * `--`, truncation, and hostile lines (NULL, blanks only, junk numbers).
  */
 #include <limits.h>
@@ -34,6 +34,23 @@ TEST(get_last_wins)
     cmdline_parse("smp=1 smp=2 debug=x debug smp=8");
     CHECK(val_is("smp", "8"));
     CHECK(val_is("debug", ""));
+}
+
+TEST(next_every_occurrence)
+{
+    const char *v = NULL;
+    int pos = 0;
+
+    cmdline_parse("dev=a smp=2 dev devx=no dev=c -- dev=app");
+    CHECK(cmdline_next("dev", &pos, &v) && strcmp(v, "a") == 0);
+    CHECK(cmdline_next("dev", &pos, &v) && strcmp(v, "") == 0);
+    CHECK(cmdline_next("dev", &pos, &v) && strcmp(v, "c") == 0);
+    v = "kept";
+    CHECK(!cmdline_next("dev", &pos, &v) && strcmp(v, "kept") == 0);
+    CHECK(!cmdline_next("dev", &pos, &v));
+    pos = 0;
+    CHECK(!cmdline_next("nosuch", &pos, &v) && !cmdline_next("", &pos, &v) &&
+          !cmdline_next(NULL, &pos, &v));
 }
 
 TEST(get_exact_key)

@@ -54,7 +54,8 @@
 # after the run.
 # Logs (console, wrk output, /debug/sched before and after) are under
 # build/ARCH/bench-net-logs/.  Exits non-zero if a backend failed.
-# MEM and ACCEL pass through to tools/run/qemu.sh, CMDLINE is added to the
+# MEM, ACCEL and VIRTIO pass through to tools/run/qemu.sh (VIRTIO=mmio:
+# aarch64 with the NIC on virtio-mmio), CMDLINE is added to the
 # guest's command line (netsteal=0, say); TIMEOUT bounds a backend's
 # whole run (seconds; default from reps and secs).
 set -u

@@ -36,6 +36,11 @@
 # vector per queue; the TAP must then be a multi_queue one (`ip tuntap
 # add ... multi_queue`, as tools/run/tapns.sh makes it).
 # Without NET the guest has no NIC at all (QEMU would add a default one).
+# VIRTIO=mmio (aarch64; x86_64-microvm's only transport) puts the NIC and the host channel on the
+# virt machine's virtio-mmio slots (virtio-net-device,
+# virtio-serial-device) instead of PCI (VIRTIO=pci, the default); every
+# aarch64 boot passes -global virtio-mmio.force-legacy=false, so that
+# they are version 2 (modern) devices, which alone Spindle drives.
 #
 # x86_64-efi: the same q35 machine with OVMF (Debian's ovmf) as its
 # firmware instead of qboot: OVMF_CODE as read-only pflash, a writable
@@ -107,6 +112,16 @@ icount) accel_opt="-accel tcg,thread=single -icount shift=0,sleep=off"; cpu=qemu
 esac
 [ "${QUIET:-0}" = 1 ] || echo "qemu: $arch, $smp cores, $mem MiB, accelerator $accel" >&2
 
+transport=${VIRTIO:-pci}
+[ "$arch" != x86_64-microvm ] || transport=${VIRTIO:-mmio}
+case $transport/$arch in
+pci/x86_64-microvm) echo "qemu.sh: microvm has no PCI: VIRTIO=mmio (its default) only" >&2; exit 2 ;;
+pci/*) nicdev=virtio-net-pci serialdev=virtio-serial-pci ;;
+mmio/aarch64* | mmio/x86_64-microvm) nicdev=virtio-net-device serialdev=virtio-serial-device ;;
+mmio/*) echo "qemu.sh: VIRTIO=mmio needs ARCH=aarch64 (the virt machine's virtio-mmio slots) or x86_64-microvm" >&2; exit 2 ;;
+*) echo "qemu.sh: VIRTIO=$transport is not pci or mmio" >&2; exit 2 ;;
+esac
+
 net_opt=(-nic none)
 case ${NET:-} in
 "") ;;
@@ -114,9 +129,9 @@ user)
     fwd="hostfwd=tcp:127.0.0.1:${HOSTPORT:-8080}-:${GUESTPORT:-80}"
     IFS=, read -ra extra <<<"${HOSTFWD:-}"
     for f in "${extra[@]}"; do fwd="$fwd,hostfwd=$f"; done
-    net_opt=(-netdev "user,id=n0,$fwd" -device virtio-net-pci,netdev=n0)
+    net_opt=(-netdev "user,id=n0,$fwd" -device $nicdev,netdev=n0)
     [ "${QUIET:-0}" = 1 ] ||
-        echo "qemu: virtio-net on the user network; http://127.0.0.1:${HOSTPORT:-8080}/ reaches the guest's port ${GUESTPORT:-80}" >&2
+        echo "qemu: virtio-net ($transport) on the user network; http://127.0.0.1:${HOSTPORT:-8080}/ reaches the guest's port ${GUESTPORT:-80}" >&2
     ;;
 tap)
     tap=${TAP:-}
@@ -131,12 +146,16 @@ tap)
     esac
     if [ "$queues" = 1 ]; then
         net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off"
-                 -device virtio-net-pci,netdev=n0)
+                 -device $nicdev,netdev=n0)
+    elif [ "$transport" = mmio ]; then
+        # One interrupt line for every queue: no vectors to ask for.
+        net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,queues=$queues"
+                 -device "$nicdev,netdev=n0,mq=on,rss=on")
     else
         net_opt=(-netdev "tap,id=n0,ifname=$tap,script=no,downscript=no,vhost=off,queues=$queues"
-                 -device "virtio-net-pci,netdev=n0,mq=on,rss=on,vectors=$((2 * queues + 2))")
+                 -device "$nicdev,netdev=n0,mq=on,rss=on,vectors=$((2 * queues + 2))")
     fi
-    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net on tap device $tap, $queues queue pair(s); a client reaches it from this network namespace: nsenter -t $$ -n curl http://<the guest's ip=>/" >&2
+    [ "${QUIET:-0}" = 1 ] || echo "qemu: virtio-net ($transport) on tap device $tap, $queues queue pair(s); a client reaches it from this network namespace: nsenter -t $$ -n curl http://<the guest's ip=>/" >&2
     ;;
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
@@ -147,7 +166,7 @@ gdb_opt=()
 [ -z "${GDBPORT:-}" ] || gdb_opt=(-gdb "tcp:127.0.0.1:$GDBPORT" -S)
 chan_opt=()
 [ -z "${TRACE_FILE:-}" ] ||
-    chan_opt=(-device virtio-serial-pci,max_ports=1
+    chan_opt=(-device $serialdev,max_ports=1
               -chardev "file,id=hostchan,path=$TRACE_FILE"
               -device virtconsole,chardev=hostchan)
 
@@ -216,12 +235,9 @@ x86_64|x86_64-efi|x86_64-microvm)
         off) machine=microvm,acpi=off ;;
         *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
         esac
-        # The NIC on virtio-mmio, modern (version 2) registers.
-        net_opt=("${net_opt[@]/#virtio-net-pci,/virtio-net-device,}")
-        [ -z "${NET:-}" ] || net_opt+=(-global virtio-mmio.force-legacy=false)
-        [ -z "${TRACE_FILE:-}" ] ||
-            chan_opt=(-device virtio-serial-device,max_ports=1 "${chan_opt[@]:2}")
-        boot_opt=(-kernel "$image" -append "$*") ;;
+        # Its devices on virtio-mmio (VIRTIO=mmio above), version 2.
+        boot_opt=(-kernel "$image" -append "$*"
+                  -global virtio-mmio.force-legacy=false) ;;
     x86_64-efi)
         efi_disk build/x86_64/efi/BOOTX64.EFI "$ovmf/OVMF_VARS.fd" "$@"
         uefi_boot "$ovmf/OVMF_CODE.fd" -device ide-hd,drive=esp,bus=ide.0 ;;
@@ -260,6 +276,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     qemu-system-aarch64 -M "$machine" "${boot_opt[@]}" $accel_opt \
         -cpu "$cpu" -smp "$smp" -m "$mem" \
         -display none -serial stdio -monitor "$monitor" -no-reboot \
+        -global virtio-mmio.force-legacy=false \
         "${net_opt[@]}" -semihosting-config enable=on,target=native "${chan_opt[@]}" \
         "${gdb_opt[@]}"
     rc=$?

@@ -45,7 +45,8 @@
 # case has one (a boot times the whole console, not its cases).
 #
 # A test folder's `test.conf` says how its image is booted: which builds
-# and core counts, kernel command lines, memory, CPU model, a NIC and a
+# and core counts, kernel command lines, memory, CPU model, a NIC (on
+# PCI, or on virtio-mmio: `virtio mmio`, aarch64) and a
 # host peer, a host-CPU bound, the output of a fatal-path test, text
 # that must be on the screen (found with the font --font names), or the
 # check of an execution trace or a CPU profile the boot dumps
@@ -171,7 +172,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|status|expect|screen|trace|profile|image)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|virtio|status|expect|screen|trace|profile|image)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
@@ -608,6 +609,9 @@ for item in "${items[@]}"; do
     conf qacpi "$dir" acpi "$arch"
     conf netw "$dir" net "$arch"
     conf queues "$dir" queues "$arch"
+    conf qvirtio "$dir" virtio "$arch"
+    # Empty: the machine's own transport (tools/run/qemu.sh: PCI, or
+    # virtio-mmio on microvm).
     conf hostcpu "$dir" hostcpu "$arch"
     conf expect "$dir" expect "$arch"
     conf screen "$dir" screen "$arch"
@@ -671,7 +675,7 @@ for item in "${items[@]}"; do
                 nq=1 qarg=
                 [ "$queues" = smp ] && nq=$n
                 [ -n "$queues" ] && qarg=queues=$nq
-                NET=tap TAP=spt0 QUEUES=$nq NETPEER=$netpeer NETPEER_ARGS=$peer_args \
+                NET=tap TAP=spt0 QUEUES=$nq VIRTIO=$qvirtio NETPEER=$netpeer NETPEER_ARGS=$peer_args \
                     CPU=$qcpu ACPI=$qacpi MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
                     tools/run/tapns.sh "$log.peer" tools/run/qemu.sh "$arch" "$bimg" \
                     "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
@@ -688,15 +692,15 @@ for item in "${items[@]}"; do
             fi
             # shellcheck disable=SC2086 # kargs is a list of words
             if [ -n "$screen" ]; then
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
                     boot_screen "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
             elif [ -n "$hostcpu" ]; then
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
                     boot_measured "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" "${net_args[@]}"
                 rc=$?
             else
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd CPU=$qcpu ACPI=$qacpi MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
                     QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$arch" "$bimg" "$n" $kargs $tkargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
                 rc=$?
             fi
