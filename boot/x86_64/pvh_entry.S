@@ -33,13 +33,17 @@ pvh_entry:
     mov %edx, %ebp
     mov %ebx, %edi
 
-    /* Zero .bss: the page tables below live there. */
+    /* Zero .bss: the page tables below live there.  Four bytes a step
+       (the linker script aligns both ends to 16): under QEMU's TCG each
+       step of a rep prefix costs about alike, and .bss holds lwIP's
+       pools, some 26 MB, which a byte at a time took 25 ms to clear. */
     push %edi
     mov $__bss_start, %edi
     mov $__bss_end, %ecx
     sub %edi, %ecx
+    shr $2, %ecx
     xor %eax, %eax
-    rep stosb
+    rep stosl
     pop %edi
 
     /* pml4[0] -> pdpt; pdpt[0..3] -> pd[0..3]; pd[i] = 2 MiB pages. */

@@ -5,7 +5,9 @@
 # [BENCH_NET="reps=5 only=user"]` runs it.
 #
 # For each backend (user, tap) it boots build/ARCH/apps/httpd.elf at SMP
-# cores, waits for the page at / (60 s at most), then, reps times:
+# cores (ARCH x86_64-microvm: x86_64's image on QEMU's microvm, which
+# `make bench-net MACHINE=microvm` gives), waits for the page at / (60 s
+# at most), then, reps times:
 #   - wrk -t1 -c32 -d<secs>s --latency on / (the 612-byte page, keep-alive):
 #       BENCH http_rps_<backend>  requests/s
 #       BENCH http_p50_<backend>  wrk's 50% latency, in us
@@ -277,10 +279,10 @@ if [ "$queues" -gt "$smp" ]; then
     exit 2
 fi
 case $arch in
-x86_64|aarch64) ;;
-*) echo "bench-net.sh: ARCH=$arch has no network (x86_64 and aarch64 do)" >&2; exit 2 ;;
+x86_64|aarch64|x86_64-microvm) ;;
+*) echo "bench-net.sh: ARCH=$arch has no network (x86_64, x86_64-microvm and aarch64 do)" >&2; exit 2 ;;
 esac
-image=build/$arch/apps/httpd.elf
+image=build/${arch%-microvm}/apps/httpd.elf
 if [ ! -f "$image" ]; then
     echo "bench-net.sh: no $image; run 'make bench-net' (or make $image)" >&2
     exit 2
