@@ -59,4 +59,23 @@
 uint32_t lwip_rand(void);
 #define LWIP_RAND() lwip_rand()
 
+/*
+ * lwIP's pools and heap (memp.c's memp_memory_*_base, mem.c's ram_heap:
+ * some 26 MB for the four stacks) live in .lwipbss, which the linker
+ * scripts place after .bss, outside what the boot code clears: lwIP's
+ * init writes everything of them it later reads (each pool's free list,
+ * the heap's first and last blocks), and clearing them meant touching
+ * 26 MB of fresh memory at every boot, half the kernel's start-up under
+ * QEMU.  GCC would mark a named section as holding data; the assembler's
+ * comment character after the flags given here drops its own.
+ */
+#if defined(__aarch64__)
+#define LWIPBSS_SECTION ".lwipbss,\"aw\",%nobits //"
+#else
+#define LWIPBSS_SECTION ".lwipbss,\"aw\",@nobits #"
+#endif
+#define LWIP_DECLARE_MEMORY_ALIGNED(variable_name, size) \
+    u8_t variable_name[LWIP_MEM_ALIGN_BUFFER(size)]    \
+        __attribute__((section(LWIPBSS_SECTION)))
+
 #endif
