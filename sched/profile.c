@@ -170,8 +170,8 @@ static PROF_NOSAN struct g *stack_of(const struct cpu *c, uintptr_t sp,
 
 /* pc, then the return addresses of the frame chain from fp, within
    [lo, hi) (profile.c's header); how many went into pcs. */
-static PROF_NOSAN unsigned unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo,
-                                  uintptr_t hi, uint64_t *pcs)
+PROF_NOSAN unsigned prof_unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo,
+                                uintptr_t hi, uint64_t *pcs)
 {
     unsigned n = 0;
 
@@ -190,12 +190,6 @@ static PROF_NOSAN unsigned unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo,
         fp = next;
     }
     return n;
-}
-
-PROF_NOSAN unsigned prof_unwind(uintptr_t pc, uintptr_t fp, uintptr_t lo,
-                                uintptr_t hi, uint64_t *pcs)
-{
-    return unwind(pc, fp, lo, hi, pcs);
 }
 
 /* The image's code (the linker scripts; the hosted build's link). */
@@ -225,7 +219,7 @@ static PROF_NOSAN void record(struct m *m, struct profbuf *b, uint64_t n,
 
     if (!__atomic_load_n(&m->halted, __ATOMIC_RELAXED)) {
         gp = stack_of(m->cpu, sp, &lo, &hi);
-        depth = unwind(pc, fp, lo, hi, pcs);
+        depth = prof_unwind(pc, fp, lo, hi, pcs);
         if (pc)
             link = link_of(lr, sp, hi);
         if (m->prof_irq)
@@ -465,14 +459,12 @@ static void out(const char *line, size_t n)
         console_write(line, n);
 }
 
-/* Core c's buffer, its equal samples folded; the merge's scratch table
-   comes from the heap (without it every sample has its own line). */
-static uint64_t dump_core(int c, char *line)
+/* Folds b's equal samples together (profbuf_merge) with a scratch table
+   from the heap, or leaves them unfolded without one; the records left. */
+static uint64_t merge(struct profbuf *b)
 {
-    struct profbuf *b = &prof.core[c]->buf;
-    uint64_t tsize = 1, left = b->records, i = 0;
+    uint64_t tsize = 1, left = b->records;
     uint32_t *table;
-    size_t n;
 
     while (tsize < 2 * b->records)
         tsize *= 2;
@@ -480,6 +472,16 @@ static uint64_t dump_core(int c, char *line)
         left = profbuf_merge(b, table, tsize);
         free(table);
     }
+    return left;
+}
+
+/* Core c's buffer, folded, as dump lines; the records left. */
+static uint64_t dump_core(int c, char *line)
+{
+    struct profbuf *b = &prof.core[c]->buf;
+    uint64_t left = merge(b), i = 0;
+    size_t n;
+
     n = fmt_snprintf(line, PROF_LINE_MAX,
                      "PROF CORE %d records=%lu weight=%lu lost=%lu\n", c,
                      (unsigned long)left, (unsigned long)b->weight,
@@ -591,15 +593,8 @@ static int write_pprof(sp_profile_writer w, void *arg, uint64_t *records)
     *records = 0;
     for (int c = 0; c < ncpu; c++) {
         struct profbuf *b = &prof.core[c]->buf;
-        uint64_t tsize = 1;
-        uint32_t *table;
 
-        while (tsize < 2 * b->records)
-            tsize *= 2;
-        if ((table = malloc(tsize * sizeof *table))) {
-            profbuf_merge(b, table, tsize);
-            free(table);
-        }
+        merge(b);
         for (uint64_t at = 0; at < b->n; at = profbuf_next(b, at))
             if (prof_weight(b->w + at)) {
                 pprof_record(p, b->w + at, c, period_ns);

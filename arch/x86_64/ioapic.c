@@ -74,9 +74,8 @@ const char *ioapic_gsi_pin(uint32_t gsi, struct ioapic_pin *p)
 const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p)
 {
     uint32_t gsi = isa, flags = 0;
+    const char *why;
 
-    if (!acpi.nioapic)
-        return "no I/O APIC in the ACPI tables";
     for (uint32_t i = 0; i < acpi.niso; i++)
         if (acpi.isos[i].bus == 0 && acpi.isos[i].source == isa) {
             gsi = acpi.isos[i].gsi;
@@ -85,19 +84,10 @@ const char *ioapic_isa_pin(uint8_t isa, struct ioapic_pin *p)
         }
     if ((flags & INTI_LEVEL) == INTI_LEVEL)
         return "its ISA IRQ is level-triggered (MADT override)";
-    for (uint32_t i = 0; i < acpi.nioapic; i++) {
-        const struct acpi_ioapic *a = &acpi.ioapics[i];
-        uint32_t pins = ioapic_pins(a->addr);
-
-        if (gsi >= a->gsi_base && gsi - a->gsi_base < pins) {
-            *p = (struct ioapic_pin){
-                .base = a->addr, .pin = gsi - a->gsi_base, .gsi = gsi,
-                .active_low = (flags & INTI_ACTIVE_LOW) == INTI_ACTIVE_LOW,
-            };
-            return NULL;
-        }
-    }
-    return "no I/O APIC has its GSI";
+    if ((why = ioapic_gsi_pin(gsi, p)))
+        return why;
+    p->active_low = (flags & INTI_ACTIVE_LOW) == INTI_ACTIVE_LOW;
+    return NULL;
 }
 
 const char *ioapic_route(const struct ioapic_pin *p, uint8_t vector,

@@ -29,7 +29,7 @@ stop() {
     qpid= wpid=
 }
 trap 'stop; rm -rf "$tmp"' EXIT
-export PPROF_TMPDIR=$tmp GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export PPROF_TMPDIR=$tmp
 
 arches=("$@")
 if [ $# = 0 ]; then
