@@ -29,6 +29,7 @@
 
 extern int main(int argc, char **argv);
 void newlib_init(void);
+void fs_init(void);
 
 /* Whole microseconds between two arch_cycles() readings. */
 static uint64_t cycles_to_us(uint64_t d)
@@ -53,6 +54,7 @@ static void run_main(void *arg)
     char *argv[MAX_ARGS];
     int argc = cmdline_argv("app", argv, MAX_ARGS);
 
+    fs_init();                  /* "/", /tmp, /dev and the packed tree */
     pci_init();
     vcons_probe();              /* the host channel, if QEMU gave one */
     arch_console_in_start();    /* Ctrl-\ on the console (console_in.h) */

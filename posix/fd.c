@@ -42,7 +42,7 @@ static void console_nop(struct file *f)
 }
 
 static const struct fileops console_ops = {
-    .type = S_IFCHR, .read = console_read, .write = console_wr,
+    .type = S_IFCHR, .tty = true, .read = console_read, .write = console_wr,
     .poll = console_poll, .close = console_nop, .free = console_nop,
 };
 
@@ -52,6 +52,11 @@ static const struct fileops console_ops = {
                        .wlock = SPINLOCK_INIT(LOCK_FILE_WATCH) }
 static struct file console_in = CONSOLE_FILE, console_out = CONSOLE_FILE,
                    console_err = CONSOLE_FILE;
+
+struct file *console_file(void)
+{
+    return &console_out;
+}
 
 static struct spinlock fd_lock = SPINLOCK_INIT(LOCK_FDS);
 /* Under fd_lock; the console's entries are there before any code runs. */

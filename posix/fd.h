@@ -1,8 +1,8 @@
 /*
  * fd.h - the descriptor table (fd.c) and what lies behind a descriptor:
  * a struct file, one kind per implementation (the console, a socket, a
- * pipe end, an eventfd, an epoll instance), reached through its
- * fileops.  posix/'s files share it; newlib's system calls go through it.
+ * pipe end, an eventfd, an epoll instance, a file or folder of the file
+ * system, a device of /dev), reached through its fileops.  posix/'s files share it; newlib's system calls go through it.
  *
  * References.  A file counts its references in `refs` (under fd.c's
  * table lock): one for all the descriptors that name it, one for every
@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <spindle/sync.h>
 #include "kernel/spinlock.h"
@@ -41,7 +42,9 @@ struct file;
 struct g;
 
 struct fileops {
-    mode_t type;                /* S_IFSOCK, S_IFIFO, S_IFCHR: fstat's */
+    mode_t type;                /* S_IFSOCK, S_IFIFO, S_IFCHR, S_IFREG,
+                                   S_IFDIR: fstat's */
+    bool tty;                   /* a terminal (isatty): the console */
     /* A read or write of the file: a count, or -errno.  nonblock: the
        call must not wait (O_NONBLOCK, MSG_DONTWAIT): -EAGAIN instead.
        NULL: EINVAL. */
@@ -60,6 +63,22 @@ struct fileops {
     void (*close)(struct file *f);
     /* The last reference is gone: free f.  A G holding no spinlock. */
     void (*free)(struct file *f);
+
+    /* The calls of a file with offsets (the file system's and /dev's);
+       each NULL for the others.  A G. */
+    /* pread, pwrite: at off, the file's offset untouched; NULL: ESPIPE. */
+    long (*pread)(struct file *f, void *buf, size_t len, off_t off);
+    long (*pwrite)(struct file *f, const void *buf, size_t len, off_t off);
+    /* lseek: the new offset, or -errno; NULL: ESPIPE. */
+    off_t (*seek)(struct file *f, off_t off, int whence);
+    /* fstat beyond st_mode's type and st_blksize, which are set; NULL:
+       nothing more (an anonymous file). */
+    void (*stat)(struct file *f, struct stat *st);
+    /* ftruncate: 0 or -errno; NULL: EINVAL. */
+    int (*truncate)(struct file *f, off_t len);
+    /* fsync and fdatasync: 0 or -errno; NULL: EINVAL (a pipe's, a
+       socket's, as on Linux). */
+    int (*sync)(struct file *f);
 };
 
 /*
@@ -82,8 +101,8 @@ struct file {
     int refs;                   /* under the table's lock */
     int ndesc;                  /* descriptors naming f; the table's lock */
     int flags;                  /* the access mode (O_RDWR unless the
-                                   file says), and O_NONBLOCK (F_SETFL);
-                                   atomic */
+                                   file says), O_NONBLOCK and O_APPEND
+                                   (F_SETFL); atomic */
     struct spinlock wlock;      /* guards watchers and closed */
     struct watch *watchers;
     bool closed;                /* its last descriptor closed: no new
@@ -91,6 +110,9 @@ struct file {
                                    under wlock before ops->close;
                                    file_closed() reads it */
 };
+
+/* The console's file, which /dev/console opens: never freed. */
+struct file *console_file(void);
 
 /* Fills in a new file with one reference, the caller's; O_RDWR. */
 void file_init(struct file *f, const struct fileops *ops);

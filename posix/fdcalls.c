@@ -1,7 +1,11 @@
 /*
  * fdcalls.c - the calls every descriptor answers, whatever file is
  * behind it (fd.h): dup, dup2, dup3, fcntl, readv, writev, sendmsg and
- * recvmsg, and newlib's read, write, close, fstat, isatty and lseek.
+ * recvmsg, pread, pwrite, ftruncate, fsync, fdatasync, ioctl, and
+ * newlib's read, write, close, fstat, isatty and lseek.
+ *
+ * ioctl knows FIONBIO alone (FIONREAD fails with ENOTTY: fd.h's files
+ * do not count their bytes, and programs then read a buffer's worth).
  *
  * readv and writev.  Up to IOV_BUF bytes are gathered into one buffer
  * and moved by one call of the file's read or write, so a writev of at
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -98,11 +103,12 @@ int fcntl(int fd, int cmd, ...)
     if (cmd == F_GETFL) {
         r = __atomic_load_n(&f->flags, __ATOMIC_RELAXED);
     } else {
-        /* Only O_NONBLOCK changes; the access mode stays. */
+        /* Only O_NONBLOCK and O_APPEND change; the access mode stays. */
         int old = __atomic_load_n(&f->flags, __ATOMIC_RELAXED), want;
+        int mask = O_NONBLOCK | O_APPEND;
 
         do
-            want = (old & ~O_NONBLOCK) | (arg & O_NONBLOCK);
+            want = (old & ~mask) | (arg & mask);
         while (!__atomic_compare_exchange_n(&f->flags, &old, want, false,
                                             __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED));
@@ -311,6 +317,8 @@ int _fstat(int fd, struct stat *st)
     st->st_mode = f->ops->type;     /* a terminal (S_IFCHR) is line-
                                        buffered by stdio */
     st->st_blksize = 4096;
+    if (f->ops->stat)
+        f->ops->stat(f, st);
     file_put(f);
     return 0;
 }
@@ -318,7 +326,7 @@ int _fstat(int fd, struct stat *st)
 int _isatty(int fd)
 {
     struct file *f = fd_get(fd);
-    bool tty = f && f->ops->type == S_IFCHR;
+    bool tty = f && f->ops->tty;
 
     if (f)
         file_put(f);
@@ -332,8 +340,98 @@ int _isatty(int fd)
 off_t _lseek(int fd, off_t off, int whence)
 {
     struct file *f = fd_get(fd);
+    off_t r;
 
-    if (f)
-        file_put(f);
-    return sys_fail(f ? ESPIPE : EBADF);
+    if (!f)
+        return sys_fail(EBADF);
+    r = f->ops->seek ? f->ops->seek(f, off, whence) : -ESPIPE;
+    file_put(f);
+    return sys_result(r);
+}
+
+/* ---- Calls of files with offsets -------------------------------------- */
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    struct file *f = fd_get(fd);
+    long r;
+
+    if (!f)
+        return fail(EBADF);
+    r = !f->ops->pread ? -ESPIPE : off < 0 ? -EINVAL :
+        f->ops->pread(f, buf, n, off);
+    file_put(f);
+    return result(r);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    struct file *f = fd_get(fd);
+    long r;
+
+    if (!f)
+        return fail(EBADF);
+    r = !f->ops->pwrite ? -ESPIPE : off < 0 ? -EINVAL :
+        f->ops->pwrite(f, buf, n, off);
+    file_put(f);
+    return result(r);
+}
+
+int ftruncate(int fd, off_t len)
+{
+    struct file *f = fd_get(fd);
+    long r;
+
+    if (!f)
+        return fail(EBADF);
+    r = !f->ops->truncate ? -EINVAL : len < 0 ? -EINVAL :
+        f->ops->truncate(f, len);
+    file_put(f);
+    return (int)result(r);
+}
+
+int fsync(int fd)
+{
+    struct file *f = fd_get(fd);
+    long r;
+
+    if (!f)
+        return fail(EBADF);
+    r = f->ops->sync ? f->ops->sync(f) : -EINVAL;
+    file_put(f);
+    return (int)result(r);
+}
+
+int fdatasync(int fd)
+{
+    return fsync(fd);
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+    struct file *f = fd_get(fd);
+    va_list ap;
+    int *arg, r = 0;
+
+    if (!f)
+        return fail(EBADF);
+    va_start(ap, request);
+    arg = va_arg(ap, int *);
+    va_end(ap);
+    switch (request) {
+    case FIONBIO: {
+        int old = __atomic_load_n(&f->flags, __ATOMIC_RELAXED), want;
+
+        do
+            want = *arg ? old | O_NONBLOCK : old & ~O_NONBLOCK;
+        while (!__atomic_compare_exchange_n(&f->flags, &old, want, false,
+                                            __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED));
+        break;
+    }
+    default:
+        r = fail(ENOTTY);
+    }
+    file_put(f);
+    return r;
 }

@@ -6,8 +6,8 @@
  * see gfree.c for how stdio is shared).
  *
  * The descriptor calls (read, write, close, fstat, isatty, lseek) are
- * fdcalls.c's, on the descriptor table of fd.h.  There is no file
- * system: open is ENOENT.
+ * fdcalls.c's, on the descriptor table of fd.h; the calls on paths
+ * (open, stat, unlink, ...) are the RAM file system's (fscalls.c).
  */
 #include <errno.h>
 #include <reent.h>
@@ -323,15 +323,6 @@ int __retarget_lock_try_acquire(_LOCK_T l)
 }
 
 /* ---- System calls -------------------------------------------------- */
-
-int _open(const char *path, int flags, int mode)
-{
-    (void)path;
-    (void)flags;
-    (void)mode;
-    errno = *__errno() = ENOENT;
-    return -1;
-}
 
 void *_sbrk(ptrdiff_t incr)
 {

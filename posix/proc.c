@@ -10,7 +10,8 @@
  * accept the ids the process has (a no-op) and refuse others with EPERM,
  * as Linux does for an unprivileged process; setsid makes the process
  * the leader of session 1 once, then EPERM (it leads it already); umask
- * records the mask and returns the old one (nothing creates files yet).
+ * records the mask and returns the old one; the file system's calls that
+ * create apply it (proc_umask).
  *
  * Limits are recorded, checked as Linux checks an unprivileged process
  * (soft <= hard; a hard limit may be lowered, never raised), and reported.
@@ -292,13 +293,18 @@ pid_t getsid(pid_t pid)
     return getpid();
 }
 
+mode_t proc_umask(void)
+{
+    return __atomic_load_n(&cmask, __ATOMIC_RELAXED);
+}
+
 mode_t umask(mode_t mask)
 {
     mode_t old;
 
     sp_mutex_lock(&procmu);
     old = cmask;
-    cmask = mask & 0777;
+    __atomic_store_n(&cmask, mask & 0777, __ATOMIC_RELAXED);
     sp_mutex_unlock(&procmu);
     return old;
 }

@@ -1,5 +1,5 @@
 /*
- * sys/ioctl.h - ioctl (posix/nofs.c): a descriptor answers FIONBIO
+ * sys/ioctl.h - ioctl (posix/fdcalls.c): a descriptor answers FIONBIO
  * (O_NONBLOCK on or off); every other request, FIONREAD included, fails
  * with ENOTTY.  Linux's numbers.
  */
