@@ -31,6 +31,8 @@ void efi_handoff_take(const struct efi_handoff *h, struct bootinfo *bi,
     *bi = h->bi;
     bi->entry_cycles = entry_cycles;
     bi->machine = m;
+    if (bi->initrd || bi->initrd_size)
+        bi->initrd_from = "efi";    /* the loader's pointer means nothing here */
     memcpy(cmdline, h->cmdline, EFI_CMDLINE_MAX - 1);
     cmdline[EFI_CMDLINE_MAX - 1] = 0;
     bi->cmdline = cmdline;

@@ -10,7 +10,7 @@
  * /reserved-memory, /chosen, /cpus), and the Linux bindings for the nodes
  * fdt_parse_machine reads (arm/psci.yaml, arm/cpus.yaml, arm/arch_timer,
  * interrupt-controller/arm,gic*.yaml, pci/host-generic-pci.yaml,
- * virtio/mmio.yaml).
+ * virtio/mmio.yaml, and /chosen's linux,initrd-start and -end).
  *
  * The blob is untrusted.  fdt_check validates it completely; every other
  * function requires a blob that passed fdt_check (they read the size from

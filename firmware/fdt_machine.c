@@ -71,9 +71,23 @@ static const uint8_t *gic_irqs(const void *blob, const struct gicref *g,
     return p;
 }
 
+/* A property of one or two cells (as Linux reads linux,initrd-*):
+   true with its value in *v, false if absent or of another length. */
+static bool cells_1or2(const void *blob, int node, const char *name, uint64_t *v)
+{
+    int len;
+    const void *p = fdt_getprop(blob, node, name, &len);
+
+    if (!p || (len != 4 && len != 8))
+        return false;
+    *v = len == 8 ? fdt64(p) : fdt32(p);
+    return true;
+}
+
 static void chosen(const void *blob, struct machine *m)
 {
     int c = fdt_path_offset(blob, "/chosen");
+    uint64_t start, end;
 
     if (c < 0)
         return;
@@ -81,6 +95,11 @@ static void chosen(const void *blob, struct machine *m)
     m->stdout_path = fdt_getprop_str(blob, c, "stdout-path");
     if (!m->stdout_path)        /* the pre-2014 name */
         m->stdout_path = fdt_getprop_str(blob, c, "linux,stdout-path");
+    if (cells_1or2(blob, c, "linux,initrd-start", &start) &&
+        cells_1or2(blob, c, "linux,initrd-end", &end)) {
+        m->initrd_start = start;
+        m->initrd_end = end;
+    }
 }
 
 /* Root children with device_type "memory" (§3.4), or named memory[@...]. */

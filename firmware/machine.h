@@ -150,6 +150,10 @@ struct machine {
     /* From /chosen; they point into the blob, NULL if absent. */
     const char *bootargs;       /* the kernel command line */
     const char *stdout_path;    /* as given, ":options" included */
+    /* /chosen's linux,initrd-start and linux,initrd-end (one or two
+       cells each), as given, unchecked: where the boot loader put the
+       initrd.  Both 0 unless both are there with those lengths. */
+    uint64_t initrd_start, initrd_end;
 
     const char *error;          /* NULL, or what was wrong with the
                                    tables it came from */

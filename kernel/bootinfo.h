@@ -1,7 +1,7 @@
 /*
  * bootinfo.h - what every boot path (PVH, Linux Image, EFI, hosted) hands
- * to kernel_main: the memory map, firmware tables, the command line and,
- * on aarch64, the machine description.  It is the one way firmware facts
+ * to kernel_main: the memory map, firmware tables, the command line, the
+ * initrd and, on aarch64, the machine description.  It is the one way firmware facts
  * reach the kernel: code after the boot path reads them from boot_info.
  */
 #ifndef KERNEL_BOOTINFO_H
@@ -52,6 +52,15 @@ struct bootinfo {
                                    PSCI, PCI (from the DTB or ACPI;
                                    machine.h); NULL elsewhere */
     struct bootfb fb;           /* the boot framebuffer, if any */
+    uint64_t initrd;            /* the initrd the boot path loaded (a cpio
+                                   archive, kernel/initrd.h): its physical
+                                   address as the boot info gave it,
+                                   unchecked; 0 and initrd_size 0: none.
+                                   initrd_setup checks and reserves it, or
+                                   zeroes both */
+    uint64_t initrd_size;       /* its bytes */
+    const char *initrd_from;    /* the boot path that found it: "pvh",
+                                   "dtb", "efi", "hosted" */
 };
 
 /* The bootinfo the kernel runs on.  The boot path points it at its own

@@ -2,10 +2,11 @@
  * main.c - kernel_main: from the boot path to the app's main().
  *
  *   boot/arch entry -> arch_early_init -> kernel_main:
- *     command line, page allocator, final page tables, boot core tables,
- *     every other core, newlib, then the scheduler on every core, with
- *     main(argc, argv) as G 1 (on an 8 MiB demand-paged stack, with
- *     TLS: sched_start); its return value is the machine's exit status.
+ *     command line, the initrd's reservation, page allocator, final page
+ *     tables, boot core tables, every other core, newlib, then the
+ *     scheduler on every core, with main(argc, argv) as G 1 (on an 8 MiB
+ *     demand-paged stack, with TLS: sched_start); its return value is
+ *     the machine's exit status.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/faultinject.h"
+#include "kernel/initrd.h"
 #include "kernel/mem.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -83,6 +85,7 @@ void kernel_main(struct bootinfo *bi)
     if (cmdline_truncated())
         printk("cmdline: longer than the parser keeps; the rest is ignored\n");
     fault_init();
+    initrd_setup(bi);           /* reserved before the allocator is built */
     mem_setup(bi);
     arch_paging_init(bi);
     console_fb_paging_done();

@@ -138,6 +138,9 @@ bool arch_virt_to_phys(uintptr_t va, uint64_t *pa)
     return false;
 }
 
+/* Whether [lo, hi) holds RAM: usable memory, or the initrd, which a
+   boot path may have cut out of the usable ranges (initrd_setup left it
+   in bi only if it lies in RAM). */
 static bool has_ram(const struct bootinfo *bi, uint64_t lo, uint64_t hi)
 {
     for (int i = 0; i < bi->nusable; i++) {
@@ -146,7 +149,7 @@ static bool has_ram(const struct bootinfo *bi, uint64_t lo, uint64_t hi)
         if (r->base < hi && r->base + r->len > lo)
             return true;
     }
-    return false;
+    return bi->initrd_size && bi->initrd < hi && bi->initrd + bi->initrd_size > lo;
 }
 
 void arch_paging_init(struct bootinfo *bi)

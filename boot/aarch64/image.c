@@ -1,7 +1,7 @@
 /*
  * image.c - the Linux arm64 Image boot path (QEMU's -kernel, a board's
- * U-Boot `booti`): turns the device tree in x0 into struct bootinfo and
- * enters the generic kernel.  arch/aarch64/entry.S's _head calls
+ * U-Boot `booti`): turns the device tree in x0 (and the initrd its
+ * /chosen names) into struct bootinfo and enters the generic kernel.  arch/aarch64/entry.S's _head calls
  * image_boot with the boot map on (the kernel's GiB and the blob's GiB
  * as normal memory).
  *
@@ -59,6 +59,15 @@ void image_boot(uint64_t dtb, uint64_t entry_cycles)
                               machine.reserved[i].size);
     if (!bad)
         bootinfo_add_reserved(&bi, dtb, machine_dtb_size(dtb));
+    /* QEMU's -initrd (a boot loader's ramdisk), where /chosen says;
+       kernel_main's initrd_setup checks it.  An end before the start
+       leaves a size of 0, which it reports. */
+    if (machine.initrd_start || machine.initrd_end) {
+        bi.initrd = machine.initrd_start;
+        bi.initrd_size = machine.initrd_end > machine.initrd_start ?
+                         machine.initrd_end - machine.initrd_start : 0;
+        bi.initrd_from = "dtb";
+    }
     bootinfo_add_reserved(&bi, (uintptr_t)__kernel_start,
                           __kernel_end - __kernel_start);
     /* entry.S maps the kernel's GiB as normal memory, and RAM outside it

@@ -57,7 +57,10 @@ struct efi_handoff {
                                    build: a kernel of another build (whose
                                    struct bootinfo may differ) refuses it */
     struct bootinfo bi;         /* usable, reserved, rsdp, dtb, fb (the
-                                   GOP framebuffer); the rest unset */
+                                   GOP framebuffer), initrd and
+                                   initrd_size (EFI/spindle/initrd, its
+                                   pages among the reserved); the rest
+                                   unset */
     char cmdline[EFI_CMDLINE_MAX];  /* NUL terminated */
     char notes[EFI_NOTES_MAX];  /* "efi: ..." lines for the console */
 };
@@ -65,8 +68,9 @@ struct efi_handoff {
 /*
  * The kernel's side (boot/handoff.c).  efi_handoff_check panics unless h
  * is a handoff from a loader of the kernel's own build.  efi_handoff_take copies h's bootinfo into *bi
- * (keeping bi's entry_cycles and machine) and its command line into
- * cmdline, and prints the loader's notes; it panics if the memory map
+ * (keeping bi's entry_cycles and machine; an initrd's initrd_from is
+ * "efi") and its command line into cmdline, and prints the loader's
+ * notes; it panics if the memory map
  * left no usable memory.  Nothing after it reads h.
  */
 void efi_handoff_check(const struct efi_handoff *h);

@@ -1,6 +1,7 @@
 /*
- * kernel.c - reading the kernel from the EFI system partition and
- * placing its ELF image where it was linked (loader.h).
+ * kernel.c - reading files from the EFI system partition (the kernel,
+ * the command line, the initrd) and placing the kernel's ELF image where
+ * it was linked (loader.h).
  *
  * Why a second file and not the kernel embedded in BOOTX64.EFI: the
  * loader stays one program for every app (built once, not relinked per
@@ -33,45 +34,106 @@ struct phdr {
 #define PT_NOTE     4
 #define ET_EXEC     2
 
-EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size)
+/* Opens the file at path on the loader's volume: *f, and its size in *n.
+   A missing file is returned quietly; other failures print why. */
+static EFI_STATUS open_file(EFI_LOADED_IMAGE *li, CHAR16 *path, EFI_FILE_HANDLE *f,
+                            UINTN *n)
 {
-    EFI_FILE_HANDLE root, f;
+    EFI_FILE_HANDLE root;
     EFI_FILE_INFO *info;
     EFI_STATUS st;
-    UINTN n;
 
     root = LibOpenRoot(li->DeviceHandle);
     if (!root) {
         Print(L"spindle-efi: cannot open the volume the loader came from\r\n");
         return EFI_NOT_FOUND;
     }
-    st = uefi_call_wrapper(root->Open, 5, root, &f, path, EFI_FILE_MODE_READ, 0);
+    st = uefi_call_wrapper(root->Open, 5, root, f, path, EFI_FILE_MODE_READ, 0);
     uefi_call_wrapper(root->Close, 1, root);
     if (EFI_ERROR(st))
         return st;              /* the caller decides whether that is fatal */
-    info = LibFileInfo(f);
+    info = LibFileInfo(*f);
     if (!info) {
-        uefi_call_wrapper(f->Close, 1, f);
+        uefi_call_wrapper((*f)->Close, 1, *f);
         Print(L"spindle-efi: cannot read the size of %s\r\n", path);
         return EFI_DEVICE_ERROR;
     }
-    n = info->FileSize;
+    *n = info->FileSize;
     FreePool(info);
+    return EFI_SUCCESS;
+}
+
+/* Reads all n bytes of f into buf and closes f; prints why if it cannot. */
+static EFI_STATUS read_all(EFI_FILE_HANDLE f, CHAR16 *path, void *buf, UINTN n)
+{
+    UINTN got = n;
+    EFI_STATUS st = uefi_call_wrapper(f->Read, 3, f, &got, buf);
+
+    uefi_call_wrapper(f->Close, 1, f);
+    if (EFI_ERROR(st) || got != n) {
+        Print(L"spindle-efi: reading %s failed (%r)\r\n", path, st);
+        return EFI_ERROR(st) ? st : EFI_END_OF_FILE;
+    }
+    return EFI_SUCCESS;
+}
+
+EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size)
+{
+    EFI_FILE_HANDLE f;
+    EFI_STATUS st;
+    UINTN n;
+
+    st = open_file(li, path, &f, &n);
+    if (EFI_ERROR(st))
+        return st;
     *buf = AllocatePool(n + 1);
     if (!*buf) {
         uefi_call_wrapper(f->Close, 1, f);
         Print(L"spindle-efi: no memory for %s (%lu bytes)\r\n", path, n);
         return EFI_OUT_OF_RESOURCES;
     }
-    *size = n;
-    st = uefi_call_wrapper(f->Read, 3, f, size, *buf);
-    uefi_call_wrapper(f->Close, 1, f);
-    if (EFI_ERROR(st) || *size != n) {
-        Print(L"spindle-efi: reading %s failed (%r)\r\n", path, st);
+    st = read_all(f, path, *buf, n);
+    if (EFI_ERROR(st)) {
         FreePool(*buf);
-        return EFI_ERROR(st) ? st : EFI_END_OF_FILE;
+        return st;
     }
+    *size = n;
     (*buf)[n] = 0;
+    return EFI_SUCCESS;
+}
+
+EFI_STATUS read_file_pages(EFI_LOADED_IMAGE *li, CHAR16 *path, struct memrange *pages,
+                           UINTN *size)
+{
+    EFI_PHYSICAL_ADDRESS at = 0xFFFFFFFF;
+    EFI_FILE_HANDLE f;
+    EFI_STATUS st;
+    UINTN n;
+
+    pages->base = pages->len = 0;
+    st = open_file(li, path, &f, &n);
+    if (EFI_ERROR(st))
+        return st;
+    *size = n;
+    if (!n) {
+        uefi_call_wrapper(f->Close, 1, f);
+        return EFI_SUCCESS;
+    }
+    st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress, EfiLoaderData,
+                           EFI_SIZE_TO_PAGES(n), &at);
+    if (EFI_ERROR(st)) {
+        uefi_call_wrapper(f->Close, 1, f);
+        Print(L"spindle-efi: no memory below 4 GiB for %s (%lu bytes): %r\r\n",
+              path, n, st);
+        return st;
+    }
+    st = read_all(f, path, (void *)at, n);
+    if (EFI_ERROR(st)) {
+        uefi_call_wrapper(BS->FreePages, 2, at, EFI_SIZE_TO_PAGES(n));
+        return st;
+    }
+    pages->base = at;
+    pages->len = EFI_SIZE_TO_PAGES(n) * EFI_PAGE_SIZE;
     return EFI_SUCCESS;
 }
 

@@ -4,7 +4,8 @@
  *
  * In order (steps 1-4 and a dry run of step 6 are prepare()):
  *  1. reads the kernel (EFI/spindle/kernel.elf) and places it where it
- *     was linked (kernel.c);
+ *     was linked (kernel.c), and the initrd (EFI/spindle/initrd, if the
+ *     partition has one: make INITRD=) into pages of its own;
  *  2. takes the command line from the EFI load options when they hold
  *     text (a boot entry's optional data, or the shell's arguments;
  *     loadopt.c), else from EFI/spindle/cmdline, which `make image`
@@ -141,7 +142,9 @@ static EFI_STATUS exit_boot_services(EFI_HANDLE image, void *map, UINTN cap,
 /* What prepare() gathers for the jump; the pages of claimed[] and the
    map are released again if the boot does not happen. */
 struct boot {
-    struct memrange claimed[2];     /* the kernel image, the handoff */
+    struct memrange claimed[3];     /* the kernel image, the handoff, the
+                                       initrd (len 0: none) */
+    int nclaimed;                   /* 3 with an initrd, else 2 */
     uint64_t entry;
     void *map;
     UINTN cap, size, dsize, pre;    /* pre: notes before the map's */
@@ -155,7 +158,7 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     EFI_LOADED_IMAGE *li;
     EFI_PHYSICAL_ADDRESS at;
     char *kfile;
-    UINTN ksize, key;
+    UINTN ksize, isize, key;
     UINT32 dver;
     EFI_STATUS st;
 
@@ -191,6 +194,18 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     FreePool(kfile);
     if (EFI_ERROR(st))
         return st;
+    st = read_file_pages(li, INITRD_PATH, &b->claimed[2], &isize);
+    if (st == EFI_NOT_FOUND) {
+        isize = 0;
+    } else if (EFI_ERROR(st)) {
+        Print(L"spindle-efi: cannot read %s (%r)\r\n", INITRD_PATH, st);
+        return st;
+    } else if (!isize) {
+        note("EFI/spindle/initrd is empty; no initrd", 0, 0);
+    }
+    h->bi.initrd = b->claimed[2].base;
+    h->bi.initrd_size = isize;
+    b->nclaimed = b->claimed[2].len ? 3 : 2;
     get_cmdline(li);
     find_tables();
     h->bi.wallclock = firmware_time();
@@ -210,8 +225,8 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     b->pre = strlena((CHAR8 *)h->notes);
     st = uefi_call_wrapper(BS->GetMemoryMap, 5, &b->size, b->map, &key, &b->dsize, &dver);
     if (EFI_ERROR(st) ||
-        efimap_to_bootinfo(b->map, b->size, b->dsize, b->claimed, 2, &h->bi,
-                           h->notes + b->pre, EFI_NOTES_MAX - b->pre) < 0) {
+        efimap_to_bootinfo(b->map, b->size, b->dsize, b->claimed, b->nclaimed,
+                           &h->bi, h->notes + b->pre, EFI_NOTES_MAX - b->pre) < 0) {
         Print(L"spindle-efi: the firmware's memory map is unusable (%r):\r\n%a", st,
               h->notes);
         return EFI_ERROR(st) ? st : EFI_LOAD_ERROR;
@@ -219,6 +234,9 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     Print(L"spindle-efi: kernel at 0x%lx-0x%lx, RSDP 0x%lx, DTB 0x%lx, "
           "command line \"%a\"\r\n", b->claimed[0].base,
           b->claimed[0].base + b->claimed[0].len, h->bi.rsdp, h->bi.dtb, h->cmdline);
+    if (isize)
+        Print(L"spindle-efi: initrd %s at 0x%lx, %lu bytes\r\n", INITRD_PATH,
+              h->bi.initrd, isize);
     return EFI_SUCCESS;
 }
 
@@ -226,7 +244,7 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
    option (or this one, tried again) finds the memory free. */
 static void release(struct boot *b)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (b->claimed[i].len)
             uefi_call_wrapper(BS->FreePages, 2, b->claimed[i].base,
                               b->claimed[i].len / EFI_PAGE_SIZE);
@@ -260,8 +278,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
        whose console says so (boot/handoff.c). */
     arch_mask_interrupts();
     h->bi.nreserved = 0;
-    efimap_to_bootinfo(b.map, b.size, b.dsize, b.claimed, 2, &h->bi,
+    efimap_to_bootinfo(b.map, b.size, b.dsize, b.claimed, b.nclaimed, &h->bi,
                        h->notes + b.pre, EFI_NOTES_MAX - b.pre);
     efimap_ram_gib(b.map, b.size, b.dsize, h->ram_gib);
-    arch_enter(b.entry, h, b.claimed, 2);
+    arch_enter(b.entry, h, b.claimed, b.nclaimed);
 }

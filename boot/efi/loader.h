@@ -11,15 +11,25 @@
 #include "boot/efi/handoff.h"
 #include "kernel/page.h"
 
-/* Where make image puts the kernel and the baked-in command line on the
-   EFI system partition, beside EFI/BOOT/BOOTX64.EFI or BOOTAA64.EFI. */
+/* Where make image puts the kernel, the baked-in command line and the
+   initrd (make INITRD=; optional) on the EFI system partition, beside
+   EFI/BOOT/BOOTX64.EFI or BOOTAA64.EFI. */
 #define KERNEL_PATH  L"\\EFI\\spindle\\kernel.elf"
 #define CMDLINE_PATH L"\\EFI\\spindle\\cmdline"
+#define INITRD_PATH  L"\\EFI\\spindle\\initrd"
 
 /* Reads the file at path on the volume the loader came from into pool
-   memory (*buf, *size, NUL appended, the caller frees it).  Prints why
-   and returns the status if it cannot. */
+   memory (*buf, *size, NUL appended, the caller frees it).  Returns
+   EFI_NOT_FOUND quietly when there is no such file; prints why and
+   returns the status if it cannot read one that is there. */
 EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size);
+
+/* The same into whole pages of EfiLoaderData below 4 GiB, as the
+   handoff's, not pool memory: *pages is what they span (len 0 for an
+   empty file, which takes none), *size the file's bytes.  The caller
+   frees the pages. */
+EFI_STATUS read_file_pages(EFI_LOADED_IMAGE *li, CHAR16 *path, struct memrange *pages,
+                           UINTN *size);
 
 /* Places the kernel ELF image (file, size): each PT_LOAD segment at its
    physical address, in pages allocated there as EfiLoaderData, bss
@@ -73,7 +83,8 @@ void arch_release(void);
 void arch_mask_interrupts(void);
 
 /* The jump to the kernel's entry with h (handoff.h says how, per arch).
-   claimed[] holds the kernel image and the handoff. */
+   claimed[] holds the kernel image, the handoff and the initrd (len 0:
+   none). */
 __attribute__((noreturn)) void arch_enter(uint64_t entry, struct efi_handoff *h,
                                           const struct memrange *claimed, int n);
 

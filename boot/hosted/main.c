@@ -3,22 +3,26 @@
  * process: the process's main() turns its arguments into struct bootinfo
  * and enters the generic kernel, as the firmware paths do.
  *
- *   <image> [-smp N] [-m MiB] [kernel command line words...]
+ *   <image> [-smp N] [-m MiB] [-initrd FILE] [kernel command line words...]
  *
  * -smp is the machine's core count (QEMU's -smp; default: the host's
- * CPUs), -m its RAM (default 1024 MiB); the other words, joined by
- * spaces, are the kernel command line (QEMU's -append), so "smp=2 -- a b"
- * works as it does under QEMU.
+ * CPUs), -m its RAM (default 1024 MiB), -initrd a file read into the top
+ * of that RAM as the initrd (QEMU's -initrd; kernel/initrd.h), at most
+ * half of it; the other words, joined by spaces, are the kernel command
+ * line (QEMU's -append), so "smp=2 -- a b" works as it does under QEMU.
  *
  * The app's main() is renamed spindle_main at compile time (the Makefile's
  * -Dmain=spindle_main), which kernel/main.c calls as G 1; the real main()
  * is here.
  */
 #undef main
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "arch/arch.h"
 #include "arch/hosted/hosted.h"
@@ -32,8 +36,44 @@ static char cmdline[CMDLINE_MAX];
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [command line...]\n");
+    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [-initrd FILE] [command line...]\n");
     exit(2);
+}
+
+/* Reads the file at path into the top pages of the machine's RAM (bi's
+   one usable range), as QEMU loads -initrd into the guest's, for
+   kernel_main to check and reserve.  A file that cannot be read or
+   takes more than half the RAM ends the process, as QEMU ends. */
+static void load_initrd(const char *path, struct bootinfo *bi)
+{
+    const struct memrange *ram = &bi->usable[0];
+    struct stat st;
+    uint64_t at;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0 || fstat(fd, &st)) {
+        fprintf(stderr, "-initrd %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    if ((uint64_t)st.st_size > ram->len / 2) {
+        fprintf(stderr, "-initrd %s: %lld bytes, more than half the RAM (-m)\n",
+                path, (long long)st.st_size);
+        exit(2);
+    }
+    at = (ram->base + ram->len - st.st_size) & ~(uint64_t)(PAGE_SIZE - 1);
+    for (off_t done = 0; done < st.st_size;) {
+        ssize_t n = read(fd, (char *)at + done, st.st_size - done);
+
+        if (n <= 0) {
+            fprintf(stderr, "-initrd %s: %s\n", path, n ? strerror(errno) : "shorter than its size");
+            exit(2);
+        }
+        done += n;
+    }
+    close(fd);
+    bi->initrd = at;
+    bi->initrd_size = st.st_size;
+    bi->initrd_from = "hosted";
 }
 
 static long number(const char *s)
@@ -48,6 +88,7 @@ static long number(const char *s)
 
 int main(int argc, char **argv)
 {
+    const char *initrd = NULL;
     long mib = 1024;
     int i = 1;
 
@@ -65,6 +106,8 @@ int main(int argc, char **argv)
             hosted_machine_cores = number(argv[i + 1]);
         else if (!strcmp(argv[i], "-m"))
             mib = number(argv[i + 1]);
+        else if (!strcmp(argv[i], "-initrd"))
+            initrd = argv[i + 1];
         else
             break;
     }
@@ -80,6 +123,8 @@ int main(int argc, char **argv)
     boot_info = &bi;
     arch_early_init(&bi);
     hosted_ram_init(&bi, (size_t)mib << 20);
+    if (initrd)
+        load_initrd(initrd, &bi);
     kernel_main(&bi);
     return 0;
 }

@@ -5,6 +5,8 @@
 #                            BOOTAA64.EFI on aarch64, as LOADER is named)
 #   EFI/spindle/kernel.elf   KERNEL without its debug sections
 #   EFI/spindle/cmdline      the command line, one line (may be empty)
+#   EFI/spindle/initrd       the file INITRD names, if set (a cpio
+#                            archive: the initrd, kernel/initrd.h)
 # ready to dd to a USB stick.  No loop device and no root: sgdisk writes
 # the partition table (and the protective MBR) into the image file,
 # mkfs.fat -C makes the partition as a file of its own, mtools fills it,
@@ -13,7 +15,10 @@ set -eu
 [ $# -ge 3 ] || { echo "usage: $0 LOADER KERNEL OUT [cmdline...]" >&2; exit 2; }
 loader=$1 kernel=$2 out=$3
 shift 3
-esp_mib=40                  # above FAT32's 65525-cluster floor at 512 B clusters
+if [ -n "${INITRD:-}" ] && [ ! -f "$INITRD" ]; then
+    echo "$0: INITRD=$INITRD is not a file" >&2
+    exit 2
+fi
 first=2048                  # the ESP's first sector, 1 MiB aligned
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mkimage.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -25,12 +30,20 @@ BOOTAA64.EFI) objcopy=aarch64-linux-gnu-objcopy ;;
 esac
 $objcopy --strip-debug "$kernel" "$tmp/kernel.elf"
 printf '%s\n' "$*" > "$tmp/cmdline"
+# 40 MiB: above FAT32's 65525-cluster floor at 512 B clusters; more when
+# the kernel and the initrd need it (a tenth more for the two FATs, and
+# 8 MiB for the loader and the rest).
+bytes=$(stat -c %s "$tmp/kernel.elf")
+[ -z "${INITRD:-}" ] || bytes=$((bytes + $(stat -c %s "$INITRD")))
+esp_mib=$((bytes * 11 / 10 / 1048576 + 8))
+[ "$esp_mib" -ge 40 ] || esp_mib=40
 
 mkfs.fat -C -F 32 -S 512 -s 1 -n SPINDLE "$tmp/esp" $((esp_mib * 1024)) >/dev/null
 export MTOOLS_SKIP_CHECK=1
 mmd -i "$tmp/esp" ::/EFI ::/EFI/BOOT ::/EFI/spindle
 mcopy -i "$tmp/esp" "$loader" "::/EFI/BOOT/$(basename "$loader")"
 mcopy -i "$tmp/esp" "$tmp/kernel.elf" "$tmp/cmdline" ::/EFI/spindle/
+[ -z "${INITRD:-}" ] || mcopy -i "$tmp/esp" "$INITRD" ::/EFI/spindle/initrd
 
 # 1 MiB before the ESP, 1 MiB after it for the backup GPT.  sgdisk
 # spends a second waiting for a kernel to re-read the table even of a

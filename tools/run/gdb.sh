@@ -12,7 +12,8 @@
 # terminal; QEMU reads no input.  QEMU is stopped when gdb exits.
 #
 # hosted, hosted-asan, hosted-tsan: IMAGE runs as a process under gdb,
-# with SMP cores as threads (`run` starts it).
+# with SMP cores as threads (`run` starts it).  MEM and INITRD are
+# qemu.sh's (the hosted image's -m and -initrd).
 #
 # GDB_X=FILE has gdb run FILE's commands after connecting, and GDB_BATCH=1
 # makes gdb exit after them (tests, scripted sessions).
@@ -27,7 +28,8 @@ gdb_args=(-q -x "$script")
 case $arch in
 hosted*)
     [ -z "${GDB_X:-}" ] || gdb_args+=(-x "$GDB_X")
-    exec gdb "${gdb_args[@]}" --args "$image" -smp "$smp" -m "${MEM:-1024}" "$@"
+    exec gdb "${gdb_args[@]}" --args "$image" -smp "$smp" -m "${MEM:-1024}" \
+        ${INITRD:+-initrd "$INITRD"} "$@"
     ;;
 x86_64) gdb=gdb ;;
 aarch64) gdb=gdb-multiarch ;;

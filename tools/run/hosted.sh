@@ -4,7 +4,8 @@
 # qemu.sh boots a bare-metal one: SMP cores, the console on stdout, the
 # app's exit status as ours (a panic is 112, a deadlock 2, as under QEMU).
 # ARCH is hosted, hosted-tsan or hosted-asan (the build folder's name).
-# MEM (MiB, default 1024) is the machine's RAM; QUIET=1 drops the first
+# MEM (MiB, default 1024) is the machine's RAM; INITRD=FILE its initrd
+# (the image's -initrd, as qemu.sh's INITRD); QUIET=1 drops the first
 # line.  The process replaces this script, so its pid is the runner's.
 #
 # GLIBC_TUNABLES turns glibc's per-thread malloc cache off: a G often
@@ -16,4 +17,4 @@ arch=$1 image=$2 smp=$3
 shift 3
 [ "${QUIET:-0}" = 1 ] || echo "hosted: $arch, $smp cores, ${MEM:-1024} MiB, accelerator none (a Linux process)" >&2
 export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.tcache_count=0}
-exec "$image" -smp "$smp" -m "${MEM:-1024}" "$@"
+exec "$image" -smp "$smp" -m "${MEM:-1024}" ${INITRD:+-initrd "$INITRD"} "$@"

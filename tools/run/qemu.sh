@@ -19,6 +19,11 @@
 # TRACE_FILE=PATH gives the machine its host channel (kernel/hostchan.h):
 # a virtio console whose port QEMU writes to PATH, where the execution
 # tracer then dumps instead of on the serial console (tools/run/trace.sh).
+# INITRD=FILE (a cpio archive, tools/build/mkcpio.py) is the initrd
+# (kernel/initrd.h): QEMU's -initrd on the direct boots (PVH's module
+# list on x86_64, the device tree's /chosen on aarch64), the disk
+# image's EFI/spindle/initrd on the firmware boots, the hosted build's
+# -initrd.
 #
 # NET=user gives the guest a virtio-net NIC on QEMU's user-mode network,
 # with host port HOSTPORT (default 8080) on 127.0.0.1 forwarded to the
@@ -95,6 +100,14 @@ for f in "${kernel_files[@]}"; do
         exit 2
     fi
 done
+initrd_opt=()
+if [ -n "${INITRD:-}" ]; then
+    if [ ! -f "$INITRD" ]; then
+        echo "qemu.sh: INITRD=$INITRD is not a file (a folder is packed by make INITRD= or tools/build/mkcpio.py --tree)" >&2
+        exit 2
+    fi
+    initrd_opt=(-initrd "$INITRD")
+fi
 
 accel=${ACCEL:-}
 if [ -z "$accel" ]; then
@@ -180,6 +193,10 @@ efi_disk() {
             echo "qemu.sh: $image has its command line baked in (make image CMDLINE=...)" >&2
             exit 2
         fi
+        if [ -n "${INITRD:-}" ]; then
+            echo "qemu.sh: $image has its initrd baked in, if any (make image INITRD=...)" >&2
+            exit 2
+        fi
         disk=$image vars=${image%.img}.vars
         [ -z "$fwvars" ] || [ -f "$vars" ] || cp "$fwvars" "$vars"
         ;;
@@ -190,7 +207,8 @@ efi_disk() {
         trap 'rm -rf "$tmp"; restore_tty' EXIT
         disk=$tmp/disk.img vars=$tmp/vars.fd
         [ -z "$fwvars" ] || cp "$fwvars" "$vars"
-        GPT_CACHE=build/$arch/gpt.img "$(dirname "$0")/../build/mkimage.sh" "$loader" "$image" "$disk" "$@"
+        GPT_CACHE=build/$arch/gpt.img INITRD=${INITRD:-} \
+            "$(dirname "$0")/../build/mkimage.sh" "$loader" "$image" "$disk" "$@"
         ;;
     esac
 }
@@ -227,7 +245,7 @@ x86_64|x86_64-efi|x86_64-microvm)
     machine=q35
     case $arch in
     x86_64)
-        boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*") ;;
+        boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*" "${initrd_opt[@]}") ;;
     x86_64-microvm)
         machine=microvm
         case ${ACPI:-on} in
@@ -236,7 +254,7 @@ x86_64|x86_64-efi|x86_64-microvm)
         *) echo "qemu.sh: ACPI=$ACPI is not on or off" >&2; exit 2 ;;
         esac
         # Its devices on virtio-mmio (VIRTIO=mmio above), version 2.
-        boot_opt=(-kernel "$image" -append "$*"
+        boot_opt=(-kernel "$image" -append "$*" "${initrd_opt[@]}"
                   -global virtio-mmio.force-legacy=false) ;;
     x86_64-efi)
         efi_disk build/x86_64/efi/BOOTX64.EFI "$ovmf/OVMF_VARS.fd" "$@"
@@ -261,7 +279,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     machine=virt,gic-version=$gic
     case $arch in
     aarch64)
-        boot_opt=(-kernel "${image%.elf}.Image" -append "$*") ;;
+        boot_opt=(-kernel "${image%.elf}.Image" -append "$*" "${initrd_opt[@]}") ;;
     aarch64-efi|aarch64-efi-dtb)
         efi_disk build/aarch64/efi/BOOTAA64.EFI "$aavmf/AAVMF_VARS.fd" "$@"
         [ "$arch" = aarch64-efi-dtb ] && ACPI=off
