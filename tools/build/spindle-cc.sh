@@ -11,6 +11,11 @@
 #                                       objects, the kernel (libspindle.a,
 #                                       whole), lwIP, newlib and libgcc,
 #                                       linked as the Makefile links an app
+#   spindle-cc ... --files DIR | --files-archive X.cpio
+#                                       the same with a file tree linked in
+#                                       (kernel/initrd.h): DIR packed as
+#                                       tools/build/mkcpio.py --tree packs
+#                                       it, or an archive packed already
 #   spindle-cc -dumpmachine             <arch>-spindle-elf
 #
 # Compiling: the user's flags sit between two sets.  Before them (the app
@@ -26,8 +31,16 @@
 # interrupts land on the running stack in ring 0; aarch64: ARMv8.0 and
 # inline atomics).  -fsanitize=* is dropped (no runtime), with a warning.
 #
-# Linking: two links, as the Makefile's IMAGE rule does, the second
-# adding the kernel's symbol table made from the first (ksyms.sh).  Only
+# Linking: first a partial link (ld -r) of what the program brings, its
+# objects and sources and the archives and -l libraries it names, with
+# the linker options it gives (-Wl, -Xlinker), kept beside the output as
+# <out less .elf>.prog.o; then two links of that with the kernel and the
+# libraries, as the Makefile's IMAGE rule does, the second adding the
+# kernel's symbol table made from the first (ksyms.sh).  The .prog.o is
+# the program whole: `spindle-cc -o q.elf p.prog.o --files DIR` links
+# the same program again with a file tree (make FILES= does this for a
+# port's program).  With --files or --files-archive the archive goes in
+# through files.S (the sysroot's copy of tools/build/files.S).  Only
 # the sysroot's lib/ is searched for -l (never the host's libraries), and
 # libpthread, libdl and librt there are empty: their calls are in libc
 # or the kernel.  Dropped with a warning, as they cannot work in one
@@ -57,6 +70,24 @@ pre=(-nostdinc -isystem "$sysroot/include/posix" -isystem "$sysroot/include/bsd"
 post=(-fno-pic -fno-pie -fno-stack-protector $ABI_FLAGS)
 
 warn() { echo "spindle-cc: $*" >&2; }
+
+# --files and --files-archive are spindle-cc's own, for a link only.
+files= files_archive= rest=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --files|--files-archive)
+        [ $# -ge 2 ] || { warn "$1 needs an argument"; exit 1; }
+        if [ "$1" = --files ]; then files=$2; else files_archive=$2; fi
+        shift 2 ;;
+    --files=*) files=${1#--files=}; shift ;;
+    --files-archive=*) files_archive=${1#--files-archive=}; shift ;;
+    *) rest+=("$1"); shift ;;
+    esac
+done
+set -- "${rest[@]}"
+if [ -n "$files" ] && [ -n "$files_archive" ]; then
+    warn "--files and --files-archive: one file tree only"; exit 1
+fi
 
 # What the invocation is: compile only, a query of the compiler, or a link.
 mode=link
@@ -128,13 +159,32 @@ for i in "${!srcs[@]}"; do
 done
 
 lib=$sysroot/lib
+prog=${out%.elf}.prog.o
+"$ld" -r -L "$lib" -o "$prog" "${lnk[@]}" || { rm -f "$prog"; exit 1; }
+
+# The file tree, as an object of files.S's.  The archive is copied into
+# the temporary folder so that no quote or backslash of its path reaches
+# the assembler's string.
+objs=("$prog")
+if [ -n "$files" ]; then
+    [ -d "$files" ] || { warn "--files $files: no such folder"; exit 1; }
+    python3 "$lib/mkcpio.py" --tree "$tmp/files.cpio" "$files" || exit 1
+elif [ -n "$files_archive" ]; then
+    [ -f "$files_archive" ] || { warn "--files-archive $files_archive: no such file"; exit 1; }
+    cp "$files_archive" "$tmp/files.cpio" || exit 1
+fi
+if [ -f "$tmp/files.cpio" ]; then
+    "$cc" -c -DFILES_CPIO="\"$tmp/files.cpio\"" -o "$tmp/files.o" "$lib/files.S" || exit 1
+    objs+=("$tmp/files.o")
+fi
+
 ldflags=(-nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack -T "$lib/spindle.ld" -L "$lib")
 libs=(--whole-archive "$lib/libspindle.a" --no-whole-archive "$lib/liblwip.a"
       --start-group "$lib/libc.a" "$lib/libm.a" "$lib/libgcc.a" --end-group)
-"$ld" "${ldflags[@]}" -o "$tmp/image.1" "${lnk[@]}" "${libs[@]}" || exit 1
+"$ld" "${ldflags[@]}" -o "$tmp/image.1" "${objs[@]}" "${libs[@]}" || exit 1
 "$lib/ksyms.sh" "${CROSS}nm" "$tmp/image.1" > "$tmp/ksyms.S" || exit 1
 "$cc" -c -o "$tmp/ksyms.o" "$tmp/ksyms.S" || exit 1
-"$ld" "${ldflags[@]}" -o "$out" "${lnk[@]}" "$tmp/ksyms.o" "${libs[@]}" || { rm -f "$out"; exit 1; }
+"$ld" "${ldflags[@]}" -o "$out" "${objs[@]}" "$tmp/ksyms.o" "${libs[@]}" || { rm -f "$out"; exit 1; }
 if [ "$ARCH" = aarch64 ]; then
     "${CROSS}objcopy" -O binary "$out" "${out%.elf}.Image" || exit 1
 fi

@@ -15,6 +15,7 @@
 #   B/sysroot/lib/            libc.a, libm.a (newlib), libgcc.a, libspindle.a
 #                             (the kernel objects KOBJ..., linked whole),
 #                             liblwip.a, spindle.ld (linker/ARCH.ld), ksyms.sh,
+#                             files.S and mkcpio.py (spindle-cc --files),
 #                             empty libpthread.a, libdl.a, librt.a, pkgconfig/
 #
 # ABI_FLAGS are the flags every object of an image must be compiled with
@@ -47,7 +48,7 @@ for l in pthread dl rt; do
     "${cross}ar" rc "$new/lib/lib$l.a"
 done
 cp "$top/linker/$arch.ld" "$new/lib/spindle.ld"
-cp "$top/tools/build/ksyms.sh" "$new/lib/ksyms.sh"
+cp "$top/tools/build/ksyms.sh" "$top/tools/build/files.S" "$top/tools/build/mkcpio.py" "$new/lib/"
 rm -rf "$b/sysroot"
 mv "$new" "$b/sysroot"
 
