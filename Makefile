@@ -4,6 +4,8 @@
 #            [NET=user|tap|] [HOSTPORT=8080] [GUESTPORT=80] [ELF=path]
 #            [MACHINE=microvm]           x86_64 on QEMU's microvm
 #            [VIRTIO=pci|mmio]
+#            [FILES=dir/]                dir's tree linked into the image
+#            [INITRD=dir/|x.cpio]        booted with it as the initrd
 #                                        APP: an app of apps/ or a port's
 #                                        program (speedtest1); ELF: any image
 #   make toolchain | ports               build/<arch>/bin/spindle-cc and its
@@ -31,13 +33,15 @@
 #   make images                          every app, bench and test image
 #   make clean                           remove build/ (newlib included)
 #   V=1 shows the commands.  ARCH=x86_64 (default), aarch64 or hosted.
+#   FILES= and INITRD= serve gdb, trace, profile and image as they do run.
 #
 # An image is the kernel, one folder's sources and newlib, linked into
 # build/<arch>/<folder>.elf.  Every folder under apps/ holding .c files is
 # an app; bench/ is the benchmark image; every tests/<area>/<name>/ holding
 # .c files is an in-image test.  Each area's rules are in its own .mk:
 # arch/hosted/hosted.mk, net/net.mk, boot/efi/efi.mk, bench/bench.mk,
-# tests/host/host.mk, tests/fuzz/fuzz.mk and tests/tests.mk.
+# kernel/initrd.mk (FILES=, INITRD=), tests/host/host.mk,
+# tests/fuzz/fuzz.mk and tests/tests.mk.
 
 ARCH    ?= x86_64
 APP     ?= hello
@@ -186,7 +190,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,31p' Makefile
+	@sed -n '3,34p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -227,20 +231,22 @@ $(B)/%.o: %.S $(B)/.cflags | $(LIBC_DEP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -D__ASSEMBLER__ -c -o $@ $<
 
+# $(call IMAGE,FOLDER[,NAME,OBJS]): $(B)/NAME.elf (NAME: FOLDER), the
+# kernel and FOLDER's objects, and OBJS (a file tree's, kernel/initrd.mk).
 # Two links: the second adds the symbol table for backtraces, made from
 # the first; the table sits after all code, so no function moves.  An
 # app's image gets its disassembly (.asm) and symbol list (.sym) beside
 # it; a test image's are made when asked for (make build/x86_64/tests/
 # sched/chan.asm), as make test builds some 230 images.
 define IMAGE
-$(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
+$(B)/$(or $(2),$(1)).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) $(3) \
                $(LWIP_LIB) linker/$(ARCH).ld tools/build/ksyms.sh
 	$$(call msg,LD,$$@)
 	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LWIP_LIB) $$(LIBS)
 	$(Q)tools/build/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -c -o $$@.ksyms.o $$@.ksyms.S
 	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $$(LIBS)
-$(if $(filter apps/%,$(1)),	$(Q)$$(call IMAGE_ASM,$$@)
+$(if $(filter apps/%,$(or $(2),$(1))),	$(Q)$$(call IMAGE_ASM,$$@)
 	$(Q)$$(call IMAGE_SYM,$$@))
 	$(Q)$$(call IMAGE_BIN,$$@)
 	$(Q)rm -f $$@.1
@@ -258,8 +264,11 @@ $(B)/%.sym: $(B)/%.elf
 # (spindle-cc's output), else APP= an app of apps/ or a port's program
 # (ports/ports.mk: PORT_ELF_<program>, booted with PORT_CMDLINE_<program>
 # when CMDLINE is not given); a clear word on what there is otherwise.
+# With FILES=, RUN_ELF is that image with the folder's tree linked in, and
+# RUN_INITRD is INITRD='s archive (kernel/initrd.mk).
 APP_ELF  = $(or $(ELF),$(PORT_ELF_$(APP)),$(B)/apps/$(APP).elf)
 APP_NAME = $(basename $(notdir $(APP_ELF)))
+RUN_ELF  = $(if $(FILES),$(FILES_STEM).elf,$(APP_ELF))
 RUN_CMDLINE = $(if $(filter command line environment,$(origin CMDLINE)),$(CMDLINE),$(PORT_CMDLINE_$(APP)))
 check_app = @[ -n "$(ELF)$(PORT_ELF_$(APP))" ] || [ -d apps/$(APP) ] || { echo "make $@: no app apps/$(APP)/ (apps: $(notdir $(wildcard apps/*)); ports: $(PORT_PROGRAMS); or ELF=path)"; exit 1; }
 
@@ -275,13 +284,14 @@ check_app = @[ -n "$(ELF)$(PORT_ELF_$(APP))" ] || [ -d apps/$(APP) ] || { echo "
 NET ?= user
 run:
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
+	$(Q)$(MAKE) --no-print-directory $(RUN_ELF) $(RUN_INITRD)
 ifeq ($(NET),tap)
 	$(Q)QUEUES=$(or $(QUEUES),1) tools/run/tapns.sh /dev/null env NET=tap TAP=spt0 \
-	    QUEUES=$(or $(QUEUES),1) tools/run/qemu.sh $(RUN_ARCH) $(APP_ELF) $(SMP) \
+	    QUEUES=$(or $(QUEUES),1) INITRD=$(RUN_INITRD) tools/run/qemu.sh $(RUN_ARCH) $(RUN_ELF) $(SMP) \
 	    ip=192.0.2.2/24 gw=192.0.2.1 $(RUN_CMDLINE)
 else
-	$(Q)NET=$(NET) $(PORT_RUNENV_$(APP)) tools/run/qemu.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
+	$(Q)NET=$(NET) INITRD=$(RUN_INITRD) $(PORT_RUNENV_$(APP)) tools/run/qemu.sh $(RUN_ARCH) $(RUN_ELF) \
+	    $(SMP) $(RUN_CMDLINE)
 endif
 
 # The execution tracer (tools/run/trace.sh): the app booted with trace=1
@@ -292,8 +302,9 @@ endif
 TRACE_OUT = $(B)/$(APP).trace
 trace:
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
-	$(Q)NET=$(NET) JSON=$(JSON) tools/run/trace.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(TRACE_OUT) $(RUN_CMDLINE)
+	$(Q)$(MAKE) --no-print-directory $(RUN_ELF) $(RUN_INITRD)
+	$(Q)NET=$(NET) JSON=$(JSON) INITRD=$(RUN_INITRD) tools/run/trace.sh $(RUN_ARCH) $(RUN_ELF) $(SMP) \
+	    $(TRACE_OUT) $(RUN_CMDLINE)
 
 trace-png:
 	@src=$(TRACE_OUT).dump; grep -qs '^TRACE BEGIN' $$src || src=$(TRACE_OUT).log; \
@@ -309,8 +320,8 @@ trace-png:
 PROFILE_OUT = $(B)/$(APP_NAME)
 profile:
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
-	$(Q)NET=$(NET) tools/run/profile.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(PROFILE_OUT) \
+	$(Q)$(MAKE) --no-print-directory $(RUN_ELF) $(RUN_INITRD)
+	$(Q)NET=$(NET) INITRD=$(RUN_INITRD) tools/run/profile.sh $(RUN_ARCH) $(RUN_ELF) $(SMP) $(PROFILE_OUT) \
 	    $(or $(HZ),100) $(RUN_CMDLINE)
 
 # The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
@@ -333,12 +344,13 @@ soak: $(B)/tests/stress/soak.elf
 gdb:
 	$(check_app)
 	$(Q)tools/build/deps.sh gdb $(ARCH)
-	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
-	$(Q)tools/run/gdb.sh $(RUN_ARCH) $(APP_ELF) $(SMP) $(RUN_CMDLINE)
+	$(Q)$(MAKE) --no-print-directory $(RUN_ELF) $(RUN_INITRD)
+	$(Q)INITRD=$(RUN_INITRD) tools/run/gdb.sh $(RUN_ARCH) $(RUN_ELF) $(SMP) $(RUN_CMDLINE)
 
 include boot/efi/efi.mk
 include bench/bench.mk
 include ports/ports.mk
+include kernel/initrd.mk
 include tests/host/host.mk
 include tests/fuzz/fuzz.mk
 include tests/tests.mk

@@ -60,15 +60,16 @@ TEST_DIRS  := $(filter-out tests/posix/%,$(TEST_DIRS))
 IMAGES := $(IMAGE_DIRS:%=$(B)/%.elf)
 
 # Two links, as for bare metal: the symbol table for backtraces comes
-# from the first and lands in read-only data after the code.
+# from the first and lands in read-only data after the code.  The same
+# arguments as the Makefile's IMAGE.
 define HOSTED_IMAGE
-$(B)/$(1).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) \
+$(B)/$(or $(2),$(1)).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) $(3) \
                $(LWIP_LIB) tools/build/ksyms.sh arch/hosted/hosted.mk
 	$$(call msg,LD,$$@)
 	$(Q)$(CC) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LWIP_LIB) $(LIBS)
 	$(Q)tools/build/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
 	$(Q)$(CC) -Wa,--noexecstack -c -o $$@.ksyms.o $$@.ksyms.S
 	$(Q)$(CC) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $(LIBS)
-$(if $(filter apps/%,$(1)),	$(Q)$$(call IMAGE_SYM,$$@))
+$(if $(filter apps/%,$(or $(2),$(1))),	$(Q)$$(call IMAGE_SYM,$$@))
 	$(Q)rm -f $$@.1
 endef

@@ -3,8 +3,8 @@
 # boot/efi/ is an EFI application built with Debian's gnu-efi (its crt0,
 # linker script and libraries), not part of the kernel: one loader per
 # arch serves every app.  `make image` puts it on the EFI system
-# partition of build/<arch>/<APP>.img, beside the app's kernel and
-# CMDLINE (tools/build/mkimage.sh); `make run-efi` boots that image under OVMF
+# partition of build/<arch>/<APP>.img, beside the app's kernel (FILES=:
+# with that tree linked in), CMDLINE and INITRD= (tools/build/mkimage.sh); `make run-efi` boots that image under OVMF
 # (x86_64) or AAVMF (aarch64), `make run-uboot` (aarch64) through U-Boot,
 # and `make test-efi` boots every test image through the firmware.
 # x86_64 uses the host's gnu-efi package, converted to PE by objcopy.
@@ -65,19 +65,20 @@ $(EFI_LOADER): $(EFI_OBJS)
 ifneq ($(filter x86_64 aarch64,$(ARCH)),)
 image: $(EFI_LOADER)
 	$(check_app)
-	$(Q)$(MAKE) --no-print-directory $(APP_ELF)
+	$(Q)$(MAKE) --no-print-directory $(RUN_ELF) $(RUN_INITRD)
 	$(call msg,IMAGE,$(B)/$(APP_NAME).img)
-	$(Q)tools/build/mkimage.sh $(EFI_LOADER) $(APP_ELF) $(B)/$(APP_NAME).img $(RUN_CMDLINE)
+	$(Q)INITRD=$(RUN_INITRD) tools/build/mkimage.sh $(EFI_LOADER) $(RUN_ELF) $(B)/$(APP_NAME).img \
+	    $(RUN_CMDLINE)
 
 run-efi: image
-	$(Q)NET=$(NET) tools/run/qemu.sh $(ARCH)-efi $(B)/$(APP_NAME).img $(SMP)
+	$(Q)NET=$(NET) INITRD= tools/run/qemu.sh $(ARCH)-efi $(B)/$(APP_NAME).img $(SMP)
 else
 image run-efi:
 	@echo "make $@: firmware boot is for x86_64 and aarch64 (ARCH=$(ARCH))"; exit 1
 endif
 ifeq ($(ARCH),aarch64)
 run-uboot: image
-	$(Q)NET=$(NET) tools/run/qemu.sh aarch64-uboot $(B)/$(APP_NAME).img $(SMP)
+	$(Q)NET=$(NET) INITRD= tools/run/qemu.sh aarch64-uboot $(B)/$(APP_NAME).img $(SMP)
 else
 run-uboot:
 	@echo "make run-uboot: U-Boot boots aarch64 images (ARCH=aarch64)"; exit 1
