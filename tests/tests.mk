@@ -31,21 +31,24 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # test` (and with ARCH=x86_64 or aarch64) each boots only the slice
 # EFI_TESTS at 2 cores, since the firmware adds 2-6 s a boot: the tests
 # of what the firmware hands over (cores, memory map, tables, clocks and
-# the timer interrupt, screen), not the scheduler's own; `make test-efi`
-# boots every test image through each.
+# the timer interrupt, screen, the initrd), not the scheduler's own; `make
+# test-efi` boots every test image through each.
 #
 # x86_64-microvm boots x86_64's images directly on QEMU's microvm machine
 # (no PCI: virtio-mmio), the slice MICROVM_TESTS at 1 and 4 cores: the
-# foundation's, the scheduler's and the network's tests.
+# foundation's (the initrd's among them), the scheduler's and the
+# network's tests.
 TEST_CONFIGS := x86_64 x86_64-efi x86_64-microvm aarch64 aarch64-efi aarch64-efi-dtb \
                 aarch64-uboot hosted hosted-asan hosted-tsan
 FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
 MACHINE_CONFIGS := x86_64-microvm
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 machine_configs = $(filter $(1)-%,$(MACHINE_CONFIGS))
-EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/kernel/firmware_tables
+EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/kernel/firmware_tables \
+                tests/kernel/initrd
 MICROVM_TESTS := tests/kernel/smp tests/kernel/smp_mptable tests/sched/spawn tests/sched/chan tests/time/timers \
-                 tests/time/preempt tests/net/nonic tests/net/tcp tests/net/icmp tests/net/mmiomq
+                 tests/time/preempt tests/net/nonic tests/net/tcp tests/net/icmp tests/net/mmiomq \
+                 tests/kernel/initrd
 TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)) $(call machine_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))

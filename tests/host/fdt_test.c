@@ -1420,6 +1420,54 @@ TEST(machine_minimal)
           mach.bootargs == NULL && mach.stdout_path == NULL);
 }
 
+/* /chosen's linux,initrd-start and -end: one or two cells each, both
+   needed; any other length, or one alone, gives no initrd.  The values
+   are taken as given (the kernel checks them against RAM). */
+TEST(machine_initrd)
+{
+    static const struct {
+        int start_cells, end_cells;     /* 0: the property is absent */
+        uint64_t start, end;            /* what fdt_parse_machine gives */
+    } cases[] = {
+        { 2, 2, 0x48000000, 0x48001000 },       /* QEMU virt: 2 cells */
+        { 1, 1, 0x48000000, 0x48001000 },
+        { 1, 2, 0x48000000, 0x48001000 },       /* mixed, as Linux takes */
+        { 2, 0, 0, 0 },                         /* start alone */
+        { 0, 1, 0, 0 },                         /* end alone */
+        { 3, 2, 0, 0 },                         /* a 12-byte start */
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        b_machine(true, 1, 0);
+        b_begin("chosen");
+        if (cases[i].start_cells == 1)
+            b_cells("linux,initrd-start", 1, 0x48000000);
+        else if (cases[i].start_cells == 2)
+            b_cells("linux,initrd-start", 2, 0, 0x48000000);
+        else if (cases[i].start_cells == 3)
+            b_cells("linux,initrd-start", 3, 0, 0, 0x48000000);
+        if (cases[i].end_cells == 1)
+            b_cells("linux,initrd-end", 1, 0x48001000);
+        else if (cases[i].end_cells == 2)
+            b_cells("linux,initrd-end", 2, 0, 0x48001000);
+        b_end();
+        b_end();
+        CHECK(parse_built() == 0);
+        if (mach.initrd_start != cases[i].start || mach.initrd_end != cases[i].end)
+            FAIL("case %zu: 0x%lx-0x%lx", i, (unsigned long)mach.initrd_start,
+                 (unsigned long)mach.initrd_end);
+    }
+    /* 64-bit values, and an end before the start, pass as given. */
+    b_machine(true, 1, 0);
+    b_begin("chosen");
+    b_cells("linux,initrd-start", 2, 1, 0x0);
+    b_cells("linux,initrd-end", 2, 0, 0x1000);
+    b_end();
+    b_end();
+    CHECK(parse_built() == 0);
+    CHECK(mach.initrd_start == 0x100000000ull && mach.initrd_end == 0x1000);
+}
+
 TEST(machine_missing_memory)
 {
     b_machine(false, 2, 0);

@@ -60,7 +60,18 @@
 # folder's image in the same build folder (build/x86_64/tests/net/tcp.elf),
 # booted as the variant's own test.conf says (the other folder's keys do
 # not apply); its results, logs and report entries go by the variant's
-# name (image_of).
+# name (image_of).  A variant with a `files` line boots its own image,
+# the other folder's objects linked with that tree (kernel/initrd.mk).
+#
+# A test with `files` or `initrd` is told which archive its boot must
+# find (kernel/initrd.h): its app arguments end with cpio=BYTES:CRC32:FROM,
+# the length and zlib CRC-32 of the archive (the
+# initrd's, which wins, else the one linked in: <image>.cpio beside the
+# image) and where it comes from ("image", or the boot path: "pvh" on
+# x86_64 and microvm, "dtb" on aarch64, "efi" through the firmware,
+# "hosted").  An `initrd` folder is packed for the boot
+# (tools/build/mkcpio.py --tree, into the logs folder) and handed over
+# as qemu.sh's INITRD; a file is handed over as it is.
 #
 # A `net` test gets a NIC on QEMU's user network: for each boot the runner
 # picks seven free ports B..B+6 on 127.0.0.1 (build/host/netpeer --probe;
@@ -172,8 +183,11 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|virtio|status|expect|screen|trace|profile|image)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|virtio|status|expect|screen|trace|profile|image|files|initrd)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
+        }
+        $1 ~ /^files\./ {
+            printf "%s:%d: %s: `files` is one tree for every build (make links it)\n", f, NR, $1; bad = 1
         }
         END { exit bad }' "$1/test.conf"
 }
@@ -216,12 +230,17 @@ boots_at() {
 
 # image_of VAR IMG DIR ARCH: sets VAR to the image a boot of DIR (IMG's
 # test folder) starts on ARCH: IMG, or if DIR is a variant (its `image`
-# names another test folder) that folder's image in IMG's build folder.
+# names another test folder) that folder's image in IMG's build folder,
+# unless the variant links a tree of its own (`files`): IMG again.
 # Fails, saying why, if the folder named is missing or a variant itself.
 image_of() {
-    local _b _bb
+    local _b _bb _f
     conf _b "$3" image "$4"
+    conf _f "$3" files "$4"
     _b=${_b%/}
+    if [ -z "$_b" ] && [ -n "$_f" ]; then
+        echo "$3/test.conf: files without image: a tree is linked into a variant's own image"; return 1
+    fi
     if [ -z "$_b" ]; then printf -v "$1" '%s' "$2"; return 0; fi
     if [[ $_b == *$'\n'* ]]; then
         echo "$3/test.conf: more than one image for $4"; return 1
@@ -232,7 +251,47 @@ image_of() {
     if [ -n "$_bb" ]; then
         echo "$3/test.conf: image $_b: a variant itself (of $_bb)"; return 1
     fi
+    if [ -n "$_f" ]; then printf -v "$1" '%s' "$2"; return 0; fi
     printf -v "$1" '%s' "${2%"$3.elf"}$_b.elf"
+}
+
+# cpio_arg VAR LOGS NAME DIR ARCH IMG: for a test with `files` or
+# `initrd`, sets VAR to its cpio=BYTES:CRC32:FROM argument and initrd to
+# the INITRD its boots get (packing an `initrd` folder into LOGS once);
+# both empty for any other test.  Fails, saying why, if an archive is
+# missing.
+cpio_arg() {
+    local _f _i _a _from
+    conf _f "$4" files "$5"
+    conf _i "$4" initrd "$5"
+    printf -v "$1" '%s' ""
+    initrd=
+    if [ -n "$_i" ]; then
+        _i=${_i%/}
+        if [ -d "$_i" ]; then
+            initrd=$2/$3.initrd.cpio
+            python3 tools/build/mkcpio.py --tree "$initrd" "$_i" || return 1
+        elif [ -f "$_i" ]; then
+            initrd=$_i
+        else
+            echo "$4/test.conf: initrd $_i: no such folder or file"; return 1
+        fi
+        _a=$initrd
+        case $5 in
+        x86_64|x86_64-microvm) _from=pvh ;;
+        aarch64) _from=dtb ;;
+        hosted*) _from=hosted ;;
+        *) _from=efi ;;
+        esac
+    elif [ -n "$_f" ]; then
+        _a=${6%.elf}.cpio _from=image
+        [ -f "$_a" ] || { echo "$4/test.conf: files: no $_a (make builds it with the image)"; return 1; }
+    else
+        return 0
+    fi
+    printf -v "$1" 'cpio=%s:%s' "$(python3 -c 'import sys, zlib
+d = open(sys.argv[1], "rb").read()
+print("%d:%08x" % (len(d), zlib.crc32(d)))' "$_a")" "$_from"
 }
 
 passed=0 failed=0
@@ -631,6 +690,7 @@ for item in "${items[@]}"; do
         fi
         continue
     fi
+    cpio_arg cpioarg "$logs" "$name" "$dir" "$arch" "$bimg" || exit 2
     # A `net` test of a hosted build runs on a TAP device in a network
     # namespace of its own (tools/run/tapns.sh), which takes root.
     tapns=
@@ -676,10 +736,10 @@ for item in "${items[@]}"; do
                 [ "$queues" = smp ] && nq=$n
                 [ -n "$queues" ] && qarg=queues=$nq
                 NET=tap TAP=spt0 QUEUES=$nq VIRTIO=$qvirtio NETPEER=$netpeer NETPEER_ARGS=$peer_args \
-                    CPU=$qcpu ACPI=$qacpi MEM=$mem QUIET=1 timeout -k 5 "$timeout_s" \
+                    CPU=$qcpu ACPI=$qacpi MEM=$mem INITRD=$initrd QUIET=1 timeout -k 5 "$timeout_s" \
                     tools/run/tapns.sh "$log.peer" tools/run/qemu.sh "$arch" "$bimg" \
                     "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
-                    "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST $qarg \
+                    "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST $qarg ${cpioarg:+"$cpioarg"} \
                     > "$log" 2>&1 < /dev/null
                 rc=$?
                 break
@@ -693,15 +753,18 @@ for item in "${items[@]}"; do
             # shellcheck disable=SC2086 # kargs is a list of words
             if [ -n "$screen" ]; then
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    boot_screen "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" "${net_args[@]}"
+                    INITRD=$initrd boot_screen "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" \
+                    "${net_args[@]}" ${cpioarg:+"$cpioarg"}
                 rc=$?
             elif [ -n "$hostcpu" ]; then
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    boot_measured "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" "${net_args[@]}"
+                    INITRD=$initrd boot_measured "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" \
+                    "${net_args[@]}" ${cpioarg:+"$cpioarg"}
                 rc=$?
             else
                 NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$arch" "$bimg" "$n" $kargs $tkargs -- "cores=$n" "${net_args[@]}" > "$log" 2>&1 < /dev/null
+                    INITRD=$initrd QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$arch" "$bimg" "$n" \
+                    $kargs $tkargs -- "cores=$n" "${net_args[@]}" ${cpioarg:+"$cpioarg"} > "$log" 2>&1 < /dev/null
                 rc=$?
             fi
             peer_stop
