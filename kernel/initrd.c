@@ -90,9 +90,9 @@ void initrd_setup(struct bootinfo *bi)
                 why = "no reserved range is left for it";
         }
         if (why) {
-            printk("initrd: the one from %s (0x%lx, %lu bytes) is not used: %s%s\n",
+            printk("initrd: not using the initrd from %s at 0x%lx (%lu bytes): %s; %s\n",
                    from, bi->initrd, bi->initrd_size, why,
-                   spindle_files_start ? "; the image's own is" : "; no initrd");
+                   spindle_files_start ? "the image's own is used" : "no initrd");
             bi->initrd = 0;
             bi->initrd_size = 0;
             boot = false;
