@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """mkcpio.py - cpio archives ("newc" format, uncompressed), made the same
-way every time: entries sorted by path, parents first, every mtime 0,
-owned by root, inodes numbered in order, modes kept.  Written here rather
+way every time: in each folder its folders, then its other entries, each
+group by name, every folder before what it holds; every mtime 0, owned
+by root, inodes numbered in order, modes kept.  Written here rather
 than with cpio(1), which would need root for a device node and records
 the host's owners and times.
 
