@@ -5,7 +5,8 @@ same bytes whatever its files' times and the order the host lists them in;
 every entry is root's, of mtime 0, named relative to the tree (parents
 first, no "./"), with its mode, its data or its link's target; the archive
 ends with TRAILER!!!; an unchanged archive is not rewritten; a FIFO stops
-it.  Prints TEST lines and the total, as the C host tests do."""
+it.  Prints TEST lines and the total, as the C host tests do
+(tests/host/harness.py)."""
 import os
 import shutil
 import stat
@@ -13,18 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+from harness import case, report   # tests/host/harness.py
+
 MKCPIO = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "build", "mkcpio.py")
-results = []
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-    except AssertionError as e:
-        results.append((fn.__name__, str(e) or "assertion failed"))
-    except Exception as e:
-        results.append((fn.__name__, "%s: %s" % (type(e).__name__, e)))
 
 
 def pack(out, root):
@@ -59,6 +51,7 @@ def make_tree(top):
     os.symlink("../z.txt", os.path.join(top, "a/link"))
 
 
+@case
 def same_bytes_any_times():
     with tempfile.TemporaryDirectory() as d:
         make_tree(os.path.join(d, "t1"))
@@ -72,6 +65,7 @@ def same_bytes_any_times():
             assert a.read() == b.read(), "two packs of the same tree differ"
 
 
+@case
 def entries_as_specified():
     with tempfile.TemporaryDirectory() as d:
         make_tree(os.path.join(d, "t"))
@@ -94,6 +88,7 @@ def entries_as_specified():
         assert es[-1][1][1] == 0 and es[-1][1][6] == 0
 
 
+@case
 def unchanged_not_rewritten():
     with tempfile.TemporaryDirectory() as d:
         make_tree(os.path.join(d, "t"))
@@ -108,6 +103,7 @@ def unchanged_not_rewritten():
         assert os.stat(out).st_mtime != 1, "not rewritten after a change"
 
 
+@case
 def empty_tree_and_bad_input():
     with tempfile.TemporaryDirectory() as d:
         os.mkdir(os.path.join(d, "e"))
@@ -122,15 +118,4 @@ def empty_tree_and_bad_input():
         assert not os.path.exists(os.path.join(d, "f.cpio"))
 
 
-for fn in (same_bytes_any_times, entries_as_specified, unchanged_not_rewritten,
-           empty_tree_and_bad_input):
-    case(fn)
-failed = 0
-for name, why in results:
-    if why:
-        failed += 1
-        print("TEST %s FAIL %s" % (name, why.replace("\n", " ")))
-    else:
-        print("TEST %s PASS" % name)
-print("%d passed, %d failed" % (len(results) - failed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(report())

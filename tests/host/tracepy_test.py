@@ -7,7 +7,8 @@ a chunk changed, dropped, repeated, or random bytes flipped) is either still
 a whole dump or a TraceError naming the problem, never a crash.  In a dump
 made here, a stop-mode core that got no block of the pool ends the checked
 window where the last block was taken.  Prints TEST lines and the total, as
-the C host tests do (the runner runs it after exectrace_buf_test)."""
+the C host tests do (tests/host/harness.py; the runner runs it after
+exectrace_buf_test)."""
 import base64
 import io
 import json
@@ -20,18 +21,9 @@ import zlib
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "run"))
 import trace as T   # noqa: E402  (tools/run/trace.py)
 
+from harness import case, report   # noqa: E402  (tests/host/harness.py)
+
 DUMP = "build/host/test-logs/tracebuf.dump"
-results = []
-
-
-def case(fn):
-    try:
-        fn()
-        results.append((fn.__name__, None))
-    except AssertionError as e:
-        results.append((fn.__name__, str(e) or "assertion failed"))
-    except Exception as e:              # a crash of the decoder is a failure
-        results.append((fn.__name__, "%s: %s" % (type(e).__name__, e)))
 
 
 def original():
@@ -218,12 +210,4 @@ def check_command_counts():
         os.unlink(f.name)
 
 
-failed = 0
-for name, why in results:
-    if why:
-        failed += 1
-        print("TEST %s FAIL %s" % (name, why.replace("\n", " ")))
-    else:
-        print("TEST %s PASS" % name)
-print("%d passed, %d failed" % (len(results) - failed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(report())

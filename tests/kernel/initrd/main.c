@@ -40,21 +40,12 @@ static size_t tree_len;
 /* The 8 hex digits at p as a number; false if one is not a hex digit. */
 static bool hex8(const unsigned char *p, uint32_t *v)
 {
-    *v = 0;
-    for (int i = 0; i < 8; i++) {
-        int c = p[i], d;
+    char field[9];
 
-        if (c >= '0' && c <= '9')
-            d = c - '0';
-        else if (c >= 'A' && c <= 'F')
-            d = c - 'A' + 10;
-        else if (c >= 'a' && c <= 'f')
-            d = c - 'a' + 10;
-        else
-            return false;
-        *v = *v << 4 | (uint32_t)d;
-    }
-    return true;
+    memcpy(field, p, 8);
+    field[8] = 0;
+    *v = (uint32_t)strtoul(field, NULL, 16);
+    return strspn(field, "0123456789abcdefABCDEF") == 8;
 }
 
 static size_t up4(size_t n)
