@@ -1,9 +1,9 @@
 /*
  * image.c - the Linux arm64 Image boot path (QEMU's -kernel, a board's
  * U-Boot `booti`): turns the device tree in x0 (and the initrd its
- * /chosen names) into struct bootinfo and enters the generic kernel.  arch/aarch64/entry.S's _head calls
- * image_boot with the boot map on (the kernel's GiB and the blob's GiB
- * as normal memory).
+ * /chosen names) into struct bootinfo and enters the generic kernel.
+ * arch/aarch64/entry.S's _head calls image_boot with the boot map on
+ * (the kernel's GiB and the blob's GiB as normal memory).
  *
  * Without a usable blob the kernel says why and assumes QEMU's virt
  * machine (machine_assume_virt): 256 MiB of RAM, one core.

@@ -4,9 +4,10 @@
 # linker script and libraries), not part of the kernel: one loader per
 # arch serves every app.  `make image` puts it on the EFI system
 # partition of build/<arch>/<APP>.img, beside the app's kernel (FILES=:
-# with that tree linked in), CMDLINE and INITRD= (tools/build/mkimage.sh); `make run-efi` boots that image under OVMF
-# (x86_64) or AAVMF (aarch64), `make run-uboot` (aarch64) through U-Boot,
-# and `make test-efi` boots every test image through the firmware.
+# with that tree linked in), CMDLINE and INITRD= (tools/build/
+# mkimage.sh); `make run-efi` boots that image under OVMF (x86_64) or
+# AAVMF (aarch64), `make run-uboot` (aarch64) through U-Boot, and `make
+# test-efi` boots every test image through the firmware.
 # x86_64 uses the host's gnu-efi package, converted to PE by objcopy.
 # aarch64 uses gnu-efi's arm64 package, unpacked under build/ by
 # tools/build/gnuefi.sh, and `objcopy -O binary`: its crt0 carries the PE

@@ -67,11 +67,11 @@ struct efi_handoff {
 
 /*
  * The kernel's side (boot/handoff.c).  efi_handoff_check panics unless h
- * is a handoff from a loader of the kernel's own build.  efi_handoff_take copies h's bootinfo into *bi
- * (keeping bi's entry_cycles and machine; an initrd's initrd_from is
- * "efi") and its command line into cmdline, and prints the loader's
- * notes; it panics if the memory map
- * left no usable memory.  Nothing after it reads h.
+ * is a handoff from a loader of the kernel's own build.
+ * efi_handoff_take copies h's bootinfo into *bi (keeping bi's
+ * entry_cycles and machine; an initrd's initrd_from is "efi") and its
+ * command line into cmdline, and prints the loader's notes; it panics if
+ * the memory map left no usable memory.  Nothing after it reads h.
  */
 void efi_handoff_check(const struct efi_handoff *h);
 void efi_handoff_take(const struct efi_handoff *h, struct bootinfo *bi,

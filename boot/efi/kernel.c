@@ -35,7 +35,8 @@ struct phdr {
 #define ET_EXEC     2
 
 /* Opens the file at path on the loader's volume: *f, and its size in *n.
-   A missing file is returned quietly; other failures print why. */
+   If the file cannot be opened (EFI_NOT_FOUND: there is none), Open's
+   status comes back quietly; the later failures print why. */
 static EFI_STATUS open_file(EFI_LOADED_IMAGE *li, CHAR16 *path, EFI_FILE_HANDLE *f,
                             UINTN *n)
 {

@@ -36,7 +36,8 @@ static char cmdline[CMDLINE_MAX];
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [-initrd FILE] [command line...]\n");
+    fprintf(stderr, "usage: <image> [-smp N] [-m MiB] [-initrd FILE] "
+            "[command line...]\n");
     exit(2);
 }
 
@@ -65,7 +66,8 @@ static void load_initrd(const char *path, struct bootinfo *bi)
         ssize_t n = read(fd, (char *)at + done, st.st_size - done);
 
         if (n <= 0) {
-            fprintf(stderr, "-initrd %s: %s\n", path, n ? strerror(errno) : "shorter than its size");
+            fprintf(stderr, "-initrd %s: %s\n", path,
+                    n ? strerror(errno) : "shorter than its size");
             exit(2);
         }
         done += n;
