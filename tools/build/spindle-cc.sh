@@ -34,7 +34,8 @@
 # Linking: first a partial link (ld -r) of what the program brings, its
 # objects and sources and the archives and -l libraries it names, with
 # the linker options it gives (-Wl, -Xlinker), kept beside the output as
-# <out less .elf>.prog.o; then two links of that with the kernel and the
+# <out less .elf>.prog.o (unless the output is a device, as a configure
+# test's -o /dev/null); then two links of that with the kernel and the
 # libraries, as the Makefile's IMAGE rule does, the second adding the
 # kernel's symbol table made from the first (ksyms.sh).  The .prog.o is
 # the program whole: `spindle-cc -o q.elf p.prog.o --files DIR` links
@@ -159,13 +160,12 @@ for i in "${!srcs[@]}"; do
 done
 
 lib=$sysroot/lib
-prog=${out%.elf}.prog.o
-"$ld" -r -L "$lib" -o "$prog" "${lnk[@]}" || { rm -f "$prog"; exit 1; }
+"$ld" -r -L "$lib" -o "$tmp/prog.o" "${lnk[@]}" || exit 1
 
 # The file tree, as an object of files.S's.  The archive is copied into
 # the temporary folder so that no quote or backslash of its path reaches
 # the assembler's string.
-objs=("$prog")
+objs=("$tmp/prog.o")
 if [ -n "$files" ]; then
     [ -d "$files" ] || { warn "--files $files: no such folder"; exit 1; }
     python3 "$lib/mkcpio.py" --tree "$tmp/files.cpio" "$files" || exit 1
@@ -185,6 +185,9 @@ libs=(--whole-archive "$lib/libspindle.a" --no-whole-archive "$lib/liblwip.a"
 "$lib/ksyms.sh" "${CROSS}nm" "$tmp/image.1" > "$tmp/ksyms.S" || exit 1
 "$cc" -c -o "$tmp/ksyms.o" "$tmp/ksyms.S" || exit 1
 "$ld" "${ldflags[@]}" -o "$out" "${objs[@]}" "$tmp/ksyms.o" "${libs[@]}" || { rm -f "$out"; exit 1; }
+# The partial link beside the image, unless the output is a device (a
+# configure test's -o /dev/null).
+[ -c "$out" ] || mv "$tmp/prog.o" "${out%.elf}.prog.o" || exit 1
 if [ "$ARCH" = aarch64 ]; then
     "${CROSS}objcopy" -O binary "$out" "${out%.elf}.Image" || exit 1
 fi
