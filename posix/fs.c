@@ -481,10 +481,3 @@ void fs_init(void)
     fs_dev_init();
     unpack();
 }
-
-/* No boot path hands a packed tree over: none. */
-__attribute__((weak)) bool initrd_get(const void **base, size_t *len,
-                                      const char **source)
-{
-    return false;
-}

@@ -7,6 +7,10 @@
  *                     computed of the tree's file), the empty one included
  *   folders_and_link  the folders are folders; etc/issue is a symbolic
  *                     link to motd, and reads as motd
+ *   tree_writable     a packed file written in its second page: that
+ *                     page changes, the first stays the archive's bytes;
+ *                     truncated and grown it reads zeros; packed files
+ *                     renamed and removed, a new one beside them
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -78,6 +82,32 @@ TEST(folders_and_link)
     CHECKF(n == 4 && !memcmp(buf, "motd", 4), "etc/issue -> %.*s", (int)(n > 0 ? n : 0), buf);
     n = slurp("/etc/issue", buf, sizeof buf);
     CHECK(n == 20 && !memcmp(buf, "Welcome to Spindle.\n", 20));
+}
+
+TEST(tree_writable)
+{
+    static char before[5000];
+    char buf[16];
+    struct stat st;
+    int fd;
+
+    CHECK(slurp("/share/doc/noise.bin", before, sizeof before) == 5000);
+    CHECK((fd = open("/share/doc/noise.bin", O_RDWR)) >= 0);
+    CHECK(pwrite(fd, "XYZ", 3, 4500) == 3);
+    CHECK(pread(fd, buf, 7, 4498) == 7 && !memcmp(buf, before + 4498, 2) &&
+          !memcmp(buf + 2, "XYZ", 3) && !memcmp(buf + 5, before + 4503, 2));
+    CHECK(pread(fd, buf, 16, 100) == 16 && !memcmp(buf, before + 100, 16));
+    CHECK(ftruncate(fd, 10) == 0 && ftruncate(fd, 6000) == 0);
+    CHECK(pread(fd, buf, 12, 5) == 12 && !memcmp(buf, before + 5, 5) &&
+          buf[5] == 0 && buf[11] == 0);
+    CHECK(pread(fd, buf, 3, 4500) == 3 && !memcmp(buf, "\0\0\0", 3));
+    CHECK(close(fd) == 0);
+    CHECK(rename("/share/doc/noise.bin", "/tmp/moved") == 0);
+    CHECK(stat("/tmp/moved", &st) == 0 && st.st_size == 6000);
+    CHECK(unlink("/etc/motd") == 0 && stat("/etc/issue", &st) < 0);
+    CHECK((fd = open("/etc/new", O_CREAT | O_WRONLY, 0644)) >= 0 &&
+          write(fd, "x", 1) == 1 && close(fd) == 0);
+    CHECK(unlink("/tmp/moved") == 0 && rmdir("/share/doc") == 0);
 }
 
 int main(void)
