@@ -544,7 +544,7 @@ int sp_close_write(sp_conn *c)
     return rc;
 }
 
-void tcp_detach(struct sp_sock *s)
+void tcp_detach(struct sp_sock *s, bool reset)
 {
     const struct lwip_api *l = lw(s);
     struct tcp_pcb *pcb = s->pcb.tcp;
@@ -556,7 +556,7 @@ void tcp_detach(struct sp_sock *s)
     l->tcp_sent(pcb, NULL);
     l->tcp_err(pcb, NULL);
     l->tcp_poll(pcb, NULL, 0);
-    if (l->tcp_close(pcb) != ERR_OK)
+    if (reset || l->tcp_close(pcb) != ERR_OK)
         l->tcp_abort(pcb);
     s->pcb.tcp = NULL;
 }
