@@ -8,6 +8,12 @@
 long http_scan(struct http_scan *s, const char *buf, size_t n,
                const struct http_limits *lim)
 {
+    size_t have = n;
+
+    /* Past head_max bytes the answer is a limit's, so what follows them
+       is never looked at: the answer is the same however they came. */
+    if (n > lim->head_max)
+        n = lim->head_max;
     while (s->pos < n) {
         const char *lf = memchr(buf + s->pos, '\n', n - s->pos);
         size_t end, len;
@@ -26,7 +32,7 @@ long http_scan(struct http_scan *s, const char *buf, size_t n,
                 return -414;
             s->line_done = len > 0;     /* else an empty line before it */
         } else if (len == 0) {
-            return s->pos > lim->head_max ? -431 : (long)s->pos;
+            return (long)s->pos;
         }
         s->line = s->pos;
     }
@@ -39,7 +45,7 @@ long http_scan(struct http_scan *s, const char *buf, size_t n,
         if (len > lim->line_max)
             return -414;
     }
-    return n >= lim->head_max ? -431 : 0;
+    return have >= lim->head_max ? -431 : 0;
 }
 
 /* RFC 9110's tchar: the bytes of a method or a header name. */

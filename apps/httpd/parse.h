@@ -53,7 +53,10 @@ struct http_scan {
  * then, the bytes before it unchanged).  Returns 0 while the head is not
  * whole and within its limits; the head's length (up to the end of the
  * empty line) once it is whole; or -414 or -431 once a limit is passed,
- * whatever the rest would be.  Each byte is looked at once.
+ * whatever the rest would be.  Each byte is looked at once, and none
+ * past the first head_max, so the answer does not depend on how the
+ * bytes came: 414 if the request line is too long within them, else
+ * 431 if they hold no whole head.
  */
 long http_scan(struct http_scan *s, const char *buf, size_t n,
                const struct http_limits *lim);
