@@ -29,6 +29,8 @@ static void seg_here(struct sp_sock *s)
         net_count(&net_mine()->split, 1);
 }
 
+static void unhook(struct sp_sock *s, struct tcp_pcb *pcb);
+
 static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
                          err_t err)
 {
@@ -37,6 +39,16 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
     seg_here(s);
     if (!p) {
         s->eof = true;
+        /* Both ends have sent their FIN (sp_close_write came first):
+           lwIP frees a pcb in CLOSING or TIME_WAIT when it likes (2 MSL
+           on, or at once for a new connection when its pool is empty)
+           and tells nobody, so the socket lets go of it now; lwIP ends
+           the connection on its own. */
+        if (pcb->state == CLOSING || pcb->state == TIME_WAIT) {
+            unhook(s, pcb);
+            s->pcb.tcp = NULL;
+            net_ready(s->st, pd_ready(&s->pd, 'w'));
+        }
     } else {
         if (s->rxtail)
             s->rxtail->next = p;
@@ -544,6 +556,18 @@ int sp_close_write(sp_conn *c)
     return rc;
 }
 
+/* No callback of pcb's comes to s after. */
+static void unhook(struct sp_sock *s, struct tcp_pcb *pcb)
+{
+    const struct lwip_api *l = lw(s);
+
+    l->tcp_arg(pcb, NULL);
+    l->tcp_recv(pcb, NULL);
+    l->tcp_sent(pcb, NULL);
+    l->tcp_err(pcb, NULL);
+    l->tcp_poll(pcb, NULL, 0);
+}
+
 void tcp_detach(struct sp_sock *s, bool reset)
 {
     const struct lwip_api *l = lw(s);
@@ -551,11 +575,7 @@ void tcp_detach(struct sp_sock *s, bool reset)
 
     if (!pcb)
         return;
-    l->tcp_arg(pcb, NULL);
-    l->tcp_recv(pcb, NULL);
-    l->tcp_sent(pcb, NULL);
-    l->tcp_err(pcb, NULL);
-    l->tcp_poll(pcb, NULL, 0);
+    unhook(s, pcb);
     if (reset || l->tcp_close(pcb) != ERR_OK)
         l->tcp_abort(pcb);
     s->pcb.tcp = NULL;
