@@ -147,6 +147,10 @@ static err_t accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     s->connected = true;
     seg_here(s);
     tcp_attach(s, pcb);
+    /* Counted in the listening pcb's backlog until sp_accept takes it:
+       with the queue full, lwIP drops SYNs (the client sends them again)
+       instead of completing handshakes this callback would reset. */
+    slot->st->lw->tcp_backlog_delayed(pcb);
     l->acc.q[(l->acc.head + l->acc.n++) % BACKLOG] = s;
     spin_unlock(&l->acc.lock, f);
     net_ready(slot->st, pd_ready(&l->pd, 'r'));
@@ -171,8 +175,9 @@ static int listen_in(struct stack *st, struct lslot *slot,
         e = l->tcp_bind(pcb, ip, *port);
         /* With SOF_REUSEADDR the bind succeeds on a port another socket
            listens on; tcp_listen is where that is refused (ERR_USE). */
-        lpcb = e == ERR_OK ? l->tcp_listen_with_backlog_and_err(pcb, BACKLOG,
-                                                                &e)
+        /* The stacks share the listener's queue of BACKLOG. */
+        lpcb = e == ERR_OK ? l->tcp_listen_with_backlog_and_err(
+                                 pcb, BACKLOG / net_nstacks, &e)
                            : NULL;
         if (!lpcb)
             l->tcp_abort(pcb);
@@ -255,6 +260,10 @@ sp_conn *sp_accept(sp_listener *l, int *err)
     release(l, f);
     if (!s)
         return fail(err, pd_errno(rc));
+    f = stack_lock_take(s->st);
+    if (s->pcb.tcp)             /* else lwIP let go of it, and its count */
+        lw(s)->tcp_backlog_accepted(s->pcb.tcp);
+    stack_unlock(s->st, f);
     /* The connection's packets come on its queue's core: the caller goes
        there too, so that what it does next (spawning the connection's G)
        happens on that core. */
