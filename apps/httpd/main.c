@@ -32,8 +32,10 @@
  *               if the client has not closed its end, so that the answer
  *               reaches it before any reset
  *   conns=224   connections served at once.  At the cap a new one evicts
- *               the connection longest idle (reset); with none idle it
- *               gets 503 with Retry-After: 1 and is closed.  The default
+ *               the connection longest idle (reset) that has had a
+ *               request answered or has been idle 100 ms (its first
+ *               request may be on its way, unread); with none, it gets
+ *               503 with Retry-After: 1 and is closed.  The default
  *               leaves 32 of lwIP's 256 TCP pcbs of a stack for those
  *               refusals and the handshakes under way
  *   line=4096   bytes of the request line, else 414
@@ -76,6 +78,11 @@ static const char page[] =
 _Static_assert(sizeof page - 1 == 612, "the page is 612 bytes");
 
 #define LINGER_BYTES (1 << 20)  /* read and dropped at most, closing */
+/* A connection that has not had a request answered yet may be evicted
+   once idle this long: its first request may have come and not been
+   read yet.  (A client retries a request on a kept-alive connection the
+   server closed, RFC 9112 9.3.1, but not its first.) */
+#define EVICT_AFTER  SP_MS(100)
 
 /* The limits (the command line's). */
 static struct {
@@ -120,7 +127,10 @@ struct conn {
     char *buf;                  /* the request under way, and after it */
     size_t have;                /* bytes in buf */
     bool keep, head;            /* the request's: keep-alive, HEAD */
+    bool answered;              /* a request answered */
     struct conn *prev, *next;   /* on the idle list; under mu */
+    uint64_t idle_since;        /* under mu */
+    bool served;                /* a request answered; under mu */
     bool idle, evicted;         /* under mu */
 };
 
@@ -231,11 +241,13 @@ static void reset(struct conn *k)
 
 /* Puts k on the idle list (newest last); false if it was evicted
    meanwhile.  Under mu. */
-static bool idle_enter(struct conn *k)
+static bool idle_enter(struct conn *k, bool served)
 {
     if (k->evicted)
         return false;
+    k->served = served;
     k->idle = true;
+    k->idle_since = sp_nanotime();
     k->next = NULL;
     k->prev = idle.tail;
     if (idle.tail)
@@ -280,7 +292,7 @@ static int stats_report(char *buf, size_t len)
     sp_mutex_unlock(&mu);
     n = snprintf(buf, len, "httpd: conns open=%d idle=%d evicting=%d "
                  "cap=%d accepted=%llu refused=%llu evicted=%llu; closed "
-                 "idle=%llu read_deadline=%llu write_deadline=%llu "
+                 "idle_deadline=%llu read_deadline=%llu write_deadline=%llu "
                  "reset=%llu; buffer_bytes=%llu\nhttpd: answered", o, i, e,
                  lim.conns, (unsigned long long)LOAD(st.accepted),
                  (unsigned long long)LOAD(st.refused),
@@ -534,14 +546,14 @@ static enum after read_failed(struct conn *k, long n, int status)
 
 /* Waits for the next request's first bytes, on the idle list, under the
    idle deadline; false if the connection is to end (how in *a). */
-static bool wait_request(struct conn *k, enum after *a)
+static bool wait_request(struct conn *k, bool served, enum after *a)
 {
     long n;
     bool evicted;
 
     sp_set_read_deadline(k->c, (int64_t)(sp_nanotime() + lim.idle));
     sp_mutex_lock(&mu);
-    evicted = !idle_enter(k);
+    evicted = !idle_enter(k, served);
     sp_mutex_unlock(&mu);
     if (evicted) {
         *a = RESET;
@@ -600,7 +612,7 @@ static enum after one_request(struct conn *k)
 
     k->keep = false;
     k->head = false;
-    if (k->have == 0 && !wait_request(k, &a))
+    if (k->have == 0 && !wait_request(k, k->answered, &a))
         return a;
     sp_set_read_deadline(k->c, (int64_t)(sp_nanotime() + lim.read));
     while ((h = http_scan(&sc, k->buf, k->have, &lim.req)) == 0) {
@@ -635,6 +647,7 @@ static enum after one_request(struct conn *k)
     a = drop_body(k, r.body);
     if (a == KEEP && route(k, target) < 0)
         a = RESET;
+    k->answered = true;
     free(target);
     if (a == KEEP && !k->keep)
         a = FINISH;
@@ -695,7 +708,14 @@ static void admit(sp_conn *c)
     k->c = c;
     __atomic_add_fetch(&st.buf_bytes, lim.req.head_max, __ATOMIC_RELAXED);
     sp_mutex_lock(&mu);
-    if ((full = open_conns - evicting >= lim.conns) && (victim = idle.head)) {
+    if ((full = open_conns - evicting >= lim.conns)) {
+        uint64_t now = sp_nanotime();
+
+        for (victim = idle.head; victim; victim = victim->next)
+            if (victim->served || now - victim->idle_since >= EVICT_AFTER)
+                break;
+    }
+    if (victim) {
         idle_leave(victim);
         victim->evicted = true;
         evicting++;
