@@ -3,8 +3,9 @@
 clients against apps/httpd at URL (http://127.0.0.1:PORT), each case
 beside honest clients.
 
-httpd must run with the limits tests/host/httpd_clients_test.sh gives
-it (read=4 write=3 linger=1, conns at its default of 224).  Cases, one
+httpd's read=, write= and conns= are read from its /debug/sched (the
+times below are those tests/host/httpd_clients_test.sh boots it with,
+read=4 write=3 linger=1, and the default cap of 224).  Cases, one
 result each, `TEST httpd_<case>_<NAME> PASS|FAIL <why>`:
 
   slowloris   200 connections sending a header byte a second: each gets
@@ -49,10 +50,9 @@ import time
 import urllib.request
 
 HONEST_S = 5.0          # an honest request's time limit
-READ_S = 4.0            # httpd's read= as the shell script boots it
-WRITE_S = 3.0           # httpd's write=
-CAP = 224               # httpd's conns=, its default
 SETTLE_S = 20.0         # how long the counters may take to come back
+# httpd's read=, write= (s) and conns=, from its /debug/sched.
+READ_S = WRITE_S = CAP = None
 
 PAGE_LEN = 612
 
@@ -89,10 +89,13 @@ def held(c):
         c["runq_pages"]
 
 
+BASELINE = ("gs_alive", "sockets", "pbufs", "lwip_heap", "open", "idle",
+            "evicting", "buffer_bytes")
+
+
 def differences(base, c):
     why = []
-    for k in ("gs_alive", "sockets", "pbufs", "lwip_heap", "open", "idle",
-              "evicting", "buffer_bytes"):
+    for k in BASELINE:
         if c.get(k) != base.get(k):
             why.append("%s %s (baseline %s)" % (k, c.get(k), base.get(k)))
     slack = 8 + max(0, c["g_slots"] - base["g_slots"]) // 16
@@ -201,7 +204,7 @@ class Conn:
         self.flush()
 
     def flush(self):
-        while self.out:
+        while self.out and not self.closed:
             try:
                 n = self.s.send(self.out)
             except BlockingIOError:
@@ -239,14 +242,16 @@ def loop(conns, until, tick=None, period=1.0, deadline=30.0):
     """Pumps conns until until() or deadline seconds; tick() each period."""
     sel = selectors.DefaultSelector()
     for c in conns:
-        sel.register(c.s, selectors.EVENT_READ, c)
+        if not c.closed:
+            sel.register(c.s, selectors.EVENT_READ, c)
     t0 = next_tick = now()
     while not until() and now() - t0 < deadline:
         for key, _ in sel.select(timeout=0.1):
             c = key.data
             c.pump()
-            if c.closed:
+            if c.closed:        # as a client does at the server's close
                 sel.unregister(c.s)
+                c.close()
         for c in conns:
             if c.out:
                 c.flush()
@@ -528,8 +533,20 @@ def main():
         if base["open"] == 1:
             break
         time.sleep(0.5)
-    print("# baseline: Gs %d, sockets %d, pages held %d, httpd open %d" % (
-        base["gs_alive"], base["sockets"], held(base), base["open"]))
+    missing = [k for k in BASELINE + ("pages_in_use", "read", "write", "cap")
+               if k not in base]
+    if missing:
+        print("TEST httpd_baseline_%s FAIL /debug/sched lacks %s" % (
+            a.name, ", ".join(missing)))
+        print("0 passed, 1 failed")
+        return 1
+    global READ_S, WRITE_S, CAP
+    READ_S, WRITE_S, CAP = base["read"] / 1000, base["write"] / 1000, \
+        base["cap"]
+    print("# baseline: Gs %d, sockets %d, pages held %d, httpd open %d; "
+          "read %.1f s, write %.1f s, cap %d" % (
+              base["gs_alive"], base["sockets"], held(base), base["open"],
+              READ_S, WRITE_S, CAP))
     passed = failed = 0
     for case in a.only.split(","):
         t0 = now()
