@@ -127,10 +127,10 @@ struct conn {
     char *buf;                  /* the request under way, and after it */
     size_t have;                /* bytes in buf */
     bool keep, head;            /* the request's: keep-alive, HEAD */
-    bool answered;              /* a request answered */
+    bool answered;              /* a request answered; set off the idle
+                                   list, read on it under mu */
     struct conn *prev, *next;   /* on the idle list; under mu */
     uint64_t idle_since;        /* under mu */
-    bool served;                /* a request answered; under mu */
     bool idle, evicted;         /* under mu */
 };
 
@@ -221,7 +221,8 @@ static void finish(struct conn *k)
 
     sp_close_write(k->c);
     sp_set_read_deadline(k->c, (int64_t)(sp_nanotime() + lim.linger));
-    while (dropped < LINGER_BYTES && (n = sp_read(k->c, k->buf, lim.req.head_max)) > 0)
+    while (dropped < LINGER_BYTES &&
+           (n = sp_read(k->c, k->buf, lim.req.head_max)) > 0)
         dropped += (size_t)n;
     if (n == 0) {
         sp_close(k->c);
@@ -241,11 +242,10 @@ static void reset(struct conn *k)
 
 /* Puts k on the idle list (newest last); false if it was evicted
    meanwhile.  Under mu. */
-static bool idle_enter(struct conn *k, bool served)
+static bool idle_enter(struct conn *k)
 {
     if (k->evicted)
         return false;
-    k->served = served;
     k->idle = true;
     k->idle_since = sp_nanotime();
     k->next = NULL;
@@ -530,30 +530,38 @@ static long route(struct conn *k, const char *t)
     return respond(k, 404, "not found\n", 10, "text/plain");
 }
 
+/* What becomes of a connection after a request. */
 enum after { KEEP, FINISH, RESET };
 
-/* What a read's failure means for the connection: a deadline (count it
-   with what), the client's end, or an error. */
-static enum after read_failed(struct conn *k, long n, int status)
+/* refuse(), then FINISH, or RESET if the answer could not be written. */
+static enum after end_with(struct conn *k, int code, const char *extra,
+                           const char *why)
 {
-    if (n == -ETIMEDOUT && status) {
+    return refuse(k, code, extra, why) < 0 ? RESET : FINISH;
+}
+
+/* How a request ends whose read returned n <= 0: past the read deadline
+   with 408 (counted), at the client's end with a clean finish, else with
+   a reset. */
+static enum after read_failed(struct conn *k, long n)
+{
+    if (n == -ETIMEDOUT) {
         COUNT(read_timeouts);
-        return refuse(k, status, "", "request timeout\n") < 0 ? RESET
-                                                              : FINISH;
+        return end_with(k, 408, "", "request timeout\n");
     }
     return n == 0 ? FINISH : RESET;
 }
 
 /* Waits for the next request's first bytes, on the idle list, under the
    idle deadline; false if the connection is to end (how in *a). */
-static bool wait_request(struct conn *k, bool served, enum after *a)
+static bool wait_request(struct conn *k, enum after *a)
 {
     long n;
     bool evicted;
 
     sp_set_read_deadline(k->c, (int64_t)(sp_nanotime() + lim.idle));
     sp_mutex_lock(&mu);
-    evicted = !idle_enter(k, served);
+    evicted = !idle_enter(k);
     sp_mutex_unlock(&mu);
     if (evicted) {
         *a = RESET;
@@ -593,7 +601,7 @@ static enum after drop_body(struct conn *k, uint64_t n)
             break;
         r = sp_read(k->c, k->buf, lim.req.head_max);
         if (r <= 0)
-            return read_failed(k, r, 408);
+            return read_failed(k, r);
         k->have = (size_t)r;
     }
     return KEEP;
@@ -612,34 +620,31 @@ static enum after one_request(struct conn *k)
 
     k->keep = false;
     k->head = false;
-    if (k->have == 0 && !wait_request(k, k->answered, &a))
+    if (k->have == 0 && !wait_request(k, &a))
         return a;
     sp_set_read_deadline(k->c, (int64_t)(sp_nanotime() + lim.read));
     while ((h = http_scan(&sc, k->buf, k->have, &lim.req)) == 0) {
         n = sp_read(k->c, k->buf + k->have, lim.req.head_max - k->have);
         if (n <= 0)
-            return read_failed(k, n, 408);
+            return read_failed(k, n);
         k->have += (size_t)n;
     }
     COUNT(requests);
     if (h < 0)
-        return refuse(k, (int)-h, "", (int)-h == 414 ? "request line too long\n"
-                                                     : "request head too large\n")
-                   < 0 ? RESET : FINISH;
+        return end_with(k, (int)-h, "", h == -414 ? "request line too long\n"
+                                                  : "request head too large\n");
     if ((rc = http_parse(k->buf, (size_t)h, &lim.req, &r)))
-        return refuse(k, rc, "", rc == 413 ? "body too large\n"
-                                 : rc == 501 ? "no transfer codings\n"
-                                 : rc == 505 ? "HTTP/1 only\n"
-                                             : "bad request\n") < 0 ? RESET
-                                                                    : FINISH;
+        return end_with(k, rc, "", rc == 413 ? "body too large\n"
+                                   : rc == 501 ? "no transfer codings\n"
+                                   : rc == 505 ? "HTTP/1 only\n"
+                                               : "bad request\n");
     if (r.method == HTTP_OTHER)
-        return refuse(k, 405, "Allow: GET, HEAD\r\n", "GET and HEAD only\n")
-                   < 0 ? RESET : FINISH;
+        return end_with(k, 405, "Allow: GET, HEAD\r\n", "GET and HEAD only\n");
     k->keep = r.keep_alive;
     k->head = r.method == HTTP_HEAD;
     /* The target, out of the way of the body that follows the head. */
     if (!(target = malloc(r.target_len + 1)))
-        return refuse(k, 500, "", "out of memory\n") < 0 ? RESET : FINISH;
+        return end_with(k, 500, "", "out of memory\n");
     memcpy(target, r.target, r.target_len);
     target[r.target_len] = 0;
     memmove(k->buf, k->buf + h, k->have - (size_t)h);
@@ -652,6 +657,14 @@ static enum after one_request(struct conn *k)
     if (a == KEEP && !k->keep)
         a = FINISH;
     return a;
+}
+
+/* The end of a connection's G: its memory back. */
+static void conn_free(struct conn *k)
+{
+    __atomic_sub_fetch(&st.buf_bytes, lim.req.head_max, __ATOMIC_RELAXED);
+    free(k->buf);
+    free(k);
 }
 
 static void serve(void *arg)
@@ -670,9 +683,7 @@ static void serve(void *arg)
     if (k->evicted)
         evicting--;
     sp_mutex_unlock(&mu);
-    __atomic_sub_fetch(&st.buf_bytes, lim.req.head_max, __ATOMIC_RELAXED);
-    free(k->buf);
-    free(k);
+    conn_free(k);
 }
 
 /* A connection past the cap with none idle to evict: 503. */
@@ -680,13 +691,12 @@ static void turn_away(void *arg)
 {
     struct conn *k = arg;
 
-    if (refuse(k, 503, "Retry-After: 1\r\n", "too many connections\n") < 0)
+    if (end_with(k, 503, "Retry-After: 1\r\n", "too many connections\n") ==
+        RESET)
         reset(k);
     else
         finish(k);
-    __atomic_sub_fetch(&st.buf_bytes, lim.req.head_max, __ATOMIC_RELAXED);
-    free(k->buf);
-    free(k);
+    conn_free(k);
 }
 
 /* Takes c in: a G to serve it, or to turn it away at the cap. */
@@ -712,7 +722,7 @@ static void admit(sp_conn *c)
         uint64_t now = sp_nanotime();
 
         for (victim = idle.head; victim; victim = victim->next)
-            if (victim->served || now - victim->idle_since >= EVICT_AFTER)
+            if (victim->answered || now - victim->idle_since >= EVICT_AFTER)
                 break;
     }
     if (victim) {

@@ -3,9 +3,9 @@
  * connection's first bytes, the first two choosing the limits and where
  * the bytes arrive in pieces.  The scanner must find the same end (or
  * limit) whether the bytes come whole or piece by piece, an end within
- * the input and the head limit; the head it finds must parse to a request whose strings lie in
- * it and keep parse.h's contract, or to one of the statuses parse.h
- * names; any bytes at all may go to http_parse.
+ * the input and the head limit; the head it finds must parse to a
+ * request whose strings lie in it and keep parse.h's contract, or to one
+ * of the statuses parse.h names; any bytes at all may go to http_parse.
  */
 #include <stdint.h>
 #include <stdlib.h>
