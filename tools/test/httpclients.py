@@ -10,9 +10,9 @@ result each, `TEST httpd_<case>_<NAME> PASS|FAIL <why>`:
 
   slowloris   200 connections sending a header byte a second: each gets
               408 within the read deadline and a few seconds more
-  idle        10,000 connections, one request each, then idle: each
-              gets its page whole; httpd evicts the longest idle at its
-              cap, so no more than the cap stay open
+  idle        10,000 connections, 50 under way at a time, one request
+              each, then idle: each gets its page whole; httpd evicts the
+              longest idle at its cap, so no more than the cap stay open
   uri414      20 request lines of 10 KB: 414, then the server's close
   header431   20 heads with a 20 KB header: 431, then the server's close
   post405     20 POSTs: 405 with Allow: GET, HEAD, then the close
@@ -299,7 +299,7 @@ def case_slowloris(addr, scale, n=200):
 
 def case_idle(addr, scale, n=10000):
     n = max(2 * CAP, int(n * scale))
-    window = 200
+    window = 50
     conns, live, served, refused = [], [], 0, 0
     req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
     sel = selectors.DefaultSelector()
