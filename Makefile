@@ -19,6 +19,7 @@
 #   make bench-net [NET=user|tap] [QUEUES=n]  apps/httpd under wrk
 #   make bench-apps [SMP=n] [BENCH_APPS=...]  memcached, speedtest1 beside Linux
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload
+#   make soak-httpd [HTTPD_IDLE=50000]   httpd's client test, more idle ones
 #   make fuzz [FUZZ_TIME=60]             explore each libFuzzer target
 #   make trace [APP=hello] [SMP=n]       the execution tracer: a Perfetto
 #                                        trace in build/<arch>/<app>.trace.json
@@ -185,12 +186,12 @@ $(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
 # The EFI entries share their handoff header with the loader.
 $(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi
 
-.PHONY: all images run test bench clean deps soak trace trace-png profile help gdb FORCE
+.PHONY: all images run test bench clean deps soak soak-httpd trace trace-png profile help gdb FORCE
 all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,34p' Makefile
+	@sed -n '3,37p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -333,6 +334,11 @@ soak: $(B)/tests/stress/soak.elf
 	@case "$(SOAK_MIN)" in ''|*[!0-9]*|0) echo "make soak: SOAK_MIN=$(SOAK_MIN) is not a whole number of minutes"; exit 2 ;; esac
 	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/run/qemu.sh $(RUN_ARCH) $< $(SMP) \
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
+
+# tests/host/httpd_clients_test.sh on RUN_ARCH with HTTPD_IDLE idle
+# keep-alive connections (default 50,000) instead of make test's 10,000.
+soak-httpd: $(B)/apps/httpd.elf
+	$(Q)HTTPD_IDLE=$(or $(HTTPD_IDLE),50000) tests/host/httpd_clients_test.sh $(RUN_ARCH)
 
 # make gdb: the app under gdb with tools/run/gdb/spindle.py loaded (info
 # goroutines, goroutine N bt), by tools/run/gdb.sh.  Bare metal: QEMU

@@ -45,7 +45,8 @@
     X(i, tcp_accept) X(i, tcp_arg) X(i, tcp_recv) X(i, tcp_sent)          \
     X(i, tcp_err) X(i, tcp_poll) X(i, tcp_connect) X(i, tcp_write)        \
     X(i, tcp_output) X(i, tcp_recved) X(i, tcp_close) X(i, tcp_abort)     \
-    X(i, tcp_shutdown)                                                    \
+    X(i, tcp_shutdown) X(i, tcp_backlog_delayed)                          \
+    X(i, tcp_backlog_accepted)                                            \
     X(i, udp_new) X(i, udp_bind) X(i, udp_recv) X(i, udp_remove)          \
     X(i, udp_sendto)
 

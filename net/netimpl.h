@@ -52,6 +52,8 @@ struct stack {
     uint64_t due;               /* when timer fires */
     uint64_t rx_nomem;          /* frames dropped for want of a pbuf */
     struct sp_sock *free_socks; /* its sockets not in use (sock.c) */
+    int socks_used;             /* sockets taken from its pool */
+    uint64_t socks_short;       /* sockets asked of an empty pool */
     struct lockstats ls;        /* counters: written under lock, read
                                    without (sp_net_stats) */
 };

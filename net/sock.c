@@ -57,9 +57,12 @@ struct sp_sock *sock_new(struct stack *st, enum kind kind)
         pool_ready[st->index] = true;
     }
     s = st->free_socks;
-    if (!s)
+    if (!s) {
+        st->socks_short++;
         return NULL;
+    }
     st->free_socks = s->next_free;
+    st->socks_used++;
     memset(s, 0, sizeof *s);
     pd_init(&s->pd);
     s->kind = kind;
@@ -69,6 +72,7 @@ struct sp_sock *sock_new(struct stack *st, enum kind kind)
 
 void sock_discard(struct sp_sock *s)
 {
+    s->st->socks_used--;
     s->next_free = s->st->free_socks;
     s->st->free_socks = s;
 }
@@ -233,12 +237,12 @@ struct sp_sock *sock_open(struct stack *st, enum kind kind,
 
 /* Lets go of a TCP or UDP socket's pcb: no callback comes after.
    Under its stack's lock. */
-static void detach(struct sp_sock *s)
+static void detach(struct sp_sock *s, bool reset)
 {
     if (s->kind == K_UDP)
         udp_drain(s);
     else
-        tcp_detach(s);
+        tcp_detach(s, reset);
 }
 
 /* sp_close of a listener: its pcbs first, so that no accept callback
@@ -268,20 +272,16 @@ static void close_listener(struct sp_sock *l)
     release(l, f);
 }
 
-int sp_close(struct sp_sock *s)
+/* sp_close, and with reset sp_abort, of a connection or UDP socket. */
+static int close_sock(struct sp_sock *s, bool reset)
 {
-    unsigned long f;
+    unsigned long f = stack_lock_take(s->st);
 
-    if (s->kind == K_LISTEN) {
-        close_listener(s);
-        return 0;
-    }
-    f = stack_lock_take(s->st);
     if (s->closed)
         panic("net: sp_close of a socket closed already");
     hold(s);
     s->closed = true;
-    detach(s);
+    detach(s, reset);
     if (s->kind == K_TCP)
         rxq_free(s);
     stack_timers_check(s->st);  /* FIN_WAIT and TIME_WAIT timers */
@@ -290,6 +290,20 @@ int sp_close(struct sp_sock *s)
     f = stack_lock_take(s->st);
     release(s, f);
     return 0;
+}
+
+int sp_close(struct sp_sock *s)
+{
+    if (s->kind == K_LISTEN) {
+        close_listener(s);
+        return 0;
+    }
+    return close_sock(s, false);
+}
+
+int sp_abort(sp_conn *c)
+{
+    return c->kind == K_TCP ? close_sock(c, true) : sp_close(c);
 }
 
 

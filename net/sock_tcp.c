@@ -29,6 +29,8 @@ static void seg_here(struct sp_sock *s)
         net_count(&net_mine()->split, 1);
 }
 
+static void unhook(struct sp_sock *s, struct tcp_pcb *pcb);
+
 static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
                          err_t err)
 {
@@ -37,6 +39,16 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
     seg_here(s);
     if (!p) {
         s->eof = true;
+        /* Both ends have sent their FIN (sp_close_write came first):
+           lwIP frees a pcb in CLOSING or TIME_WAIT when it likes (2 MSL
+           on, or at once for a new connection when its pool is empty)
+           and tells nobody, so the socket lets go of it now; lwIP ends
+           the connection on its own. */
+        if (pcb->state == CLOSING || pcb->state == TIME_WAIT) {
+            unhook(s, pcb);
+            s->pcb.tcp = NULL;
+            net_ready(s->st, pd_ready(&s->pd, 'w'));
+        }
     } else {
         if (s->rxtail)
             s->rxtail->next = p;
@@ -135,6 +147,10 @@ static err_t accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     s->connected = true;
     seg_here(s);
     tcp_attach(s, pcb);
+    /* Counted in the listening pcb's backlog until sp_accept takes it:
+       with the queue full, lwIP drops SYNs (the client sends them again)
+       instead of completing handshakes this callback would reset. */
+    slot->st->lw->tcp_backlog_delayed(pcb);
     l->acc.q[(l->acc.head + l->acc.n++) % BACKLOG] = s;
     spin_unlock(&l->acc.lock, f);
     net_ready(slot->st, pd_ready(&l->pd, 'r'));
@@ -159,8 +175,9 @@ static int listen_in(struct stack *st, struct lslot *slot,
         e = l->tcp_bind(pcb, ip, *port);
         /* With SOF_REUSEADDR the bind succeeds on a port another socket
            listens on; tcp_listen is where that is refused (ERR_USE). */
-        lpcb = e == ERR_OK ? l->tcp_listen_with_backlog_and_err(pcb, BACKLOG,
-                                                                &e)
+        /* The stacks share the listener's queue of BACKLOG. */
+        lpcb = e == ERR_OK ? l->tcp_listen_with_backlog_and_err(
+                                 pcb, BACKLOG / net_nstacks, &e)
                            : NULL;
         if (!lpcb)
             l->tcp_abort(pcb);
@@ -243,6 +260,10 @@ sp_conn *sp_accept(sp_listener *l, int *err)
     release(l, f);
     if (!s)
         return fail(err, pd_errno(rc));
+    f = stack_lock_take(s->st);
+    if (s->pcb.tcp)             /* else lwIP let go of it, and its count */
+        lw(s)->tcp_backlog_accepted(s->pcb.tcp);
+    stack_unlock(s->st, f);
     /* The connection's packets come on its queue's core: the caller goes
        there too, so that what it does next (spawning the connection's G)
        happens on that core. */
@@ -544,19 +565,27 @@ int sp_close_write(sp_conn *c)
     return rc;
 }
 
-void tcp_detach(struct sp_sock *s)
+/* No callback of pcb's comes to s after. */
+static void unhook(struct sp_sock *s, struct tcp_pcb *pcb)
+{
+    const struct lwip_api *l = lw(s);
+
+    l->tcp_arg(pcb, NULL);
+    l->tcp_recv(pcb, NULL);
+    l->tcp_sent(pcb, NULL);
+    l->tcp_err(pcb, NULL);
+    l->tcp_poll(pcb, NULL, 0);
+}
+
+void tcp_detach(struct sp_sock *s, bool reset)
 {
     const struct lwip_api *l = lw(s);
     struct tcp_pcb *pcb = s->pcb.tcp;
 
     if (!pcb)
         return;
-    l->tcp_arg(pcb, NULL);
-    l->tcp_recv(pcb, NULL);
-    l->tcp_sent(pcb, NULL);
-    l->tcp_err(pcb, NULL);
-    l->tcp_poll(pcb, NULL, 0);
-    if (l->tcp_close(pcb) != ERR_OK)
+    unhook(s, pcb);
+    if (reset || l->tcp_close(pcb) != ERR_OK)
         l->tcp_abort(pcb);
     s->pcb.tcp = NULL;
 }

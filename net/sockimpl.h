@@ -151,9 +151,10 @@ void sock_event(struct stack *st, struct sp_sock *s);
 
 /* ---- Per protocol (sock_tcp.c, sock_udp.c) -------------------------- */
 
-/* Unhooks a TCP socket's pcb from its callbacks and closes it: no
+/* Unhooks a TCP socket's pcb from its callbacks and closes it (with
+   reset, or when lwIP cannot close it, aborts it with a RST): no
    callback comes after.  Under its stack's lock. */
-void tcp_detach(struct sp_sock *s);
+void tcp_detach(struct sp_sock *s, bool reset);
 
 /* The same for a listener's pcbs, each under its stack's lock; takes
    them.  No accept callback comes after. */

@@ -396,9 +396,11 @@ static int report_cores(char *buf, size_t len);
 int sp_net_report(char *buf, size_t len)
 {
     unsigned long f[NET_STACKS];
-    uint64_t nomem = 0;
+    uint64_t nomem = 0, short_socks = 0;
     struct stats_ t = { 0 };
-    int n;
+    unsigned long pcbs = 0, pcbs_max = 0, pcbs_short = 0, pbufs = 0;
+    unsigned long heap = 0;
+    int n, socks = 0;
 
     if (!net_dev)
         return snprintf(buf, len, "net: no NIC");
@@ -416,6 +418,13 @@ int sp_net_report(char *buf, size_t len)
         t.tcp.drop += s->tcp.drop;
         t.tcp.chkerr += s->tcp.chkerr;
         t.udp.drop += s->udp.drop;
+        socks += stacks[i].socks_used;
+        short_socks += stacks[i].socks_short;
+        pcbs += s->memp[MEMP_TCP_PCB]->used;
+        pcbs_max += s->memp[MEMP_TCP_PCB]->max;
+        pcbs_short += s->memp[MEMP_TCP_PCB]->err;
+        pbufs += s->memp[MEMP_PBUF_POOL]->used;
+        heap += s->mem.used;
     }
     for (int i = net_nstacks - 1; i >= 0; i--)
         stack_unlock(&stacks[i], f[i]);
@@ -428,6 +437,13 @@ int sp_net_report(char *buf, size_t len)
             (unsigned)t.ip.chkerr, (unsigned)t.ip.lenerr,
             (unsigned)t.tcp.drop, (unsigned)t.tcp.chkerr,
             (unsigned)t.udp.drop);
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - n,
+            "\nnet: in use: sockets %d (asked of an empty pool %llu times), "
+            "TCP pcbs %lu of %d a stack, TIME_WAIT's included (most %lu, "
+            "pool empty %lu times), receive pbufs %lu, heap %lu bytes",
+            socks, (unsigned long long)short_socks, pcbs, MEMP_NUM_TCP_PCB,
+            pcbs_max, pcbs_short, pbufs, heap);
     if (n >= 0 && (size_t)n < len)
         n += report_cores(buf + n, len - n);
     return n;

@@ -13,7 +13,9 @@
 #include "arch/arch.h"
 #include "kernel/cmdline.h"
 #include "kernel/fmt.h"
+#include "kernel/mem.h"
 #include "kernel/printk.h"
+#include "kernel/vm.h"
 #include "sched/schedimpl.h"
 #include <spindle/sched.h>
 
@@ -101,6 +103,20 @@ int sp_sched_report(char *buf, size_t len)
                           runq_len(&p->runq),
                           (unsigned long)__atomic_load_n(
                               &sched.allm[i]->npreempt, __ATOMIC_RELAXED));
+    }
+    if (n >= 0 && (size_t)n < len) {
+        struct gcensus c;
+        size_t mem_free, gslot;
+
+        vm_page_accounts(&mem_free, &gslot);
+        sched_census(&c);
+        n += fmt_snprintf(buf + n, len - n, "\nmem: pages_in_use=%lu "
+                          "gslot_pages=%lu heap_pages=%lu runq_pages=%ld "
+                          "gs_alive=%ld g_slots=%ld",
+                          (unsigned long)(mem_total_count() - mem_free),
+                          (unsigned long)gslot,
+                          (unsigned long)vm_heap_pages(), sched_runq_pages(),
+                          c.running + c.runnable + c.waiting, c.all);
     }
     return n;
 }

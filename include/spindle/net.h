@@ -62,6 +62,11 @@ long sp_write(sp_conn *c, const void *buf, size_t len);
 int sp_close_write(sp_conn *c);
 /* Closes a connection, listener or UDP socket; its memory is gone. */
 int sp_close(struct sp_sock *s);
+/* sp_close with a reset (RST), as Go's SetLinger(0) before Close: what
+   is queued either way is dropped and the connection's memory is back
+   at once, however the peer behaves (a peer that reads nothing would
+   otherwise keep it for minutes of zero-window probes). */
+int sp_abort(sp_conn *c);
 
 int sp_set_deadline(struct sp_sock *s, int64_t ns);
 int sp_set_read_deadline(struct sp_sock *s, int64_t ns);

@@ -75,8 +75,10 @@ uint64_t sp_preempted(void);
 /*
  * The scheduler's state for a person, into buf: Go's schedtrace line
  * (ms since boot), then one line per P (its schedule ticks, Gs run, run
- * queue length, Gs preempted on its core).  Returns the length as
- * snprintf does.
+ * queue length, Gs preempted on its core), then a line of memory: pages
+ * in use, and of them those held on purpose (G slots' stacks, the heap,
+ * whose pages stay at its high-water mark, the run queues' chunks), Gs
+ * alive and G slots made.  Returns the length as snprintf does.
  */
 int sp_sched_report(char *buf, size_t len);
 
