@@ -1,6 +1,6 @@
 #!/bin/bash
 # ports/debsrc.sh NAME PACKAGE UPSTREAM - Debian's source package PACKAGE
-# (upstream version UPSTREAM, bookworm's) unpacked once into
+# (upstream version UPSTREAM, bookworm's, after any epoch) unpacked once into
 # build/ports/NAME/src with Debian's patch series applied; silent when it
 # is there already.  Run from the top of the tree (a port's build.sh
 # calls it).  Log: build/ports/NAME/fetch.log.
@@ -21,7 +21,7 @@ PORT=$name
 once "build/ports/$name" "$stamp"
 log=$out/fetch.log tmp=$out/fetch
 : >"$log"
-if ! apt-cache showsrc --only-source "$pkg" 2>/dev/null | grep -q "^Version: $upstream-"; then
+if ! apt-cache showsrc --only-source "$pkg" 2>/dev/null | grep -q "^Version: \([0-9]*:\)\?$upstream-"; then
     [ "$(id -u)" = 0 ] || fail "apt knows no $pkg $upstream source package; add a deb-src entry (see tools/build/lwip.sh) and run apt-get update"
     src=/etc/apt/sources.list.d/spindle-src.sources
     if ! apt-get indextargets --format '$(IDENTIFIER)' | grep -q '^Sources$'; then
