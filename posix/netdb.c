@@ -7,7 +7,9 @@
  * "localhost" (127.0.0.1, which lwIP's loopback interface answers), or
  * else a DNS query (sp_resolve) to the server DHCP gave, which waits at
  * most DNS_WAIT.  getaddrinfo checks its hints and the
- * service before the host, so a bad request never waits for DNS.
+ * service before the host, so a bad request never waits for DNS.  A
+ * family other than AF_INET (AF_INET6) is EAI_FAMILY, with errno
+ * EAFNOSUPPORT, as socket() of it would fail.
  *
  * A getaddrinfo list is one malloc'd block per result, the struct
  * addrinfo followed by its struct sockaddr_in, plus the first result's
@@ -382,8 +384,10 @@ int getaddrinfo(const char *node, const char *service,
         return EAI_NONAME;
     if (!node && (h->ai_flags & AI_CANONNAME))
         return EAI_BADFLAGS;
-    if (h->ai_family != AF_UNSPEC && h->ai_family != AF_INET)
+    if (h->ai_family != AF_UNSPEC && h->ai_family != AF_INET) {
+        errno = EAFNOSUPPORT;   /* what socket() of that family says */
         return EAI_FAMILY;
+    }
     if ((rc = want_types(h, &w)) || (rc = want_ports(service, h->ai_flags, &w)))
         return rc;
     if (!node)

@@ -346,11 +346,14 @@ int _kill(int pid, int sig)
     panic("abort: signal %d raised (abort(), or a failed assert)", sig);
 }
 
+/* The machine keeps UTC: a struct timezone asked for is zero minutes
+   west, with no daylight saving. */
 int _gettimeofday(struct timeval *tv, void *tz)
 {
     uint64_t us = sp_walltime() / 1000;
 
-    (void)tz;
+    if (tz)
+        *(struct timezone *)tz = (struct timezone){ 0, 0 };
     tv->tv_sec = us / 1000000;
     tv->tv_usec = us % 1000000;
     return 0;

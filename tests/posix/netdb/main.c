@@ -360,10 +360,14 @@ TEST(hints)
         h = hints_of(bad[i].flags, bad[i].family, bad[i].socktype,
                      bad[i].protocol);
         res = (struct addrinfo *)&h;    /* must come back NULL */
+        errno = 0;
         rc = getaddrinfo(bad[i].node, "80", &h, &res);
         CHECKF(rc == bad[i].rc && res == NULL,
                "case %d: %d (%s), expected %d", (int)i, rc, gai_strerror(rc),
                bad[i].rc);
+        /* A family there are no sockets of: errno as socket() of it. */
+        if (rc == EAI_FAMILY)
+            CHECKF(errno == EAFNOSUPPORT, "case %d: errno %d", (int)i, errno);
     }
 }
 
