@@ -55,6 +55,10 @@ struct sockaddr_in6 {
 #define IPPROTO_IPV6    41
 #define IPPROTO_RAW     255
 
+/* An IPPROTO_IPV6 option, for code that sets it on the AF_INET6 sockets
+   it cannot have. */
+#define IPV6_V6ONLY     26
+
 /* Host byte order, as the C library's: compare after ntohl, or give
    them to htonl. */
 #define INADDR_ANY          ((in_addr_t)0x00000000)

@@ -1,0 +1,113 @@
+/*
+ * libc - what posix/ adds to newlib's C library: the long double
+ * rounding functions (exact, half-way cases, signed zeros, the edge of
+ * the integers), POSIX dirname and basename, terminal settings (no
+ * descriptor has any), and the names of <limits.h>, <errno.h> and
+ * <netinet/in.h> that ported programs use.
+ */
+#include <errno.h>
+#include <float.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/types.h>
+#include <spindle/test.h>
+
+/* 2^(LDBL_MANT_DIG-1) and the long double just below it, x.5 there. */
+#define BIG ((long double)((unsigned __int128)1 << (LDBL_MANT_DIG - 1)))
+
+static int negzero(long double x)
+{
+    return x == 0 && __builtin_signbit(x);
+}
+
+TEST(long_double_rounding)
+{
+    CHECK(ceill(1.25L) == 2 && floorl(1.25L) == 1 && truncl(1.75L) == 1);
+    CHECK(ceill(-1.25L) == -1 && floorl(-1.25L) == -2 && truncl(-1.75L) == -1);
+    CHECK(roundl(2.5L) == 3 && roundl(-2.5L) == -3 && roundl(2.4999L) == 2);
+    CHECK(llroundl(2.5L) == 3 && llroundl(-2.5L) == -3 && lroundl(7.5L) == 8);
+    CHECK(negzero(ceill(-0.5L)) && negzero(truncl(-0.25L)) && negzero(roundl(-0.25L)));
+    CHECK(negzero(floorl(-0.0L)) && floorl(0.75L) == 0 && !negzero(floorl(0.75L)));
+    /* The largest long double below 1/2 rounds to 0, not up. */
+    long double below_half = 0.5L - LDBL_EPSILON / 4;
+    CHECK(below_half < 0.5L && roundl(below_half) == 0 && llroundl(below_half) == 0);
+    /* From BIG up every value is an integer; just below, halves exist. */
+    CHECK(ceill(BIG) == BIG && floorl(BIG + 2) == BIG + 2);
+    CHECK(ceill(BIG / 2 + 0.5L) == BIG / 2 + 1 && floorl(BIG / 2 + 0.5L) == BIG / 2);
+    CHECK(roundl(BIG / 2 + 0.5L) == BIG / 2 + 1);
+    CHECK(isinf(ceill((long double)INFINITY)) && isnan(floorl((long double)NAN)));
+    CHECK(llroundl(9007199254740993.0L) == 9007199254740993LL);
+    CHECK(llroundl(-9223372036854775807.0L - 1) == LLONG_MIN);
+    CHECK(llroundl(1e30L) == LLONG_MIN);    /* out of range */
+}
+
+static const char *dn(const char *path)
+{
+    static char buf[64];
+
+    strcpy(buf, path);
+    return dirname(buf);
+}
+
+static const char *bn(const char *path)
+{
+    static char buf[64];
+
+    strcpy(buf, path);
+    return basename(buf);
+}
+
+TEST(dirname_and_basename)
+{
+    static const struct { const char *path, *dir, *base; } cases[] = {
+        { "/usr/lib", "/usr", "lib" },      { "/usr/", "/", "usr" },
+        { "usr", ".", "usr" },              { "/", "/", "/" },
+        { ".", ".", "." },                  { "..", ".", ".." },
+        { "//x//y//", "//x", "y" },         { "a/b", "a", "b" },
+        { "///", "/", "/" },                { "/a", "/", "a" },
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECKF(!strcmp(dn(cases[i].path), cases[i].dir), "dirname(%s) = %s",
+               cases[i].path, dn(cases[i].path));
+        CHECKF(!strcmp(bn(cases[i].path), cases[i].base), "basename(%s) = %s",
+               cases[i].path, bn(cases[i].path));
+    }
+    CHECK(!strcmp(dirname(NULL), ".") && !strcmp(basename(NULL), "."));
+    char empty[1] = "";
+    CHECK(!strcmp(dirname(empty), "."));
+}
+
+TEST(no_terminal_settings)
+{
+    struct termios t;
+    int p[2];
+
+    errno = 0;
+    CHECK(tcgetattr(1, &t) == -1 && errno == ENOTTY);
+    CHECK(pipe(p) == 0);
+    errno = 0;
+    CHECK(tcsetattr(p[0], TCSANOW, &t) == -1 && errno == ENOTTY);
+    close(p[0]);
+    close(p[1]);
+    errno = 0;
+    CHECK(tcgetattr(p[0], &t) == -1 && errno == EBADF);
+}
+
+TEST(names)
+{
+    CHECK(SSIZE_MAX == LONG_MAX && sizeof(ssize_t) == sizeof(long));
+    CHECK(ESOCKTNOSUPPORT != EPROTONOSUPPORT && ESOCKTNOSUPPORT != EAFNOSUPPORT);
+    CHECK(IPV6_V6ONLY == 26 && IPPROTO_IPV6 == 41);
+}
+
+int main(void)
+{
+    return sp_test_main();
+}
