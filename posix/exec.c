@@ -9,6 +9,10 @@
  *   dlopen and dlsym return NULL, dlclose -1, and dlerror then names the
  *   reason once.
  *
+ * dladdr does mean something: it looks the address up in the image's
+ * symbol table (the one backtraces use) and returns 0 when the address
+ * is not in the image's code.
+ *
  * newlib's own fork, execve and wait call the stubs _fork, _execve and
  * _wait given here.
  */
@@ -17,6 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dlfcn.h>
+#include "kernel/panic.h"
+
+/* The linker script's: the image's start, and its code's bounds. */
+extern char __kernel_start[], __text_start[], __text_end[];
 
 static int nosys(void)
 {
@@ -94,4 +102,19 @@ char *dlerror(void)
     if (!__atomic_exchange_n(&dl_failed, 0, __ATOMIC_RELAXED))
         return NULL;
     return msg;
+}
+
+int dladdr(const void *addr, Dl_info *info)
+{
+    uintptr_t off;
+    const char *name;
+
+    if ((const char *)addr < __text_start || (const char *)addr >= __text_end ||
+        !(name = ksym_lookup((uintptr_t)addr, &off)))
+        return 0;
+    info->dli_fname = "spindle";
+    info->dli_fbase = __kernel_start;
+    info->dli_sname = name;
+    info->dli_saddr = (char *)addr - off;
+    return 1;
 }

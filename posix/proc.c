@@ -11,7 +11,8 @@
  * as Linux does for an unprivileged process; setsid makes the process
  * the leader of session 1 once, then EPERM (it leads it already); umask
  * records the mask and returns the old one; the file system's calls that
- * create apply it (proc_umask).
+ * create apply it (proc_umask).  get_current_dir_name is getcwd's answer
+ * in a malloc'd string.
  *
  * Limits are recorded, checked as Linux checks an unprivileged process
  * (soft <= hard; a hard limit may be lowered, never raised), and reported.
@@ -25,7 +26,9 @@
  * records.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -296,6 +299,13 @@ pid_t getsid(pid_t pid)
 mode_t proc_umask(void)
 {
     return __atomic_load_n(&cmask, __ATOMIC_RELAXED);
+}
+
+char *get_current_dir_name(void)
+{
+    char buf[PATH_MAX];
+
+    return getcwd(buf, sizeof buf) ? strdup(buf) : NULL;
 }
 
 mode_t umask(mode_t mask)

@@ -1,7 +1,8 @@
 /*
  * dlfcn.h - dynamic loading (POSIX).  A Spindle image is one static
  * program: dlopen and dlsym always fail, with a reason from dlerror
- * (posix/exec.c).
+ * (posix/exec.c).  dladdr (a GNU and BSD extension) names the function
+ * of the image that holds an address, from the image's symbol table.
  */
 #ifndef _DLFCN_H
 #define _DLFCN_H
@@ -17,7 +18,15 @@
 #define RTLD_DEFAULT    ((void *)0)
 #define RTLD_NEXT       ((void *)-1)
 
+typedef struct {
+    const char *dli_fname;      /* the image: "spindle" */
+    void *dli_fbase;            /* the image's first byte */
+    const char *dli_sname;      /* the function holding the address */
+    void *dli_saddr;            /* that function's first byte */
+} Dl_info;
+
 __BEGIN_DECLS
+int dladdr(const void *addr, Dl_info *info);
 void *dlopen(const char *file, int mode);
 void *dlsym(void *__restrict handle, const char *__restrict name);
 int dlclose(void *handle);
