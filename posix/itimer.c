@@ -71,7 +71,7 @@ static void it_fire(void *arg)
         it_deadline = 0;
     }
     sp_mutex_unlock(&itmu);
-    sig_deliver(SIGALRM);
+    sig_deliver(SIGALRM, SI_TIMER);
 }
 
 /* The timer's setting now, as getitimer reports it.  itmu held. */

@@ -9,14 +9,18 @@
  *
  *   - The actions (sigaction, signal) are one table for the process,
  *     under sigmu.  SA_RESETHAND resets the action to SIG_DFL before the
- *     handler runs; SA_RESTART, SA_ONSTACK and SA_NOCLDSTOP are accepted
- *     and mean nothing more (no call is interrupted, there is no
- *     alternate stack and no child).  sa_mask is recorded and returned,
- *     not applied while a handler runs.
+ *     handler runs; SA_SIGINFO calls sa_sigaction with a siginfo_t
+ *     (si_signo; si_code SI_USER with this process's pid and uid for
+ *     raise, SI_TIMER for the interval timer; no si_addr, since no fault
+ *     raises a signal) and a NULL context; SA_RESTART, SA_ONSTACK and
+ *     SA_NOCLDSTOP are accepted and mean nothing more (no call is
+ *     interrupted, there is no alternate stack and no child).  sa_mask
+ *     is recorded and returned, not applied while a handler runs.
  *   - The signal mask is one for the process too (sigprocmask and
  *     pthread_sigmask set the same one: Gs are not threads of the
- *     kernel).  A blocked signal is recorded pending (once, not counted);
- *     the call that unblocks it delivers it before returning.
+ *     kernel).  A blocked signal is recorded pending (once, not counted,
+ *     with the si_code of its first raising); the call that unblocks it
+ *     delivers it before returning.
  *   - Delivery runs the handler in the G that raised the signal (raise),
  *     or in a G of the timer's own (SIGALRM), with nothing interrupted.
  *   - The default action: ignored for SIGCHLD, SIGURG, SIGWINCH, SIGCONT
@@ -24,7 +28,7 @@
  *     signal the end of the program through the panic path of abort()
  *     (posix/newlib.c's _kill), whose message names the signal.
  *
- * Not done: SA_SIGINFO handlers, sigsuspend, sigwait, sigaltstack,
+ * Not done: sigsuspend, sigwait, sigaltstack,
  * sigqueue; kill() is newlib's, over _kill.
  */
 #include <errno.h>
@@ -41,6 +45,7 @@ static sp_mutex sigmu = SP_MUTEX_INIT;
 /* Under sigmu: */
 static struct sigaction actions[NSIG];
 static sigset_t blocked, pending;
+static int pending_code[NSIG];  /* a pending signal's si_code */
 
 static sigset_t sigbit(int sig)
 {
@@ -62,14 +67,19 @@ static bool ignored_by_default(int sig)
     return false;
 }
 
-/* Runs sig's action (sigmu held on entry, released here). */
-static void run_action(int sig)
+/* Runs sig's action, raised with si_code code (sigmu held on entry,
+   released here). */
+static void run_action(int sig, int code)
 {
     struct sigaction a = actions[sig];
+    siginfo_t info;
 
-    if (a.sa_flags & SA_RESETHAND)
+    if (a.sa_flags & SA_RESETHAND) {
         actions[sig].sa_handler = SIG_DFL;
+        actions[sig].sa_flags &= ~SA_SIGINFO;
+    }
     sp_mutex_unlock(&sigmu);
+    /* SIG_DFL and SIG_IGN are handlers, whatever the flags say. */
     if (a.sa_handler == SIG_IGN)
         return;
     if (a.sa_handler == SIG_DFL) {
@@ -77,18 +87,31 @@ static void run_action(int sig)
             _kill(getpid(), sig);
         return;
     }
-    a.sa_handler(sig);
+    if (!(a.sa_flags & SA_SIGINFO)) {
+        a.sa_handler(sig);
+        return;
+    }
+    memset(&info, 0, sizeof info);
+    info.si_signo = sig;
+    info.si_code = code;
+    if (code == SI_USER) {
+        info.si_pid = getpid();
+        info.si_uid = getuid();
+    }
+    a.sa_sigaction(sig, &info, NULL);
 }
 
-void sig_deliver(int sig)
+void sig_deliver(int sig, int code)
 {
     sp_mutex_lock(&sigmu);
     if (blocked & sigbit(sig)) {
+        if (!(pending & sigbit(sig)))
+            pending_code[sig] = code;
         pending |= sigbit(sig);
         sp_mutex_unlock(&sigmu);
         return;
     }
-    run_action(sig);
+    run_action(sig, code);
 }
 
 /* Delivers every pending signal the mask no longer blocks. */
@@ -106,7 +129,7 @@ static void deliver_unblocked(void)
         }
         sig = __builtin_ctzl(ready);
         pending &= ~sigbit(sig);
-        run_action(sig);
+        run_action(sig, pending_code[sig]);
     }
 }
 
@@ -124,7 +147,7 @@ int raise(int sig)
             _kill(getpid(), sig);
         return 0;
     }
-    sig_deliver(sig);
+    sig_deliver(sig, SI_USER);
     return 0;
 }
 

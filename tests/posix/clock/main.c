@@ -102,6 +102,16 @@ TEST(realtime_agrees_with_gettimeofday)
     CHECK(now_ns(CLOCK_REALTIME_COARSE) >= ts_ns(&b));
 }
 
+TEST(gettimeofday_says_utc)
+{
+    struct timezone tz = { 123, 4 };
+    struct timeval tv;
+
+    CHECK(gettimeofday(&tv, &tz) == 0);
+    CHECK(tz.tz_minuteswest == 0 && tz.tz_dsttime == 0);
+    CHECK(tv.tv_sec > 1767225600);
+}
+
 TEST(monotonic_aliases_agree)
 {
     uint64_t a = now_ns(CLOCK_MONOTONIC);
@@ -339,6 +349,34 @@ TEST(alarm_runs_the_handler)
     CHECKF(left == 5 || left == 4, "alarm(0) said %u s were left", left);
     sp_sleep(SP_MS(20));
     CHECK(alarms() == 1);
+}
+
+static int alrm_code;
+
+static void on_alarm_info(int sig, siginfo_t *info, void *ctx)
+{
+    (void)ctx;
+    __atomic_store_n(&alrm_code, info->si_code, __ATOMIC_RELAXED);
+    on_alarm(sig);
+}
+
+/* What Redis's watchdog does: an SA_SIGINFO handler, a one-shot timer. */
+TEST(setitimer_siginfo_handler)
+{
+    struct itimerval v = { { 0, 0 }, { 0, 20000 } };
+    struct sigaction sa;
+    uint64_t t0 = sp_nanotime();
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_alarm_info;
+    sa.sa_flags = SA_SIGINFO;
+    CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+    alrm_count = 0;
+    CHECK(setitimer(ITIMER_REAL, &v, NULL) == 0);
+    while (!alarms() && sp_nanotime() - t0 < SP_S(5))
+        sp_sleep(SP_MS(2));
+    CHECK(alarms() == 1 && alrm_sig == SIGALRM);
+    CHECK(alrm_code == SI_TIMER);
 }
 
 TEST(setitimer_periodic_then_stopped)

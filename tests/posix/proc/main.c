@@ -1,8 +1,9 @@
 /*
  * proc - the process as posix/ presents it: sysconf, resource limits,
  * uname and the host name, ids and the password record, the calls that
- * fail for want of processes and dynamic loading, signals raised and
- * masked, anonymous mappings, and getentropy.
+ * fail for want of processes and dynamic loading, dladdr, signals raised
+ * and masked (SA_SIGINFO handlers too), anonymous mappings, getentropy,
+ * get_current_dir_name and flock.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -145,6 +147,51 @@ TEST(no_processes_no_dynamic_loading)
     CHECK(dlsym(RTLD_DEFAULT, "main") == NULL && dlerror() != NULL);
 }
 
+/* A function of the image to look up (not inlined: it must have code). */
+__attribute__((noinline)) int proc_dladdr_target(int x)
+{
+    return x * 3 + 1;
+}
+
+TEST(dladdr_names_the_function)
+{
+    char *fn = (char *)proc_dladdr_target;
+    Dl_info info;
+    static int data;
+
+    memset(&info, 0, sizeof info);
+    CHECK(proc_dladdr_target(1) == 4);
+    CHECK(dladdr(fn + 1, &info) == 1);
+    CHECKF(info.dli_sname && !strcmp(info.dli_sname, "proc_dladdr_target"), "%s",
+           info.dli_sname ? info.dli_sname : "(null)");
+    CHECK(info.dli_saddr == fn);
+    CHECK(info.dli_fname && info.dli_fbase && (char *)info.dli_fbase <= fn);
+    CHECK(dladdr(&data, &info) == 0);   /* not code */
+    CHECK(dladdr(NULL, &info) == 0);
+}
+
+TEST(get_current_dir_name_and_flock)
+{
+    char *d = get_current_dir_name();
+    int p[2];
+
+    CHECK(d && !strcmp(d, "/"));
+    free(d);
+    CHECK(pipe(p) == 0);
+    CHECK(flock(p[0], LOCK_EX) == 0);
+    CHECK(flock(p[0], LOCK_EX | LOCK_NB) == 0);     /* no other process */
+    CHECK(flock(p[0], LOCK_SH | LOCK_NB) == 0);
+    CHECK(flock(p[0], LOCK_UN) == 0);
+    errno = 0;
+    CHECK(flock(p[0], LOCK_NB) == -1 && errno == EINVAL);
+    errno = 0;
+    CHECK(flock(p[0], 0x40) == -1 && errno == EINVAL);
+    close(p[0]);
+    close(p[1]);
+    errno = 0;
+    CHECK(flock(p[0], LOCK_EX) == -1 && errno == EBADF);
+}
+
 /* ---- Signals ----------------------------------------------------------- */
 
 static int got_sig, got_count;
@@ -184,6 +231,52 @@ TEST(sigaction_and_raise_run_the_handler)
     errno = 0;
     CHECK(sigaction(0, &sa, NULL) == -1 && errno == EINVAL);
     CHECK(signal(-3, on_sig) == SIG_ERR);
+}
+
+static siginfo_t got_info;
+static void *got_ctx = (void *)1;
+
+static void on_info(int sig, siginfo_t *info, void *ctx)
+{
+    got_sig = sig;
+    got_count++;
+    got_info = *info;
+    got_ctx = ctx;
+}
+
+TEST(sa_siginfo_handler_gets_the_info)
+{
+    struct sigaction sa, old;
+    sigset_t s;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_info;
+    sa.sa_flags = SA_SIGINFO;
+    got_count = 0;
+    CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+    CHECK(raise(SIGUSR1) == 0 && got_count == 1 && got_sig == SIGUSR1);
+    CHECK(got_info.si_signo == SIGUSR1 && got_info.si_code == SI_USER);
+    CHECK(got_info.si_pid == getpid() && got_info.si_uid == getuid());
+    CHECK(got_info.si_addr == NULL && got_ctx == NULL);
+    CHECK(sigaction(SIGUSR1, NULL, &old) == 0);
+    CHECK((old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_info);
+    /* A blocked one keeps its code until it is delivered. */
+    CHECK(sigemptyset(&s) == 0 && sigaddset(&s, SIGUSR1) == 0);
+    CHECK(sigprocmask(SIG_BLOCK, &s, NULL) == 0);
+    CHECK(raise(SIGUSR1) == 0 && got_count == 1);
+    memset(&got_info, 0, sizeof got_info);
+    CHECK(sigprocmask(SIG_UNBLOCK, &s, NULL) == 0);
+    CHECK(got_count == 2 && got_info.si_code == SI_USER);
+    /* SA_RESETHAND goes back to SIG_DFL, a plain handler. */
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    CHECK(sigaction(SIGCHLD, &sa, NULL) == 0);
+    CHECK(raise(SIGCHLD) == 0 && got_count == 3 && got_sig == SIGCHLD);
+    CHECK(sigaction(SIGCHLD, NULL, &old) == 0);
+    CHECK(old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO));
+    CHECK(raise(SIGCHLD) == 0 && got_count == 3);   /* ignored */
+    sa.sa_flags = 0;
+    sa.sa_handler = SIG_DFL;
+    CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
 }
 
 TEST(sigprocmask_records_and_delivers_on_unblock)
