@@ -21,6 +21,9 @@
 #ifndef NET_LWIP_LWIPOPTS_H
 #define NET_LWIP_LWIPOPTS_H
 
+/* Spindle's hooks (a SYN that ends a TIME_WAIT): lwiphooks.h. */
+#define LWIP_HOOK_FILENAME          "lwiphooks.h"
+
 /* ---- System interface ---------------------------------------------- */
 #define NO_SYS                      1
 #define LWIP_SOCKET                 0
