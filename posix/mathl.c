@@ -10,10 +10,23 @@
  * of x (ceill(-0.5) is -0.0), as C requires.  lroundl and llroundl of a
  * value that does not fit the result (or a NaN) return the result type's
  * minimum, as x86_64's conversions do; C leaves it unspecified.
+ *
+ * strtold, strtold_l and _strtold_r, on aarch64 alone: newlib's write
+ * x86_64's 80-bit format whatever the long double, which on aarch64 reads
+ * back as 0.  These convert with newlib's own decimal and hexadecimal
+ * parser (_strtodg_l, which newlib's x86_64 strtold uses too) at 113 bits,
+ * rounded to nearest, and pack the IEEE binary128 result: every finite
+ * value, denormals, the infinities and NaNs (their payload kept, made
+ * quiet), overflow and underflow setting ERANGE as the parser does.
  */
 #include <float.h>
 #include <limits.h>
+#include <locale.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <sys/reent.h>
 
 #if !defined(_LDBL_EQ_DBL)
 
@@ -89,4 +102,81 @@ long lroundl(long double x)
     return (long)r;
 }
 
+#if LDBL_MANT_DIG == 113
+
+/* newlib's gdtoa interface (its stdlib/gdtoa.h and mprec.h). */
+struct FPI {
+    int nbits, emin, emax, rounding, sudden_underflow;
+};
+enum {
+    STRTOG_Zero, STRTOG_Normal, STRTOG_Denormal, STRTOG_Infinite,
+    STRTOG_NaN, STRTOG_NaNbits, STRTOG_NoNumber,
+    STRTOG_Retmask = 7, STRTOG_Neg = 8,
+};
+int _strtodg_l(struct _reent *r, const char *s, char **end, struct FPI *fpi,
+               int32_t *exp, uint32_t *bits, locale_t loc);
+extern struct __locale_t __global_locale;  /* the one locale newlib has here */
+
+#define Q_MANT  112                     /* stored significand bits */
+#define Q_BIAS  16383
+#define Q_EMAX  0x7fff
+
+static long double strtoq(struct _reent *r, const char *s, char **end, locale_t loc)
+{
+    static struct FPI fpi = {
+        LDBL_MANT_DIG, LDBL_MIN_EXP - LDBL_MANT_DIG,
+        LDBL_MAX_EXP - LDBL_MANT_DIG, 1, 0,
+    };
+    uint32_t bits[4] = { 0, 0, 0, 0 };
+    int32_t exp = 0;
+    unsigned __int128 m, q, frac = ((unsigned __int128)1 << Q_MANT) - 1;
+    uint64_t e = 0;
+    long double v;
+    int k = _strtodg_l(r, s, end, &fpi, &exp, bits, loc);
+
+    m = (unsigned __int128)bits[3] << 96 | (unsigned __int128)bits[2] << 64 |
+        (unsigned __int128)bits[1] << 32 | bits[0];
+    switch (k & STRTOG_Retmask) {
+    case STRTOG_Normal:             /* m has its leading bit at Q_MANT */
+        e = (uint64_t)(exp + Q_MANT + Q_BIAS);
+        m &= frac;
+        break;
+    case STRTOG_Denormal:           /* m * 2^exp, exp the least there is */
+        break;
+    case STRTOG_Infinite:
+        e = Q_EMAX;
+        m = 0;
+        break;
+    case STRTOG_NaN:
+    case STRTOG_NaNbits:
+        e = Q_EMAX;
+        m = (m & frac) | (unsigned __int128)1 << (Q_MANT - 1);
+        break;
+    default:                        /* zero, or no number at all */
+        m = 0;
+    }
+    q = m | (unsigned __int128)e << Q_MANT;
+    if (k & STRTOG_Neg)
+        q |= (unsigned __int128)1 << 127;
+    memcpy(&v, &q, sizeof v);
+    return v;
+}
+
+long double _strtold_r(struct _reent *r, const char *restrict s, char **restrict end)
+{
+    return strtoq(r, s, end, &__global_locale);
+}
+
+long double strtold(const char *restrict s, char **restrict end)
+{
+    return strtoq(_REENT, s, end, &__global_locale);
+}
+
+long double strtold_l(const char *restrict s, char **restrict end, locale_t loc)
+{
+    return strtoq(_REENT, s, end, loc);
+}
+
 #endif
+#endif
+

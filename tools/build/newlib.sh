@@ -67,6 +67,9 @@ sed -i 's/^  z8k-\*-\*)$/  x86_64-*-elf)\n\tsyscall_dir=syscalls\n\t;;\n&/' \
 grep -q '^  x86_64-\*-elf)' "$work/newlib-salsa/newlib/configure.host" ||
     { echo "newlib.sh: could not patch newlib/configure.host" >&2; exit 1; }
 
+# --enable-newlib-io-long-double: printf's %Lf, %Le, %Lg format a long double (x86_64's
+# 80-bit, aarch64's 128-bit) at its own precision, not converted to a double first.
+#
 # There is no $target-gcc: hand the host (cross) toolchain to configure as the target's.
 # The Linux compiler would fall back to glibc's /usr/include for headers newlib lacks;
 # -nostdinc keeps only the compiler's own freestanding headers (stddef.h, stdarg.h, ...).
@@ -81,7 +84,8 @@ step configure env \
     ../newlib-salsa/configure --target=$target --prefix="$work/inst" \
     --disable-libgloss --disable-multilib --disable-nls \
     --disable-newlib-supplied-syscalls --enable-newlib-retargetable-locking \
-    --enable-newlib-io-long-long --enable-newlib-io-c99-formats
+    --enable-newlib-io-long-long --enable-newlib-io-c99-formats \
+    --enable-newlib-io-long-double
 step build make -j"$(nproc)" all-target-newlib
 step install make install-target-newlib
 

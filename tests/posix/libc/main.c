@@ -1,8 +1,9 @@
 /*
  * libc - what posix/ adds to newlib's C library: the long double
  * rounding functions (exact, half-way cases, signed zeros, the edge of
- * the integers), POSIX dirname and basename, terminal settings (no
- * descriptor has any), and the names of <limits.h>, <errno.h> and
+ * the integers), long doubles read (strtold) and written (printf's %Lf)
+ * at their own precision, POSIX dirname and basename, terminal settings
+ * (no descriptor has any), and the names of <limits.h>, <errno.h> and
  * <netinet/in.h> that ported programs use.
  */
 #include <errno.h>
@@ -11,6 +12,8 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -45,6 +48,37 @@ TEST(long_double_rounding)
     CHECK(llroundl(9007199254740993.0L) == 9007199254740993LL);
     CHECK(llroundl(-9223372036854775807.0L - 1) == LLONG_MIN);
     CHECK(llroundl(1e30L) == LLONG_MIN);    /* out of range */
+}
+
+TEST(long_double_text_round_trips)
+{
+    char buf[128], *end;
+    long double v;
+
+    v = strtold("1.1", &end);
+    CHECK(v == 1.1L && *end == 0);          /* not 1.1 as a double */
+    CHECK(strtold("-2.25e3xyz", &end) == -2250.0L && !strcmp(end, "xyz"));
+    CHECK(strtold("0x1.8p1", NULL) == 3.0L);
+    CHECK(strtold("123456789.123456789", NULL) == 123456789.123456789L);
+    CHECK(isinf(strtold("inf", NULL)) && strtold("-inf", NULL) < 0);
+    CHECK(isnan(strtold("nan", NULL)));
+    CHECK(__builtin_signbit(strtold("-0", NULL)) && strtold("-0", NULL) == 0);
+    CHECK(strtold("abc", &end) == 0 && !strcmp(end, "abc"));
+    errno = 0;
+    CHECK(isinf(strtold("1e99999", NULL)) && errno == ERANGE);
+    v = strtold("0x1p-16440", NULL);        /* a denormal on both arches */
+    CHECK(v > 0 && v < LDBL_MIN && v == 0x1p-16440L);
+    CHECK(strtold("1.18973149535723176502e+4932", NULL) == LDBL_MAX ||
+          LDBL_MANT_DIG != 64);
+    /* printf's %Lf at long double precision, as Redis formats floats. */
+    snprintf(buf, sizeof buf, "%.17Lf", 10.5L + 0.1L);
+    CHECKF(!strcmp(buf, "10.60000000000000000"), "%s", buf);
+    snprintf(buf, sizeof buf, "%.17Lf", strtold("1.1", NULL));
+    CHECKF(!strcmp(buf, "1.10000000000000000"), "%s", buf);
+    for (long double x = 1.0L / 3; x < 1e30L; x *= -7.25L) {
+        snprintf(buf, sizeof buf, "%.*Lg", LDBL_DIG + 3, x);
+        CHECKF(strtold(buf, NULL) == x, "%s", buf);
+    }
 }
 
 static const char *dn(const char *path)
