@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/build/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|ports|memcached|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
+# tools/build/deps.sh [x86_64|aarch64|hosted|go|net|fuzz|ports|memcached|redis|efi [x86_64|aarch64]|gdb [ARCH]] — make sure the host has what building and running
 # Spindle for ARCH (default x86_64) needs. As root it apt-get installs the missing Debian
 # packages; otherwise it prints the sudo apt-get line and fails. make runs it on every build,
 # so it is silent when nothing is missing and checks only commands and files (no dpkg).
@@ -20,6 +20,8 @@
 # memcached_suite.sh): libmemcached-tools' memccapable and memcslap, Perl's prove for
 # memcached's own suite, and libevent-dev and gcc to build the host memcached that suite
 # asks for its options (`memcached-debug -h`).
+# `redis`: what tests the Redis port from the host (tests/host/redis_test.sh): redis-tools'
+# redis-cli and redis-benchmark, and tclsh8.6 for Redis's own Tcl suite.
 # `gdb [ARCH]`: the debugger of `make gdb` (tools/run/gdb.sh) and of the host test of its script
 # (tests/host/gdb_test.sh): gdb, which debugs x86_64 and hosted images, and for aarch64
 # gdb-multiarch.
@@ -72,6 +74,11 @@ check() {
         need gcc gcc
         need make make
         need libevent-dev /usr/include/event2/event.h
+        return 0
+    fi
+    if [ "$arch" = redis ]; then
+        need redis-tools redis-cli redis-benchmark
+        need tcl8.6 tclsh8.6
         return 0
     fi
     if [ "$arch" = gdb ]; then
@@ -129,8 +136,8 @@ check() {
 }
 
 case $arch in
-x86_64|aarch64|hosted|go|net|fuzz|ports|memcached|efi|gdb) ;;
-*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|ports|memcached|efi [x86_64|aarch64]|gdb [ARCH]]" >&2; exit 2 ;;
+x86_64|aarch64|hosted|go|net|fuzz|ports|memcached|redis|efi|gdb) ;;
+*) echo "usage: $0 [x86_64|aarch64|hosted|go|net|fuzz|ports|memcached|redis|efi [x86_64|aarch64]|gdb [ARCH]]" >&2; exit 2 ;;
 esac
 case $arch:$sub_arch in
 gdb:*|*:x86_64|*:aarch64) ;;
