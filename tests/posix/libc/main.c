@@ -2,13 +2,17 @@
  * libc - what posix/ adds to newlib's C library: the long double
  * rounding functions (exact, half-way cases, signed zeros, the edge of
  * the integers), long doubles read (strtold) and written (printf's %Lf)
- * at their own precision, POSIX dirname and basename, terminal settings
- * (no descriptor has any), and the names of <limits.h>, <errno.h> and
- * <netinet/in.h> that ported programs use.
+ * at their own precision, fnmatch, POSIX dirname and basename, terminal
+ * settings (no descriptor has any), and the names of <limits.h>,
+ * <errno.h> and <netinet/in.h> that ported programs use.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* fnmatch's FNM_CASEFOLD, FNM_LEADING_DIR */
+#endif
 #include <errno.h>
 #include <float.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -78,6 +82,34 @@ TEST(long_double_text_round_trips)
     for (long double x = 1.0L / 3; x < 1e30L; x *= -7.25L) {
         snprintf(buf, sizeof buf, "%.*Lg", LDBL_DIG + 3, x);
         CHECKF(strtold(buf, NULL) == x, "%s", buf);
+    }
+}
+
+TEST(fnmatch_patterns)
+{
+    static const struct { const char *pat, *str; int flags, match; } cases[] = {
+        { "*.conf", "redis.conf", 0, 1 },       { "*.conf", "redis.conf.bak", 0, 0 },
+        { "a?c", "abc", 0, 1 },                 { "a?c", "ac", 0, 0 },
+        { "[a-c]x", "bx", 0, 1 },               { "[!a-c]x", "bx", 0, 0 },
+        { "[^a-c]x", "dx", 0, 1 },              { "[]a]", "]", 0, 1 },
+        { "[[:digit:]]*", "7up", 0, 1 },        { "[[:digit:]]*", "up", 0, 0 },
+        { "\\*", "*", 0, 1 },                 { "\\*", "x", 0, 0 },
+        { "\\*", "\\x", FNM_NOESCAPE, 1 },  { "[ab", "[ab", 0, 1 },
+        { "*", "a/b", 0, 1 },                   { "*", "a/b", FNM_PATHNAME, 0 },
+        { "a/*", "a/b", FNM_PATHNAME, 1 },      { "a/?", "a//", FNM_PATHNAME, 0 },
+        { "*", ".hidden", FNM_PERIOD, 0 },      { ".*", ".hidden", FNM_PERIOD, 1 },
+        { "a/*", "a/.b", FNM_PATHNAME | FNM_PERIOD, 0 },
+        { "a*", "a/.b", FNM_PERIOD, 1 },        /* only a leading period */
+        { "ABC", "abc", FNM_CASEFOLD, 1 },      { "[A-C]", "b", FNM_CASEFOLD, 1 },
+        { "dir", "dir/file", FNM_LEADING_DIR, 1 }, { "dir", "dir/file", 0, 0 },
+        { "*a*b*c*", "xxaxxbxxcxx", 0, 1 },     { "", "", 0, 1 },
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int r = fnmatch(cases[i].pat, cases[i].str, cases[i].flags);
+
+        CHECKF(r == (cases[i].match ? 0 : FNM_NOMATCH), "fnmatch(%s, %s, %#x) = %d",
+               cases[i].pat, cases[i].str, cases[i].flags, r);
     }
 }
 
