@@ -16,10 +16,12 @@ PORT_RUNENV_redis = HOSTPORT=$(or $(HOSTPORT),6379) GUESTPORT=$(or $(GUESTPORT),
 $(PORT_ELF_redis): $(TOOLCHAIN) ports/redis/build.sh $(PORT_SCRIPTS)
 	+$(Q)ports/redis/build.sh $(ARCH)
 
-# Redis reads directories (<dirent.h>: opendir for its AOF folder, glob
-# for config includes), which the file system is bringing: until the
-# sysroot has them, make ports and make test leave Redis out.
-ifneq ($(wildcard include/posix/dirent.h include/posix/sys/dirent.h),)
+# Redis reads directories: opendir for its AOF folder, and glob (on
+# opendir) for config includes.  <dirent.h> comes with the file system,
+# and posix/glob.c is written on it: until both are in, make ports and
+# make test leave Redis out (REDIS_READY).
+REDIS_READY := $(and $(wildcard include/posix/dirent.h include/posix/sys/dirent.h),$(wildcard posix/glob.c))
+ifneq ($(REDIS_READY),)
 PORT_ELFS += $(PORT_ELF_redis)
 test-images: $(PORT_ELF_redis)
 test-ports: test-ports-redis
