@@ -7,11 +7,18 @@
  * TIME_WAIT for 2 * TCP_MSL.  lwIP answers such a SYN with an ACK of the
  * old connection, so the peer's connect hangs until TIME_WAIT ends (the
  * peer chooses its ports: a host client reconnecting through QEMU's user
- * network keeps its own).  As RFC 1122 (4.2.2.13) and RFC 6191 allow,
- * and as Linux does, a SYN whose sequence number is beyond what the old
- * connection received ends the TIME_WAIT, and the SYN then goes on to
- * the listener like any other.  Run on every IPv4 packet before lwIP
- * looks at it, under the stack's lock; it never consumes the packet.
+ * network keeps its own).  So a SYN (no ACK, RST or FIN) for a
+ * connection in TIME_WAIT ends the TIME_WAIT, and the SYN then goes on
+ * to the listener like any other.  RFC 1122 (4.2.2.13) and Linux accept
+ * such a SYN when its sequence number is beyond what the old connection
+ * received (or, on Linux, its timestamp is newer); QEMU's user network
+ * sends no timestamps and picks initial sequence numbers from a clock,
+ * which an old connection that received much can have passed, so any
+ * SYN is taken.  What that gives up: a duplicate of the old
+ * connection's own SYN, delayed past its whole life, would open a
+ * connection nobody asked for, which its peer then resets.  Run on
+ * every IPv4 packet before lwIP looks at it, under the stack's lock; it
+ * never consumes the packet.
  */
 #ifndef NET_LWIP_LWIPHOOKS_H
 #define NET_LWIP_LWIPHOOKS_H
@@ -45,8 +52,7 @@ static inline int lwip_hook_timewait_syn(struct pbuf *p)
             ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) != ip->src.addr ||
             ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip)) != ip->dest.addr)
             continue;
-        if (TCP_SEQ_GT(lwip_ntohl(th->seqno), pcb->rcv_nxt))
-            tcp_abort(pcb);         /* a TIME_WAIT pcb is just freed */
+        tcp_abort(pcb);             /* a TIME_WAIT pcb is just freed */
         break;
     }
     return 0;
