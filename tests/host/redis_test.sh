@@ -35,16 +35,25 @@ pgid= port=
 trap 'stop; rm -rf "$tmp"' EXIT
 
 # make test's slice: units that take a few seconds each under TCG.
-SLICE=(unit/type/incr unit/info-command unit/protocol unit/keyspace)
+SLICE=(unit/type/incr unit/info-command unit/protocol unit/keyspace unit/pubsub unit/functions
+       unit/multi unit/other)
 SMP=2
 ARGS=(--save --appendonly no --protected-mode no --enable-debug-command yes
       --enable-protected-configs yes --enable-module-command yes
       --notify-keyspace-events KEA --latency-monitor-threshold 1
       --repl-diskless-sync-delay 0 --propagation-error-behavior panic)
 
+# result NAME PASS|FAIL [NOTE]: a PASS line ends in PASS (the runner's
+# rule), its note on the line below; a FAIL line carries its reason.
 result() {
-    if [ "$2" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-    echo "TEST $1 $2${3:+ $3}"
+    if [ "$2" = PASS ]; then
+        passed=$((passed + 1))
+        echo "TEST $1 PASS"
+        [ -z "${3:-}" ] || echo "    $3"
+    else
+        failed=$((failed + 1))
+        echo "TEST $1 FAIL${3:+ $3}"
+    fi
 }
 
 free_port() {
@@ -121,9 +130,10 @@ suite() {
         read -r -a opts <<< "$(awk -v u="@$unit" '$1 == u { $1 = ""; print }' tests/host/redis_exceptions)"
         cli flushall > /dev/null
         # --baseport: where the suite's own server looks for a free port,
-        # away from its default, which another run may hold.
+        # away from its default, which another run may hold, and below
+        # Linux's ephemeral ports (32768 up), which connections take.
         (cd "$src" && timeout 900 ./runtest --host 127.0.0.1 --port "$port" --durable \
-            --clients 1 --timeout 300 --baseport $((20000 + RANDOM % 40000)) \
+            --clients 1 --timeout 300 --baseport $((21000 + RANDOM % 11000)) \
             --skipfile "$tmp/skip" "${opts[@]}" --single "$unit") > "$log" 2>&1
         rc=$?
         sed -i 's/\x1b\[[0-9;]*m//g' "$log"
@@ -132,7 +142,7 @@ suite() {
         [ -z "$out" ] && ! grep -q 'All tests passed without errors' "$log" &&
             why="${why:-runtest did not finish}"
         if [ -z "$out" ] && [ -z "$why" ]; then
-            result "$u" PASS "($(grep -c '^\[ok\]' "$log") passed, $(grep -c '^\[\(ignore\|skip\)\]' "$log") skipped)"
+            result "$u" PASS "$(grep -c '^\[ok\]' "$log") passed, $(grep -c '^\[\(ignore\|skip\)\]' "$log") skipped$(sed -n 's/^\[1\/1 done\]: [^ ]* (\(.*\))$/, \1/p' "$log")"
         else
             result "$u" FAIL "${why:-$(echo "$out" | wc -l) failed}"
             # Each failure, and the line after it: what the test expected.
