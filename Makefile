@@ -336,9 +336,10 @@ soak: $(B)/tests/stress/soak.elf
 	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
 
 # tests/host/httpd_clients_test.sh on RUN_ARCH with HTTPD_IDLE idle
-# keep-alive connections (default 50,000) instead of make test's 10,000.
+# keep-alive connections (default 50,000) instead of make test's 10,000,
+# and every case on aarch64 too.
 soak-httpd: $(B)/apps/httpd.elf
-	$(Q)HTTPD_IDLE=$(or $(HTTPD_IDLE),50000) tests/host/httpd_clients_test.sh $(RUN_ARCH)
+	$(Q)HTTPD_CASES=all HTTPD_IDLE=$(or $(HTTPD_IDLE),50000) tests/host/httpd_clients_test.sh $(RUN_ARCH)
 
 # make gdb: the app under gdb with tools/run/gdb/spindle.py loaded (info
 # goroutines, goroutine N bt), by tools/run/gdb.sh.  Bare metal: QEMU

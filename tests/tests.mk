@@ -35,9 +35,9 @@ test-images: $(TEST_DIRS:%=$(B)/%.elf)
 # test-efi` boots every test image through each.
 #
 # x86_64-microvm boots x86_64's images directly on QEMU's microvm machine
-# (no PCI: virtio-mmio), the slice MICROVM_TESTS at 1 and 4 cores: the
-# foundation's (the initrd's among them), the scheduler's and the
-# network's tests.
+# (no PCI: virtio-mmio), the slice MICROVM_TESTS at 4 cores in `make
+# test` (1 and 4 with ARCH=x86_64): the foundation's (the initrd's among
+# them), the scheduler's and the network's tests.
 TEST_CONFIGS := x86_64 x86_64-efi x86_64-microvm aarch64 aarch64-efi aarch64-efi-dtb \
                 aarch64-uboot hosted hosted-asan hosted-tsan
 FW_CONFIGS   := x86_64-efi aarch64-efi aarch64-efi-dtb aarch64-uboot
@@ -53,6 +53,7 @@ TEST_RUN     := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) \
                     $(call fw_configs,$(RUN_ARCH)) $(call machine_configs,$(RUN_ARCH)),$(TEST_CONFIGS))
 TEST_FW      := $(filter $(FW_CONFIGS),$(TEST_RUN))
 TEST_SMP_FOR := $(if $(filter command line,$(origin ARCH)),,--smp-for x86_64 "1 4 8" --smp-for aarch64 4 \
+                    --smp-for x86_64-microvm 4 \
                     --smp-for hosted 4 --smp-for hosted-asan 4 --smp-for hosted-tsan 4)
 fw_arch       = $(firstword $(subst -, ,$(1)))
 config_args   = $(if $(filter hosted-asan,$(1)),ARCH=hosted SANITIZE=address,$(if $(filter hosted-tsan,$(1)),ARCH=hosted SANITIZE=thread,$(if $(filter $(FW_CONFIGS),$(1)),ARCH=$(call fw_arch,$(1)) APP=hello CMDLINE= image,ARCH=$(call fw_arch,$(1)))))

@@ -12,6 +12,7 @@
 # fork, and the server answers after it), then units of Redis's own Tcl
 # suite (tests/ of the arch's build tree) in external-server mode
 # (`runtest --host --port --durable`): in make test the slice SLICE
+# (on aarch64, whose TCG is slower, the shorter SLICE_AARCH64),
 # below, with --full (make test-ports) every unit, then 30 s of
 # redis-benchmark.  The suite's tests that cannot pass here are skipped,
 # each listed with its reason in tests/host/redis_exceptions; any other
@@ -37,6 +38,7 @@ trap 'stop; rm -rf "$tmp"' EXIT
 # make test's slice: units that take a few seconds each under TCG.
 SLICE=(unit/type/incr unit/info-command unit/protocol unit/keyspace unit/pubsub unit/functions
        unit/multi unit/other)
+SLICE_AARCH64=(unit/type/incr unit/protocol unit/multi)
 SMP=2
 ARGS=(--save --appendonly no --protected-mode no --enable-debug-command yes
       --enable-protected-configs yes --enable-module-command yes
@@ -210,6 +212,8 @@ for arch in "${arches[@]}"; do
         read -r -a units <<< "$REDIS_UNITS"
     elif [ -n "$full" ]; then
         mapfile -t units < <(all_units "$arch")
+    elif [ "$arch" = aarch64 ]; then
+        units=("${SLICE_AARCH64[@]}")
     else
         units=("${SLICE[@]}")
     fi
