@@ -29,7 +29,6 @@
 #include "kernel/mem.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
-#include "kernel/vm.h"
 #include "posix/cpio.h"
 #include "posix/fsimpl.h"
 
@@ -452,11 +451,9 @@ static void unpack(void)
 
 void fs_init(void)
 {
-    size_t mem_free, gslot;
     long mib;
 
-    vm_page_accounts(&mem_free, &gslot);
-    fs_max = mem_free * 4096 / 2;
+    fs_max = mem_free_count() * FS_PAGE / 2;
     fs_reserve = mem_total_count() / 16;
     if (fs_reserve < (4 << 20) / FS_PAGE)
         fs_reserve = (4 << 20) / FS_PAGE;

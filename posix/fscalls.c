@@ -82,6 +82,21 @@ static void end_call(struct file *hold)
         file_put(hold);
 }
 
+/* Takes fs_ns (the caller's end_call drops it, whatever the result) and
+   finds the node path names from dirfd (follow: a last symbolic link
+   followed): 0 and *n, or -errno. */
+static int begin_lookup(int dirfd, const char *path, bool follow,
+                        struct file **hold, struct fsnode **n)
+{
+    struct fsnode *at;
+    int e;
+
+    sp_mutex_lock(&fs_ns);
+    if ((e = start_dir(dirfd, path, &at, hold)))
+        return e;
+    return fs_lookup(at, path, strlen(path), follow, n);
+}
+
 /* ---- open ---------------------------------------------------------------- */
 
 /* The node path names for open, made if O_CREAT asks: 0 and *out, or
@@ -202,16 +217,14 @@ int creat(const char *path, mode_t mode)
 int fstatat(int dirfd, const char *restrict path, struct stat *restrict st,
             int flags)
 {
-    struct fsnode *at, *n;
+    struct fsnode *n;
     struct file *hold;
     int e;
 
     if (flags & ~AT_SYMLINK_NOFOLLOW)
         return fail(EINVAL);
-    sp_mutex_lock(&fs_ns);
-    if (!(e = start_dir(dirfd, path, &at, &hold)) &&
-        !(e = fs_lookup(at, path, strlen(path),
-                        !(flags & AT_SYMLINK_NOFOLLOW), &n)))
+    if (!(e = begin_lookup(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
+                               &hold, &n)))
         fs_stat_node(n, st);
     end_call(hold);
     return result(e);
@@ -229,17 +242,15 @@ int lstat(const char *restrict path, struct stat *restrict st)
 
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
-    struct fsnode *at, *n;
+    struct fsnode *n;
     struct file *hold;
     int e;
 
     if ((mode & ~(R_OK | W_OK | X_OK)) ||
         (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW)))
         return fail(EINVAL);
-    sp_mutex_lock(&fs_ns);
-    if (!(e = start_dir(dirfd, path, &at, &hold)) &&
-        !(e = fs_lookup(at, path, strlen(path),
-                        !(flags & AT_SYMLINK_NOFOLLOW), &n)) &&
+    if (!(e = begin_lookup(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
+                               &hold, &n)) &&
         (mode & X_OK) && !S_ISDIR(n->mode) && !(n->mode & 0111))
         e = -EACCES;
     end_call(hold);
@@ -541,14 +552,12 @@ int rename(const char *old, const char *new)
 ssize_t readlinkat(int dirfd, const char *restrict path, char *restrict buf,
                    size_t n)
 {
-    struct fsnode *at, *node;
+    struct fsnode *node;
     struct file *hold;
     int e;
     ssize_t r = 0;
 
-    sp_mutex_lock(&fs_ns);
-    if (!(e = start_dir(dirfd, path, &at, &hold)) &&
-        !(e = fs_lookup(at, path, strlen(path), false, &node))) {
+    if (!(e = begin_lookup(dirfd, path, false, &hold, &node))) {
         if (!S_ISLNK(node->mode)) {
             e = -EINVAL;
         } else {
@@ -601,14 +610,12 @@ static struct fsnode *fd_node(int fd, struct file **hold, int *err)
 
 int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-    struct fsnode *at, *n;
+    struct fsnode *n;
     struct file *hold;
     int e;
 
-    sp_mutex_lock(&fs_ns);
-    if (!(e = start_dir(dirfd, path, &at, &hold)) &&
-        !(e = fs_lookup(at, path, strlen(path),
-                        !(flags & AT_SYMLINK_NOFOLLOW), &n))) {
+    if (!(e = begin_lookup(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
+                               &hold, &n))) {
         n->mode = (n->mode & S_IFMT) | (mode & 07777);
         n->ctime = fs_now();
     }
@@ -696,14 +703,12 @@ static int set_times(struct fsnode *n, const struct timespec ts[2])
 int utimensat(int dirfd, const char *path, const struct timespec *ts,
               int flags)
 {
-    struct fsnode *at, *n;
+    struct fsnode *n;
     struct file *hold;
     int e;
 
-    sp_mutex_lock(&fs_ns);
-    if (!(e = start_dir(dirfd, path, &at, &hold)) &&
-        !(e = fs_lookup(at, path, strlen(path),
-                        !(flags & AT_SYMLINK_NOFOLLOW), &n)))
+    if (!(e = begin_lookup(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW),
+                               &hold, &n)))
         e = set_times(n, ts);
     end_call(hold);
     return result(e);
