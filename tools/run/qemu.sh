@@ -172,6 +172,16 @@ tap)
     ;;
 *) echo "qemu.sh: NET=$NET is not user or tap (or empty for no NIC)" >&2; exit 2 ;;
 esac
+# PCAP=FILE: QEMU's filter-dump writes every frame the guest's NIC sends
+# or receives to FILE as a pcap capture (tcpdump -r FILE), the guest's
+# side of the wire; tcpdump on the host shows the other side.
+if [ -n "${PCAP:-}" ]; then
+    if [ -z "${NET:-}" ]; then
+        echo "qemu.sh: PCAP=$PCAP needs a NIC (NET=user or NET=tap)" >&2
+        exit 2
+    fi
+    net_opt+=(-object "filter-dump,id=pcap0,netdev=n0,file=$PCAP")
+fi
 
 monitor=none
 [ -z "${MONITOR:-}" ] || monitor=unix:$MONITOR,server=on,wait=off
