@@ -258,6 +258,24 @@ class Pprof(unittest.TestCase):
             finally:
                 os.unlink(path)
 
+    def test_logged_ratio(self):
+        fd, path = tempfile.mkstemp()
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write("boot\nPROFILE-RATIO a/b 10/4\nPROFILE-RATIO x/b 1/1\n"
+                        "PROFILE-RATIO a/b 9/3\n")
+            assert P.logged_ratio(path, "a", "b") == 3.0    # the last one
+            assert P.logged_ratio(path, "a", "c") is None
+            with open(path, "a") as f:
+                f.write("PROFILE-RATIO a/b 9/0\n")
+            try:
+                P.logged_ratio(path, "a", "b")
+                raise AssertionError("a zero count was taken")
+            except P.DumpError as e:
+                assert "bad PROFILE-RATIO" in str(e), e
+        finally:
+            os.unlink(path)
+
 
 class Lines(unittest.TextTestResult):
     """Prints a TEST line per case, as the C host tests do."""

@@ -5,11 +5,13 @@
         OUT.pb.gz, a gzipped profile.proto (go tool pprof, pprof), and
         OUT.folded, folded stacks ("a;b;c N") for flame graphs
   pprof.py check SRC --elf IMAGE [-o OUT] [--cores N]
-                 [--ratio A/B=R --tol T] [--tagfocus KEY=VALUE]
+                 [--ratio A/B=R --tol T] [--log LOG] [--tagfocus KEY=VALUE]
         the dump is whole, of N cores with --cores;
         `go tool pprof -top` reads the profile and, with --ratio, finds
         functions A and B with cum sample counts (theirs and their
-        callees') within T (a fraction) of R to 1; with --tagfocus,
+        callees') within T (a fraction) of R to 1, or of the ratio the
+        app measured if LOG (its console) has a line "PROFILE-RATIO A/B
+        NA/NB" (the time it clocked in each); with --tagfocus,
         -tagfocus=KEY=VALUE keeps all of both and fewer samples than
         the whole.  Exit status 0, else 1 with why.
 
@@ -535,6 +537,22 @@ def go_pprof_top(pb, *flags):
     return rows, total, out.stdout
 
 
+def logged_ratio(log, a, b):
+    """The ratio of the last "PROFILE-RATIO a/b NA/NB" line of LOG, or
+    None without one; a line with a zero or malformed count is an error."""
+    found = None
+    with open(log, errors="replace") as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 3 and w[0] == "PROFILE-RATIO" and w[1] == a + "/" + b:
+                m = re.fullmatch(r"([0-9]+)/([0-9]+)", w[2])
+                if not m or int(m.group(2)) == 0 or int(m.group(1)) == 0:
+                    raise DumpError("%s: bad PROFILE-RATIO line: %s"
+                                    % (log, line.strip()))
+                found = int(m.group(1)) / int(m.group(2))
+    return found
+
+
 def check(args):
     out = args.o
     tmp = None
@@ -554,17 +572,21 @@ def check(args):
             if not m:
                 raise DumpError("--ratio %s is not A/B=R" % args.ratio)
             a, b, want = m.group(1), m.group(2), float(m.group(3))
+            how = "nominal"
+            measured = logged_ratio(args.log, a, b) if args.log else None
+            if measured is not None:
+                want, how = measured, "as the app measured it; nominal %.3g" % want
             fa, fb = rows.get(a, 0), rows.get(b, 0)
             if not fa or not fb:
                 why.append("samples %s=%d %s=%d: not both there"
                            % (a, fa, b, fb))
             else:
                 got = fa / fb
-                print("%s/%s: %d/%d = %.3f (want %.3g within %.0f%%)"
-                      % (a, b, fa, fb, got, want, args.tol * 100))
+                print("%s/%s: %d/%d = %.3f (want %.3g within %.0f%%, %s)"
+                      % (a, b, fa, fb, got, want, args.tol * 100, how))
                 if abs(got - want) > args.tol * want:
-                    why.append("%s/%s is %.3f, not within %.0f%% of %.3g"
-                               % (a, b, got, args.tol * 100, want))
+                    why.append("%s/%s is %.3f, not within %.0f%% of %.3g (%s)"
+                               % (a, b, got, args.tol * 100, want, how))
             if args.tagfocus:
                 frows, ftotal, _ = go_pprof_top(out + ".pb.gz",
                                                 "-tagfocus=" + args.tagfocus)
@@ -600,6 +622,7 @@ def main(argv):
     k.add_argument("--cores", type=int, default=0)
     k.add_argument("--ratio")
     k.add_argument("--tol", type=float, default=0.1)
+    k.add_argument("--log")
     k.add_argument("--tagfocus")
     args = ap.parse_args(argv)
     try:

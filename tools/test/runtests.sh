@@ -836,7 +836,7 @@ for item in "${items[@]}"; do
             if [ -z "$why" ] && [ -n "$profchk" ]; then
                 chk=profile
                 # shellcheck disable=SC2086 # profchk is a list of words
-                if python3 tools/run/pprof.py check "$profsrc" --elf "$bimg" --cores "$n" $profchk > "$log.profile-check" 2>&1
+                if python3 tools/run/pprof.py check "$profsrc" --elf "$bimg" --cores "$n" --log "$log" $profchk > "$log.profile-check" 2>&1
                 then p=$((p + 1)); j_case P profile; sed -n 2p "$log.profile-check" | sed 's/^/    /'
                 else why="profile check: $(grep -v '^go tool pprof -top:\|^-tagfocus' "$log.profile-check" | grep -m 1 .)"
                 fi
