@@ -2,10 +2,8 @@
 # ksyms.sh NM ELF > ksyms.S - the text symbols of ELF, sorted by address,
 # as the tables kernel/ksym.c searches for backtraces, with the link
 # address of __kernel_start (0 if none) that those addresses assume.
-# ksyms.sh NM --empty > ksyms.S: the same tables, empty, for a first link
-# (tools/build/link.sh) to define every symbol the second will.
 set -eu
-{ [ "$2" = --empty ] || "$1" -n "$2"; } | awk 'BEGIN { n = 0 }
+"$1" -n "$2" | awk 'BEGIN { n = 0 }
     NF == 3 && $3 == "__kernel_start" { base = $1 }
     NF == 3 && $2 ~ /^[tTwW]$/ && $3 !~ /^\.L/ { addr[n] = $1; name[n] = $3; n++ }
     END {

@@ -1,7 +1,9 @@
 /*
  * relocs.c - relocs ELF > relocs.S: the relocation table (boot/reloc.h)
  * of a kernel image linked with --emit-relocs (ld -q), as assembly for
- * the image's final link (tools/build/link.sh).
+ * the image's final link (tools/build/link.sh).  relocs --types ARCH
+ * lists the relocation types it knows, a number and name a line
+ * (tests/host/reloc_test.c builds one of each).
  *
  * Every relocation ld applied to a loaded section is sorted by its type:
  * one that wrote an absolute address of something in the image is a
@@ -203,8 +205,16 @@ int main(int argc, char **argv)
     struct stat st;
     int fd;
 
+    if (argc == 3 && !strcmp(argv[1], "--types")) {
+        types = !strcmp(argv[2], "x86_64") ? x86_types :
+                !strcmp(argv[2], "aarch64") ? arm_types : NULL;
+        for (; types && types->name; types++)
+            printf("%u %s\n", types->type, types->name);
+        return types ? 0 : 2;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: relocs ELF > relocs.S\n");
+        fprintf(stderr, "usage: relocs ELF > relocs.S\n"
+                        "       relocs --types x86_64|aarch64   the types it knows\n");
         return 2;
     }
     elf = argv[1];
