@@ -184,8 +184,9 @@ $(FONT_H): tools/build/psf.py | $(DEPS)
 $(B)/kernel/fbcon.o: $(FONT_H)
 $(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
 # The relocation code runs before the image's absolute addresses are
-# right (boot/reloc.h): no jump table may hold one.
-$(B)/boot/reloc.o: CFLAGS += -fno-jump-tables
+# right (boot/reloc.h): position-independent, its strings are reached
+# PC-relatively, and no jump table holds an address.
+$(B)/boot/reloc.o: CFLAGS += -fpie -fno-jump-tables
 # The EFI entries share their handoff header with the loader.
 $(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi
 

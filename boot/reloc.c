@@ -95,21 +95,25 @@ int reloc_apply(uint8_t *base, uint64_t link, const uint8_t *table, uint64_t len
     return RELOC_OK;
 }
 
+/* A switch of returns, not a table of pointers: built position-independent
+   (the kernel's Makefile: -fpie), each string is reached PC-relatively,
+   so the x86_64 entry can print the message before the image is
+   relocated (boot/x86_64/relocate.S). */
 const char *reloc_error(int err)
 {
-    static const char *const what[RELOC_ERRORS] = {
-        [RELOC_OK] = "no error",
-        [RELOC_ENOTABLE] = "the image has no relocation table, so it runs only at its link address",
-        [RELOC_ESHORT] = "the relocation table is shorter than its header",
-        [RELOC_EMAGIC] = "the relocation table has no magic number",
-        [RELOC_ESIZE] = "the relocation table's counts disagree with its length",
-        [RELOC_ELINK] = "the relocation table was made for another link address",
-        [RELOC_ESTALE] = "the relocation table was made for another link of the image",
-        [RELOC_EALIGN] = "the image is moved by other than a multiple of 4 KiB",
-        [RELOC_ERANGE] = "a relocation site lies outside the image",
-        [RELOC_EORDER] = "the relocation sites are not in ascending order",
-        [RELOC_EOVERFLOW] = "a 32-bit relocation site cannot hold the moved address",
-    };
-
-    return err >= 0 && err < RELOC_ERRORS ? what[err] : "unknown error";
+    switch (err) {
+    case RELOC_OK: return "no error";
+    case RELOC_ENOTABLE:
+        return "the image has no relocation table, so it runs only at its link address";
+    case RELOC_ESHORT: return "the relocation table is shorter than its header";
+    case RELOC_EMAGIC: return "the relocation table has no magic number";
+    case RELOC_ESIZE: return "the relocation table's counts disagree with its length";
+    case RELOC_ELINK: return "the relocation table was made for another link address";
+    case RELOC_ESTALE: return "the relocation table was made for another link of the image";
+    case RELOC_EALIGN: return "the image is moved by other than a multiple of 4 KiB";
+    case RELOC_ERANGE: return "a relocation site lies outside the image";
+    case RELOC_EORDER: return "the relocation sites are not in ascending order";
+    case RELOC_EOVERFLOW: return "a 32-bit relocation site cannot hold the moved address";
+    default: return "unknown error";
+    }
 }

@@ -63,9 +63,9 @@ enum {
  * nothing was written.  With no table (len 0) only base == link is fine.
  *
  * It runs at the kernel's entry before anything is relocated, so it
- * touches no global, string or jump table: only its arguments and the
- * memory they point to (the kernel's build compiles it with
- * -fno-jump-tables).
+ * touches no global or jump table, only its arguments and the memory
+ * they point to (the kernel's build compiles reloc.c position-
+ * independent and without jump tables; so may reloc_error run then).
  */
 int reloc_apply(uint8_t *base, uint64_t link, const uint8_t *table, uint64_t len,
                 int write);

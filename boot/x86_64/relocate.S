@@ -7,8 +7,8 @@
  * Applies the image's relocation table (boot/reloc.h) for the address
  * the image runs at, which pvh_entry and efi_entry call before anything
  * reads an absolute address of the image.  A table it cannot apply
- * leaves the kernel no way on: the error goes to COM1 (QEMU's console,
- * a PC's first serial port) and the core halts.  Clobbers what the
+ * leaves the kernel no way on: what is wrong goes to COM1 (QEMU's
+ * console, a PC's first serial port) and the core halts.  Clobbers what the
  * System V ABI lets a call clobber.
  */
 #define COM1 0x3F8
@@ -32,28 +32,33 @@ boot_relocate:
 1:  pop %rbx
     ret
 
-    /* "... error N" on COM1, N in two digits (reloc.h's codes). */
-2:  mov %eax, %ebx
+    /* What reloc_apply found, in reloc_error's words, on COM1: both
+       reach their strings PC-relatively (boot/reloc.h). */
+2:  mov %eax, %edi
+    call reloc_error
+    mov %rax, %rbx
     lea fail_msg(%rip), %rsi
-    mov $COM1, %dx
-3:  lodsb
-    test %al, %al
-    jz 4f
-    out %al, (%dx)
-    jmp 3b
-4:  mov %ebx, %eax
-    mov $10, %cl
-    div %cl                         /* %al tens, %ah ones */
-    add $0x3030, %ax
-    out %al, (%dx)
-    mov %ah, %al
-    out %al, (%dx)
-    mov $'\n', %al
-    out %al, (%dx)
+    call puts_com1
+    mov %rbx, %rsi
+    call puts_com1
+    lea fail_end(%rip), %rsi
+    call puts_com1
 5:  cli
     hlt
     jmp 5b
 
+/* The NUL-terminated string at %rsi to COM1.  Clobbers %rax, %rdx, %rsi. */
+puts_com1:
+    mov $COM1, %dx
+6:  lodsb
+    test %al, %al
+    jz 7f
+    out %al, (%dx)
+    jmp 6b
+7:  ret
+
     .section .rodata
 fail_msg:
-    .asciz "\nspindle: cannot move the kernel to where it was loaded (boot/reloc.h): error "
+    .asciz "\nspindle: cannot move the kernel to where it was loaded: "
+fail_end:
+    .asciz "\n"
