@@ -67,10 +67,10 @@ void note(const char *a, const char *b, const char *c);
  *
  * PLACE_ALIGN, PLACE_LIMIT: the kernel's base is a multiple of
  * PLACE_ALIGN and its image ends below PLACE_LIMIT: 2 MiB on both (the
- * arm64 Image protocol's; x86_64's kernel needs 4 KiB, but its 2 MiB
- * boot pages read best whole), below 2 GiB on x86_64 (mcmodel=small code
- * holds sign-extended 32-bit addresses) and 512 GiB on aarch64 (its boot
- * map's reach).  arch_cycles: a cycle counter, for randomness.
+ * arm64 Image protocol's; the x86_64 kernel needs only 4 KiB, and the
+ * same rule keeps one code path), below 2 GiB on x86_64 (mcmodel=small
+ * code holds sign-extended 32-bit addresses) and 512 GiB on aarch64 (its
+ * boot map's reach).  arch_cycles: a cycle counter, for randomness.
  */
 #define PLACE_ALIGN         0x200000ull
 #if defined(__x86_64__)
