@@ -183,6 +183,10 @@ $(FONT_H): tools/build/psf.py | $(DEPS)
 	$(Q)python3 tools/build/psf.py header $(FONT_PSF) $@
 $(B)/kernel/fbcon.o: $(FONT_H)
 $(B)/kernel/fbcon.o: CFLAGS += -Ibuild/gen
+# The relocation code runs before the image's absolute addresses are
+# right (boot/reloc.h): position-independent, its strings are reached
+# PC-relatively, and no jump table holds an address.
+$(B)/boot/reloc.o: CFLAGS += -fpie -fno-jump-tables
 # The EFI entries share their handoff header with the loader.
 $(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi
 
@@ -232,25 +236,29 @@ $(B)/%.o: %.S $(B)/.cflags | $(LIBC_DEP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -D__ASSEMBLER__ -c -o $@ $<
 
+# The host tool that makes an image's relocation table (boot/reloc.h).
+RELOCS := build/tools/relocs
+$(RELOCS): tools/build/relocs.c boot/reloc.h
+	$(call msg,HOSTCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc -O2 -Wall -Wextra -Werror -I. -o $@ $<
+
 # $(call IMAGE,FOLDER[,NAME,OBJS]): $(B)/NAME.elf (NAME: FOLDER), the
 # kernel and FOLDER's objects, and OBJS (a file tree's, kernel/initrd.mk).
-# Two links: the second adds the symbol table for backtraces, made from
-# the first; the table sits after all code, so no function moves.  An
+# Two links (tools/build/link.sh): the second adds the symbol table for
+# backtraces and the relocation table, made from the first.  An
 # app's image gets its disassembly (.asm) and symbol list (.sym) beside
 # it; a test image's are made when asked for (make build/x86_64/tests/
 # sched/chan.asm), as make test builds some 230 images.
 define IMAGE
 $(B)/$(or $(2),$(1)).elf: $(KOBJS) $(patsubst %.c,$(B)/%.o,$(wildcard $(1)/*.c)) $(3) \
-               $(LWIP_LIB) linker/$(ARCH).ld tools/build/ksyms.sh
+               $(LWIP_LIB) linker/$(ARCH).ld tools/build/ksyms.sh tools/build/link.sh $(RELOCS)
 	$$(call msg,LD,$$@)
-	$(Q)$(LD) $(LDFLAGS) -o $$@.1 $$(filter %.o,$$^) $(LWIP_LIB) $$(LIBS)
-	$(Q)tools/build/ksyms.sh $(NM) $$@.1 > $$@.ksyms.S
-	$(Q)$(CC) -c -o $$@.ksyms.o $$@.ksyms.S
-	$(Q)$(LD) $(LDFLAGS) -o $$@ $$(filter %.o,$$^) $$@.ksyms.o $(LWIP_LIB) $$(LIBS)
+	$(Q)tools/build/link.sh $$@ $(LD) $(NM) $(CC) $(RELOCS) $(LDFLAGS) $$(filter %.o,$$^) \
+	    $(LWIP_LIB) $$(LIBS)
 $(if $(filter apps/%,$(or $(2),$(1))),	$(Q)$$(call IMAGE_ASM,$$@)
 	$(Q)$$(call IMAGE_SYM,$$@))
 	$(Q)$$(call IMAGE_BIN,$$@)
-	$(Q)rm -f $$@.1
 endef
 $(foreach d,$(IMAGE_DIRS),$(eval $(call $(IMAGE_RULE),$(d))))
 

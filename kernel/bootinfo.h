@@ -71,4 +71,10 @@ extern const struct bootinfo *boot_info;
 void bootinfo_add_usable(struct bootinfo *bi, uint64_t base, uint64_t len);
 void bootinfo_add_reserved(struct bootinfo *bi, uint64_t base, uint64_t len);
 
+/* Prints once what a board bring-up reads from the serial log: where the
+   kernel runs (and was linked), the usable RAM and the reserved ranges
+   the boot path handed over, and where the ACPI RSDP or device tree is
+   ("boot: ..." lines; the EFI loader's "efi: ..." notes come before). */
+void bootinfo_print(const struct bootinfo *bi);
+
 #endif

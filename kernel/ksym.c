@@ -10,6 +10,8 @@
 #include "kernel/panic.h"
 
 extern const uint64_t ksym_count __attribute__((weak));
+extern const uint64_t ksym_link_base __attribute__((weak));
+extern const char __kernel_start[] __attribute__((weak));
 extern const uint64_t ksym_addrs[] __attribute__((weak));
 extern const uint32_t ksym_name_offs[] __attribute__((weak));
 extern const char ksym_names[] __attribute__((weak));
@@ -21,6 +23,10 @@ const char *ksym_lookup(uintptr_t addr, uintptr_t *off)
     *off = 0;
     if (!&ksym_count)
         return NULL;
+    /* The table holds link addresses; the image may run elsewhere
+       (boot/reloc.h). */
+    if (ksym_link_base)
+        addr -= (uintptr_t)__kernel_start - ksym_link_base;
     hi = ksym_count;
     if (!hi || addr < ksym_addrs[0])
         return NULL;

@@ -84,6 +84,7 @@ void kernel_main(struct bootinfo *bi)
     printk("Spindle: booting; command line \"%s\"\n", bi->cmdline);
     if (cmdline_truncated())
         printk("cmdline: longer than the parser keeps; the rest is ignored\n");
+    bootinfo_print(bi);
     fault_init();
     initrd_setup(bi);           /* reserved before the allocator is built */
     mem_setup(bi);

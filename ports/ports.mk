@@ -24,6 +24,7 @@ else
 # Rebuilt when a public header is added, changed or removed (a folder's
 # mtime changes when a file in it is added or removed).
 TOOLCHAIN_DEPS := tools/build/toolchain.sh tools/build/spindle-cc.sh tools/build/ksyms.sh \
+                  tools/build/link.sh tools/build/relocs.c boot/reloc.h \
                   tools/build/files.S tools/build/mkcpio.py \
                   linker/$(ARCH).ld $(KOBJS) $(LWIP_LIB) $(LIBC_DEP) \
                   $(shell find include -type f -o -type d 2>/dev/null)

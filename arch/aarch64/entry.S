@@ -9,12 +9,14 @@
  *   void secondary_entry(struct ap_start *s);   x0 = PSCI context id
  *
  * Documentation/arch/arm64/booting.rst: the loader puts the Image at a
- * 2 MiB aligned base + text_offset, with the MMU and D-cache off, and
- * jumps to its first byte with x0 = DTB, x1-x3 = 0.  We drop to EL1 if
- * entered at EL2, turn FP/SIMD on (compiled C uses it), zero .bss, build
- * a boot map of 1 GiB blocks (the GiB of the kernel and that of the DTB
- * as normal memory, all others device memory: enough for the UART and
- * the blob), turn the MMU and caches on and call
+ * 2 MiB aligned base + text_offset (0: any 2 MiB boundary in RAM, as
+ * the header's flags say), with the MMU and D-cache off, and jumps to
+ * its first byte with x0 = DTB, x1-x3 = 0.  We drop to EL1 if entered
+ * at EL2, turn FP/SIMD on (compiled C uses it), zero .bss, build a boot
+ * map of 1 GiB blocks (the GiBs of the kernel and that of the DTB as
+ * normal memory, all others device memory: enough for the UART and the
+ * blob), turn the MMU and caches on, move the image's absolute
+ * addresses to where it runs (boot/reloc.h), and call
  *   void image_boot(uint64_t dtb, uint64_t entry_cycles);   (boot/aarch64)
  * From the EFI loader, every GiB the handoff's ram_gib marks is normal
  * memory instead of the DTB's (the firmware's tables may be anywhere in
@@ -22,11 +24,16 @@
  *   void efi_boot(struct efi_handoff *h, uint64_t entry_cycles);
  *
  * Register map (primary): x19 DTB or handoff, x20 counter at entry,
- * x21-x23 and x25 scratch of the boot-map loop, x24 1 for the EFI
+ * x21-x23, x25 and x26 scratch of the boot-map loop, x24 1 for the EFI
  * entry.  Secondary: x19 start block.
  */
 #include "arch/aarch64/aarch64.h"
 #include "boot/efi/handoff.h"
+
+/* The header's flags: little-endian (bit 0 clear), 4 KiB pages (bits
+   1-2 = 1), and bit 3, placement anywhere in physical memory: the image
+   relocates itself (boot/reloc.h), so any 2 MiB-aligned base will do. */
+#define IMAGE_FLAGS ((1 << 1) | (1 << 3))
 
 /* The EFI loader finds this entry by its note (handoff.h). */
     efi_entry_note efi_entry
@@ -36,9 +43,9 @@
 _head:
     b primary_entry                 /* code0 */
     .long 0                         /* code1 */
-    .quad 0x200000                  /* text_offset (linker/aarch64.ld) */
+    .quad 0                         /* text_offset: at a 2 MiB boundary */
     .quad __kernel_end - _head      /* image_size, .bss included */
-    .quad 2                         /* flags: little-endian, 4 KiB pages */
+    .quad IMAGE_FLAGS
     .quad 0, 0, 0
     .ascii "ARM\x64"                /* magic */
     .long 0                         /* no PE/COFF header */
@@ -61,13 +68,16 @@ primary_entry:
     /* Zero .bss (it holds the boot tables and stack) with the MMU off,
        then invalidate those lines so no stale line from before shadows
        the zeroes once caches are on. */
-    ldr x0, =__bss_start
-    ldr x1, =__bss_end
+    adrp x0, __bss_start
+    add x0, x0, :lo12:__bss_start
+    adrp x1, __bss_end
+    add x1, x1, :lo12:__bss_end
 1:  cmp x0, x1
     b.hs 2f
     stp xzr, xzr, [x0], #16
     b 1b
-2:  ldr x0, =__bss_start
+2:  adrp x0, __bss_start
+    add x0, x0, :lo12:__bss_start
     mrs x2, ctr_el0
     ubfx x2, x2, #16, #4            /* DminLine: log2(words) */
     mov x3, #4
@@ -84,12 +94,17 @@ primary_entry:
     orr x2, x1, #(PTE_VALID | PTE_TABLE)
     str x2, [x0]
     adr x21, _head
-    lsr x21, x21, #30               /* the kernel's GiB */
+    lsr x21, x21, #30               /* the kernel's first GiB */
+    adrp x26, __kernel_end
+    sub x26, x26, #1
+    lsr x26, x26, #30               /* and its last */
     lsr x22, x19, #30               /* the DTB's GiB */
     mov x23, #0
 4:  lsl x2, x23, #30
     ldr x3, =BLOCK_DEVICE
     cmp x23, x21
+    b.eq 5f
+    cmp x23, x26
     b.eq 5f
     cbz x24, 11f
     lsr x25, x23, #6                /* EFI: bit x23 of h->ram_gib */
@@ -125,7 +140,26 @@ primary_entry:
     dsb sy
 
     bl mmu_on
-    mov x0, x19
+
+    /* The image's absolute addresses to where it runs (boot/reloc.h),
+       with the caches on so that no stale line hides the writes. */
+    adrp x0, __kernel_start
+    add x0, x0, :lo12:__kernel_start
+    ldr x1, =__kernel_start         /* the link address: not yet relocated */
+    cmp x0, x1
+    b.eq 13f
+    adrp x2, __relocs_start
+    add x2, x2, :lo12:__relocs_start
+    adrp x3, __relocs_end
+    add x3, x3, :lo12:__relocs_end
+    sub x3, x3, x2
+    mov x4, #1
+    bl reloc_apply
+    cbnz w0, 14f                    /* no console to say it on: stop */
+    ic iallu
+    dsb ish
+    isb
+13: mov x0, x19
     mov x1, x20
     mov x29, #0                     /* ends the backtrace */
     mov x30, #0
@@ -135,6 +169,8 @@ primary_entry:
 12: bl efi_boot
 7:  wfi
     b 7b
+14: wfe                             /* w0: what reloc_apply found wrong */
+    b 14b
 
 /* Secondary cores: the same way up, onto the kernel's final tables. */
     .globl secondary_entry

@@ -94,7 +94,7 @@ void efi_boot(const struct efi_handoff *h, uint64_t entry_cycles)
     /* The boot map holds every GiB with RAM as normal memory, but the
        page allocator needs only the kernel's GiB before
        arch_paging_init, as on the Image path. */
-    bi.mapped = (((uintptr_t)__kernel_start >> 30) + 1) << 30;
+    bi.mapped = ((((uintptr_t)__kernel_end - 1) >> 30) + 1) << 30;
     if (machine.gic.version != 2 && machine.gic.version != 3)
         panic("efi_boot: no GICv2 or GICv3 in the firmware's tables");
     kernel_main(&bi);

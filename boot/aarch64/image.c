@@ -73,7 +73,7 @@ void image_boot(uint64_t dtb, uint64_t entry_cycles)
     /* entry.S maps the kernel's GiB as normal memory, and RAM outside it
        as device memory or not at all: the page allocator keeps its
        bitmaps below the end of that GiB until arch_paging_init. */
-    bi.mapped = (((uintptr_t)__kernel_start >> 30) + 1) << 30;
+    bi.mapped = ((((uintptr_t)__kernel_end - 1) >> 30) + 1) << 30;
     if (machine.gic.version != 2 && machine.gic.version != 3)
         panic("image_boot: no GICv2 or GICv3 in the device tree");
     kernel_main(&bi);

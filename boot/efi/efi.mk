@@ -17,7 +17,7 @@ EFI_COMMON  := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
                -ffreestanding -fpic -fshort-wchar -fno-stack-protector \
                -fno-strict-aliasing -I. -MMD -MP
 EFI_OBJS    := $(patsubst boot/efi/%.c,$(EB)/%.o,$(wildcard boot/efi/*.c) \
-               boot/efi/arch/$(ARCH).c)
+               boot/efi/arch/$(ARCH).c) $(EB)/reloc.o
 ifeq ($(ARCH),x86_64)
 EFI_LOADER  := $(EB)/BOOTX64.EFI
 EFI_USR     := /usr
@@ -50,6 +50,12 @@ build/gnu-efi-arm64/.stamp: tools/build/gnuefi.sh tools/build/once.sh | deps-efi
 	$(Q)tools/build/gnuefi.sh build/gnu-efi-arm64
 
 $(EB)/%.o: boot/efi/%.c | $(EFI_TOOLS)
+	$(call msg,EFICC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(EFI_CC) $(EFI_CFLAGS) -c -o $@ $<
+
+# The relocation table's check (boot/reloc.c), shared with the kernel.
+$(EB)/reloc.o: boot/reloc.c | $(EFI_TOOLS)
 	$(call msg,EFICC,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(EFI_CC) $(EFI_CFLAGS) -c -o $@ $<

@@ -303,3 +303,31 @@ void efimap_ram_gib(const void *map, size_t map_size, size_t desc_size,
             gib[g / 64] |= 1ull << (g % 64);
     }
 }
+
+uint64_t efimap_slots(const void *map, size_t map_size, size_t desc_size,
+                      uint64_t size, uint64_t align, uint64_t limit, uint64_t pick,
+                      uint64_t *at)
+{
+    uint64_t n = 0;
+
+    if (desc_size < sizeof(struct efimap_desc) || !size || !align || (align & (align - 1)))
+        return 0;
+    for (size_t off = 0; off + desc_size <= map_size; off += desc_size) {
+        const struct efimap_desc *d = (const void *)((const char *)map + off);
+        uint64_t b, e, k;
+
+        if (d->type != EFIMT_CONVENTIONAL || d->npages > (~0ull - d->phys) / EFIMAP_PAGE)
+            continue;
+        e = d->phys + d->npages * EFIMAP_PAGE;
+        if (e > limit)
+            e = limit;
+        b = (d->phys + align - 1) & ~(align - 1);
+        if (b < d->phys || b >= e || e - b < size)
+            continue;
+        k = (e - b - size) / align + 1;     /* bases b, b + align, ... */
+        if (pick >= n && pick - n < k)
+            *at = b + (pick - n) * align;
+        n += k;
+    }
+    return n;
+}

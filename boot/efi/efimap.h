@@ -74,4 +74,17 @@ int efimap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
 void efimap_ram_gib(const void *map, size_t map_size, size_t desc_size,
                     uint64_t gib[8]);
 
+/*
+ * Where a kernel of size bytes may go: the bases aligned to align
+ * (a power of two) with [base, base + size) inside one free
+ * (conventional) entry and below limit.  Returns how many there are;
+ * with pick < that count, *at is the pick-th of them (in map order), so
+ * that a caller counts once and then picks one at random.  Overlapping
+ * free entries may yield a base the firmware will not grant: the caller
+ * asks for it with AllocateAddress and falls back if refused.
+ */
+uint64_t efimap_slots(const void *map, size_t map_size, size_t desc_size,
+                      uint64_t size, uint64_t align, uint64_t limit, uint64_t pick,
+                      uint64_t *at);
+
 #endif

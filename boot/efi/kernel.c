@@ -1,7 +1,7 @@
 /*
  * kernel.c - reading files from the EFI system partition (the kernel,
- * the command line, the initrd) and placing the kernel's ELF image where
- * it was linked (loader.h).
+ * the command line, the initrd) and placing the kernel's ELF image at a
+ * 2 MiB-aligned address the firmware has free (loader.h).
  *
  * Why a second file and not the kernel embedded in BOOTX64.EFI: the
  * loader stays one program for every app (built once, not relinked per
@@ -14,6 +14,7 @@
 #include "boot/efi/efimap.h"
 #include "boot/efi/handoff.h"
 #include "boot/efi/loader.h"
+#include "boot/reloc.h"
 
 /* The few ELF64 fields the loader reads (System V gABI, ELF-64). */
 struct ehdr {
@@ -28,6 +29,13 @@ struct ehdr {
 struct phdr {
     uint32_t type, flags;
     uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+struct shdr {
+    uint32_t name, type;
+    uint64_t flags, addr, offset, size;
+    uint32_t link, info;
+    uint64_t addralign, entsize;
 };
 
 #define PT_LOAD     1
@@ -191,13 +199,99 @@ static uint64_t note_entry(const char *file, UINTN size, const struct phdr *ph)
     return 0;
 }
 
-EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
+/* The link address and length of the kernel's .relocs section (the
+   relocation table, boot/reloc.h), or 0, 0 if it has none. */
+static void relocs_section(const char *file, UINTN size, const struct ehdr *eh,
+                           uint64_t *addr, uint64_t *len)
+{
+    const struct shdr *sh = (const void *)(file + eh->shoff);
+    const char *names;
+
+    *addr = *len = 0;
+    if (!eh->shoff || eh->shentsize < sizeof *sh || eh->shoff > size ||
+        eh->shnum > (size - eh->shoff) / eh->shentsize || eh->shstrndx >= eh->shnum)
+        return;
+    sh = (const void *)(file + eh->shoff + eh->shstrndx * eh->shentsize);
+    if (sh->offset > size || sh->size > size - sh->offset)
+        return;
+    names = file + sh->offset;
+    for (unsigned i = 0; i < eh->shnum; i++) {
+        const struct shdr *s = (const void *)(file + eh->shoff + i * eh->shentsize);
+
+        if (s->name < sh->size - 8 && !CompareMem(names + s->name, ".relocs", 8)) {
+            *addr = s->addr;
+            *len = s->size;
+        }
+    }
+}
+
+/* 64 bits of randomness: the firmware's RNG protocol if it has one,
+   mixed with the cycle counter (which alone still differs from boot to
+   boot: the firmware's own start takes a varying time). */
+static uint64_t random64(void)
+{
+    static EFI_GUID rng_guid = EFI_RNG_PROTOCOL_GUID;
+    EFI_RNG_PROTOCOL *rng;
+    uint64_t r = 0, z;
+
+    if (!EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &rng_guid, NULL, (void **)&rng)))
+        uefi_call_wrapper(rng->GetRNG, 4, rng, NULL, sizeof r, (UINT8 *)&r);
+    z = r + arch_cycles() + 0x9e3779b97f4a7c15ull;      /* splitmix64's finish */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A random PLACE_ALIGN-aligned base below PLACE_LIMIT among the free
+   memory, allocated for len bytes, or 0 if none is granted. */
+static uint64_t place_random(uint64_t len)
+{
+    UINTN n, key, dsize;
+    UINT32 dver;
+    EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&n, &key, &dsize, &dver);
+    uint64_t at = 0, slots;
+
+    if (!map)
+        return 0;
+    slots = efimap_slots(map, n * dsize, dsize, len, PLACE_ALIGN, PLACE_LIMIT, ~0ull, &at);
+    if (slots)
+        efimap_slots(map, n * dsize, dsize, len, PLACE_ALIGN, PLACE_LIMIT,
+                     random64() % slots, &at);
+    FreePool(map);
+    if (slots && !EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+                                              EfiLoaderData, len / EFIMAP_PAGE, &at)))
+        return at;
+    note("efi_place=random found no free aligned memory the firmware would grant; "
+         "the firmware's choice instead", 0, 0);
+    return 0;
+}
+
+/* Any PLACE_ALIGN-aligned base below PLACE_LIMIT, allocated for len
+   bytes: a larger allocation with its unaligned head and tail given
+   back.  0 if the firmware has no room. */
+static uint64_t place_any(uint64_t len)
+{
+    EFI_PHYSICAL_ADDRESS at = PLACE_LIMIT - 1;
+    uint64_t extra = PLACE_ALIGN - EFIMAP_PAGE, base;
+
+    if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress,
+                                    EfiLoaderData, (len + extra) / EFIMAP_PAGE, &at)))
+        return 0;
+    base = (at + PLACE_ALIGN - 1) & ~(PLACE_ALIGN - 1);
+    if (base > at)
+        uefi_call_wrapper(BS->FreePages, 2, at, (base - at) / EFIMAP_PAGE);
+    if (at + len + extra > base + len)
+        uefi_call_wrapper(BS->FreePages, 2, base + len,
+                          (at + len + extra - base - len) / EFIMAP_PAGE);
+    return base;
+}
+
+EFI_STATUS place_kernel(const char *file, UINTN size, int random, struct memrange *span,
                         uint64_t *entry)
 {
     const struct ehdr *eh = (const void *)file;
-    uint64_t lo = ~0ull, hi = 0;
-    EFI_PHYSICAL_ADDRESS at;
-    EFI_STATUS st;
+    uint64_t lo = ~0ull, hi = 0, at = 0, raddr, rlen;
+    int err;
 
     *entry = 0;
     if (size < sizeof *eh || CompareMem(eh->ident, "\177ELF\2\1", 6) ||
@@ -208,52 +302,78 @@ EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
               ARCH_NAME);
         return EFI_LOAD_ERROR;
     }
-    for (int pass = 0; pass < 3; pass++) {
-        for (unsigned i = 0; i < eh->phnum; i++) {
-            const struct phdr *ph = (const void *)(file + eh->phoff + i * eh->phentsize);
+    for (unsigned i = 0; i < eh->phnum; i++) {
+        const struct phdr *ph = (const void *)(file + eh->phoff + i * eh->phentsize);
 
-            if (pass == 0 && ph->type == PT_LOAD) {
-                if (ph->filesz > ph->memsz || ph->offset > size ||
-                    ph->filesz > size - ph->offset ||
-                    ph->paddr + ph->memsz < ph->paddr) {
-                    Print(L"spindle-efi: segment %u of the kernel lies outside its file\r\n", i);
-                    return EFI_LOAD_ERROR;
-                }
-                if (ph->paddr < lo)
-                    lo = ph->paddr;
-                if (ph->paddr + ph->memsz > hi)
-                    hi = ph->paddr + ph->memsz;
-            } else if (pass == 0 && ph->type == PT_NOTE && !*entry) {
-                *entry = note_entry(file, size, ph);
-            } else if (pass == 2 && ph->type == PT_LOAD) {
-                CopyMem((void *)ph->paddr, (void *)(file + ph->offset), ph->filesz);
-                ZeroMem((void *)(ph->paddr + ph->filesz), ph->memsz - ph->filesz);
+        if (ph->type == PT_LOAD) {
+            if (ph->filesz > ph->memsz || ph->offset > size ||
+                ph->filesz > size - ph->offset || ph->paddr + ph->memsz < ph->paddr) {
+                Print(L"spindle-efi: segment %u of the kernel lies outside its file\r\n", i);
+                return EFI_LOAD_ERROR;
             }
-        }
-        if (pass == 0 && (lo >= hi || !*entry || *entry < lo || *entry >= hi)) {
-            Print(L"spindle-efi: the kernel has %a\r\n",
-                  lo >= hi ? "no loadable segment" :
-                  "no EFI entry note (is it an older build?)");
-            return EFI_LOAD_ERROR;
-        }
-        if (pass == 1) {
-            lo &= ~(EFIMAP_PAGE - 1);
-            hi = (hi + EFIMAP_PAGE - 1) & ~(EFIMAP_PAGE - 1);
-            at = lo;
-            st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-                                   EfiLoaderData, (hi - lo) / EFIMAP_PAGE, &at);
-            if (EFI_ERROR(st)) {
-                uint64_t taken;
-                const char *what = memory_taken(lo, hi, &taken);
-
-                Print(L"spindle-efi: the kernel is linked at 0x%lx-0x%lx, but the "
-                      "firmware holds that memory (%a at 0x%lx): %r\r\n",
-                      lo, hi, what, taken, st);
-                return st;
-            }
+            if (ph->paddr < lo)
+                lo = ph->paddr;
+            if (ph->paddr + ph->memsz > hi)
+                hi = ph->paddr + ph->memsz;
+        } else if (ph->type == PT_NOTE && !*entry) {
+            *entry = note_entry(file, size, ph);
         }
     }
-    span->base = lo;
+    if (lo >= hi || !*entry || *entry < lo || *entry >= hi) {
+        Print(L"spindle-efi: the kernel has %a\r\n",
+              lo >= hi ? "no loadable segment" : "no EFI entry note (is it an older build?)");
+        return EFI_LOAD_ERROR;
+    }
+    if (lo % PLACE_ALIGN) {
+        Print(L"spindle-efi: the kernel is linked at 0x%lx, not %lu KiB aligned\r\n", lo,
+              PLACE_ALIGN >> 10);
+        return EFI_LOAD_ERROR;
+    }
+    hi = (hi + EFIMAP_PAGE - 1) & ~(EFIMAP_PAGE - 1);
+    relocs_section(file, size, eh, &raddr, &rlen);
+    if (raddr < lo || raddr > hi || rlen > hi - raddr)
+        raddr = rlen = 0;
+    /* Without a table the kernel runs only where it was linked. */
+    if (rlen && random)
+        at = place_random(hi - lo);
+    if (rlen && !at)
+        at = place_any(hi - lo);
+    if (!at) {
+        EFI_STATUS st;
+
+        at = lo;
+        st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress, EfiLoaderData,
+                               (hi - lo) / EFIMAP_PAGE, &at);
+        if (EFI_ERROR(st)) {
+            uint64_t taken;
+            const char *what = memory_taken(lo, hi, &taken);
+
+            Print(L"spindle-efi: no room for the kernel (%lu KiB)%a, and its link "
+                  "address 0x%lx-0x%lx is taken (%a at 0x%lx): %r\r\n", (hi - lo) >> 10,
+                  rlen ? "" : " as it has no relocation table", lo, hi, what, taken, st);
+            return st;
+        }
+        if (!rlen)
+            note("the kernel has no relocation table: placed at its link address", 0, 0);
+    }
+    for (unsigned i = 0; i < eh->phnum; i++) {
+        const struct phdr *ph = (const void *)(file + eh->phoff + i * eh->phentsize);
+
+        if (ph->type != PT_LOAD)
+            continue;
+        CopyMem((void *)(at + ph->paddr - lo), (void *)(file + ph->offset), ph->filesz);
+        ZeroMem((void *)(at + ph->paddr - lo + ph->filesz), ph->memsz - ph->filesz);
+    }
+    /* The kernel applies the table at its entry; a table it would refuse
+       is refused here, where the firmware console can say so. */
+    err = reloc_apply((uint8_t *)at, lo, (const uint8_t *)(at + raddr - lo), rlen, 0);
+    if (err) {
+        Print(L"spindle-efi: the kernel cannot run at 0x%lx: %a\r\n", at, reloc_error(err));
+        uefi_call_wrapper(BS->FreePages, 2, at, (hi - lo) / EFIMAP_PAGE);
+        return EFI_LOAD_ERROR;
+    }
+    *entry += at - lo;
+    span->base = at;
     span->len = hi - lo;
     return EFI_SUCCESS;
 }

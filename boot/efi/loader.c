@@ -3,15 +3,19 @@
  * EFI/BOOT/BOOTAA64.EFI on aarch64.
  *
  * In order (steps 1-4 and a dry run of step 6 are prepare()):
- *  1. reads the kernel (EFI/spindle/kernel.elf) and places it where it
- *     was linked (kernel.c), and the initrd (EFI/spindle/initrd, if the
- *     partition has one: make INITRD=) into pages of its own;
- *  2. takes the command line from the EFI load options when they hold
+ *  1. takes the command line from the EFI load options when they hold
  *     text (a boot entry's optional data, or the shell's arguments;
  *     loadopt.c), else from EFI/spindle/cmdline, which `make image`
  *     writes from CMDLINE;
+ *  2. reads the kernel (EFI/spindle/kernel.elf) and places it at a
+ *     2 MiB-aligned address the firmware has free, a random one with
+ *     efi_place=random on the command line (kernel.c; the kernel
+ *     relocates itself there, boot/reloc.h), and the initrd
+ *     (EFI/spindle/initrd, if the partition has one: make INITRD=)
+ *     into pages of its own;
  *  3. finds the ACPI RSDP (2.0 before 1.0) and the device tree in the
- *     configuration table, reads the firmware's clock and takes the GOP
+ *     configuration table, notes the firmware's vendor and the SMBIOS
+ *     names (board.c), reads the firmware's clock and takes the GOP
  *     framebuffer (gop.c);
  *  4. lets the arch check the CPU's state and claim what it needs
  *     (x86_64.c: the AP start-up trampoline's page);
@@ -69,6 +73,53 @@ static void get_cmdline(EFI_LOADED_IMAGE *li)
             h->cmdline[k++] = file[i];
     h->cmdline[k] = 0;
     FreePool(file);
+}
+
+/* Whether the command line has efi_place=random (the test runner's):
+   the kernel goes to a random free address on every boot.  Another
+   efi_place= value gets a note and the default placement. */
+static int place_random_asked(void)
+{
+    static const char key[] = "efi_place=";
+    const char *c = h->cmdline;
+
+    while (*c) {
+        const char *t = c;
+        UINTN n = 0;
+
+        while (t[n] && t[n] != ' ')
+            n++;
+        if (n == 2 && t[0] == '-' && t[1] == '-')
+            break;              /* the app's arguments */
+        if (n >= sizeof key - 1 && !CompareMem(t, key, sizeof key - 1)) {
+            if (n == sizeof key - 1 + 6 && !CompareMem(t + sizeof key - 1, "random", 6))
+                return 1;
+            note("efi_place= takes only random; the firmware's choice instead", 0, 0);
+            return 0;
+        }
+        c = t + n;
+        while (*c == ' ')
+            c++;
+    }
+    return 0;
+}
+
+/* v as "0x..." in buf (20 bytes). */
+static const char *hex(uint64_t v, char *buf)
+{
+    char d[16];
+    int n = 0, i = 2;
+
+    do {
+        d[n++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    buf[0] = '0';
+    buf[1] = 'x';
+    while (n)
+        buf[i++] = d[--n];
+    buf[i] = 0;
+    return buf;
 }
 
 /* The configuration table's entry for guid, or 0. */
@@ -157,7 +208,8 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
 {
     EFI_LOADED_IMAGE *li;
     EFI_PHYSICAL_ADDRESS at;
-    char *kfile;
+    char *kfile, buf[20];
+    int random;
     UINTN ksize, isize, key;
     UINT32 dver;
     EFI_STATUS st;
@@ -185,15 +237,19 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     b->claimed[1].base = at;
     b->claimed[1].len = EFI_SIZE_TO_PAGES(sizeof *h) * EFI_PAGE_SIZE;
 
+    get_cmdline(li);
     st = read_file(li, KERNEL_PATH, &kfile, &ksize);
     if (EFI_ERROR(st)) {
         Print(L"spindle-efi: cannot read %s (%r)\r\n", KERNEL_PATH, st);
         return st;
     }
-    st = place_kernel(kfile, ksize, &b->claimed[0], &b->entry);
+    random = place_random_asked();
+    st = place_kernel(kfile, ksize, random, &b->claimed[0], &b->entry);
     FreePool(kfile);
     if (EFI_ERROR(st))
         return st;
+    note("kernel at ", hex(b->claimed[0].base, buf),
+         random ? " (efi_place=random)" : " (the firmware's choice)");
     st = read_file_pages(li, INITRD_PATH, &b->claimed[2], &isize);
     if (st == EFI_NOT_FOUND) {
         isize = 0;
@@ -206,8 +262,8 @@ static EFI_STATUS prepare(EFI_HANDLE image, struct boot *b)
     h->bi.initrd = b->claimed[2].base;
     h->bi.initrd_size = isize;
     b->nclaimed = b->claimed[2].len ? 3 : 2;
-    get_cmdline(li);
     find_tables();
+    board_notes();
     h->bi.wallclock = firmware_time();
     gop_find(&h->bi.fb, note);
     arch_claim();

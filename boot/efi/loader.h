@@ -31,14 +31,22 @@ EFI_STATUS read_file(EFI_LOADED_IMAGE *li, CHAR16 *path, char **buf, UINTN *size
 EFI_STATUS read_file_pages(EFI_LOADED_IMAGE *li, CHAR16 *path, struct memrange *pages,
                            UINTN *size);
 
-/* Places the kernel ELF image (file, size): each PT_LOAD segment at its
-   physical address, in pages allocated there as EfiLoaderData, bss
-   zeroed.  *span is the extent it occupies, *entry the 64-bit entry of
-   its EFI note.  Prints why and returns an error if the file is not a
-   Spindle kernel for this arch (ARCH_ELF_MACHINE) or its addresses are
-   not free. */
-EFI_STATUS place_kernel(const char *file, UINTN size, struct memrange *span,
+/* Places the kernel ELF image (file, size) at a PLACE_ALIGN-aligned base
+   below PLACE_LIMIT in pages allocated as EfiLoaderData (with random, a
+   base drawn at random among the free ones: efi_place=random), each
+   PT_LOAD segment at the same offset from it as from the link address,
+   bss zeroed.  The kernel moves its absolute addresses there itself
+   (boot/reloc.h); the table is checked here.  An image without one goes
+   to its link address.  *span is the extent it occupies, *entry the
+   run-time address of its EFI note's entry.  Prints why and returns an
+   error if the file is not a Spindle kernel for this arch
+   (ARCH_ELF_MACHINE), its table is broken, or there is no room. */
+EFI_STATUS place_kernel(const char *file, UINTN size, int random, struct memrange *span,
                         uint64_t *entry);
+
+/* Notes the firmware's vendor and revisions and the SMBIOS system and
+   board names (board.c), for the kernel's console. */
+void board_notes(void);
 
 /* For error messages: the type of the lowest memory map entry in
    [lo, hi) that is not free ("runtime-services data", ...), and in *at
@@ -56,18 +64,42 @@ void note(const char *a, const char *b, const char *c);
  * name for messages.  NO_TABLES_NOTE: the note when the configuration
  * table holds neither an RSDP nor a device tree, saying what the kernel
  * does then.
+ *
+ * PLACE_ALIGN, PLACE_LIMIT: the kernel's base is a multiple of
+ * PLACE_ALIGN and its image ends below PLACE_LIMIT: 2 MiB on both (the
+ * arm64 Image protocol's; the x86_64 kernel needs only 4 KiB, and the
+ * same rule keeps one code path), below 2 GiB on x86_64 (mcmodel=small
+ * code holds sign-extended 32-bit addresses) and 512 GiB on aarch64 (its
+ * boot map's reach).  arch_cycles: a cycle counter, for randomness.
  */
+#define PLACE_ALIGN         0x200000ull
 #if defined(__x86_64__)
+#define PLACE_LIMIT         0x80000000ull
 #define ARCH_ELF_MACHINE    62      /* EM_X86_64 */
 #define ARCH_NAME           "x86_64"
 #define NO_TABLES_NOTE      "no ACPI RSDP in the firmware's configuration table; " \
                             "the kernel looks in the BIOS area, else starts the boot core only"
 #elif defined(__aarch64__)
+#define PLACE_LIMIT         0x8000000000ull
 #define ARCH_ELF_MACHINE    183     /* EM_AARCH64 */
 #define ARCH_NAME           "aarch64"
 #define NO_TABLES_NOTE      "neither ACPI tables nor a device tree in the firmware's " \
                             "configuration table; the kernel assumes QEMU's virt machine, one core"
 #endif
+
+static inline uint64_t arch_cycles(void)
+{
+    uint64_t v;
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    v = (uint64_t)hi << 32 | lo;
+#else
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+#endif
+    return v;
+}
 
 /* Before anything is allocated: whether the CPU runs in a state the
    kernel's entry handles.  Prints why and fails if not. */

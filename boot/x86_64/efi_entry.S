@@ -5,7 +5,9 @@
  *
  * The loader calls this after ExitBootServices, in long mode on the
  * firmware's identity map, GDT and stack, with the kernel's segments
- * placed and .bss zeroed.  Everything the firmware set up for itself
+ * placed (wherever the loader chose, below 2 GiB) and .bss zeroed.  We
+ * first move the image's absolute addresses there (boot_relocate).
+ * Everything the firmware set up for itself
  * lives in memory the kernel is about to reuse, so before any C runs we
  * switch to our own page tables (the same 4 GiB identity map as
  * pvh_entry builds, in the same boot_pml4/pdpt/pd), our GDT and our boot
@@ -31,6 +33,11 @@ efi_entry:
     shl $32, %rdx
     or %rax, %rdx
     mov %rdx, %r13
+
+    /* The image's absolute addresses (boot_gdt_ptr's among them) to
+       where the loader put it, on the firmware's stack. */
+    and $-16, %rsp
+    call boot_relocate
 
     /* pml4[0] -> pdpt; pdpt[0..3] -> pd[0..3]; pd[i] = 2 MiB page i.
        .bss came zeroed from the loader, so the other entries are 0. */

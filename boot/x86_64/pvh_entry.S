@@ -5,12 +5,17 @@
  *                           %ebx = physical address of struct hvm_start_info
  *
  * QEMU's -kernel loads a 64-bit ELF that carries the XEN_ELFNOTE_PHYS32_ENTRY
- * note and jumps here (Xen's PVH ABI, docs/misc/pvh.pandoc).  We zero .bss,
- * identity-map the first 4 GiB with 2 MiB pages, enter long mode and call
+ * note and jumps here (Xen's PVH ABI, docs/misc/pvh.pandoc), wherever the
+ * ELF's program headers put the image (below 2 GiB, boot/reloc.h).  We
+ * zero .bss, identity-map the first 4 GiB with 2 MiB pages, enter long
+ * mode, move the image's absolute addresses to where it runs
+ * (boot_relocate) and call
  *   void x86_boot(uint32_t start_info_pa, uint64_t entry_tsc);
  *
- * Register map: %edi start_info (kept across the mode switch),
+ * Register map (32-bit part): %ebx start_info, then the load offset
+ *               once %edi holds start_info; %edx the load offset;
  *               %esi/%ebp TSC at entry (lo/hi).
+ * (64-bit part): %r12 start_info, %r13 TSC, across boot_relocate.
  */
 #include "arch/x86_64/x86.h"
 
@@ -31,31 +36,42 @@ pvh_entry:
     rdtsc
     mov %eax, %esi
     mov %edx, %ebp
-    mov %ebx, %edi
+
+    /* The load offset, where we run less where we are linked, by a call:
+       PVH gives no stack, so the start info's first word holds the
+       return address for the moment.  The immediate $0b is still the
+       link address (boot_relocate has not run). */
+    mov (%ebx), %ecx
+    lea 4(%ebx), %esp
+    call 0f
+0:  pop %edx
+    mov %ecx, (%ebx)
+    sub $0b, %edx
 
     /* Zero .bss: the page tables below live there.  Four bytes a step
        (the linker script aligns both ends to 16): under QEMU's TCG each
        step of a rep prefix costs about alike, and .bss holds lwIP's
-       pools, some 26 MB, which a byte at a time took 25 ms to clear. */
-    push %edi
-    mov $__bss_start, %edi
-    mov $__bss_end, %ecx
+       pools, some 26 MB, which a byte at a time took 25 ms to clear.
+       Every address of the image below is its link address + %edx. */
+    lea __bss_start(%edx), %edi
+    lea __bss_end(%edx), %ecx
     sub %edi, %ecx
     shr $2, %ecx
     xor %eax, %eax
     rep stosl
-    pop %edi
+    mov %ebx, %edi
+    lea boot_stack_top(%edx), %esp
 
     /* pml4[0] -> pdpt; pdpt[0..3] -> pd[0..3]; pd[i] = 2 MiB pages. */
-    mov $boot_pdpt, %eax
+    lea boot_pdpt(%edx), %eax
     or $(PTE_P | PTE_W), %eax
-    mov %eax, boot_pml4
+    mov %eax, boot_pml4(%edx)
     xor %ecx, %ecx
 1:  mov %ecx, %eax
     shl $12, %eax
-    add $boot_pd, %eax
+    lea boot_pd(%eax, %edx), %eax
     or $(PTE_P | PTE_W), %eax
-    mov %eax, boot_pdpt(, %ecx, 8)
+    mov %eax, boot_pdpt(%edx, %ecx, 8)
     inc %ecx
     cmp $4, %ecx
     jne 1b
@@ -63,10 +79,10 @@ pvh_entry:
 2:  mov %ecx, %eax
     shl $21, %eax
     or $(PTE_P | PTE_W | PTE_PS), %eax
-    mov %eax, boot_pd(, %ecx, 8)
+    mov %eax, boot_pd(%edx, %ecx, 8)
     mov %ecx, %eax
     shr $11, %eax                   /* high dword of (i << 21) */
-    mov %eax, boot_pd + 4(, %ecx, 8)
+    mov %eax, boot_pd + 4(%edx, %ecx, 8)
     inc %ecx
     cmp $2048, %ecx
     jne 2b
@@ -79,8 +95,9 @@ pvh_entry:
     and $~CR0_EM, %eax
     or $CR0_MP, %eax
     mov %eax, %cr0
-    mov $boot_pml4, %eax
+    lea boot_pml4(%edx), %eax
     mov %eax, %cr3
+    mov %edx, %ebx                  /* rdmsr takes %edx */
     mov $MSR_EFER, %ecx
     rdmsr
     or $EFER_LME, %eax
@@ -89,8 +106,18 @@ pvh_entry:
     or $(CR0_PG | CR0_PE), %eax
     mov %eax, %cr0
 
-    lgdt boot_gdt_ptr
-    ljmp $KERNEL_CS, $long_entry
+    /* The GDT by its run-time address (boot_gdt_ptr holds the link
+       address until boot_relocate), then a far return into long mode. */
+    sub $8, %esp
+    movw $(boot_gdt_end - boot_gdt - 1), (%esp)
+    lea boot_gdt(%ebx), %eax
+    mov %eax, 2(%esp)
+    lgdt (%esp)
+    add $8, %esp
+    push $KERNEL_CS
+    lea long_entry(%ebx), %eax
+    push %eax
+    lret
 
     .code64
 long_entry:
@@ -101,11 +128,14 @@ long_entry:
     xor %eax, %eax
     mov %eax, %fs
     mov %eax, %gs
-    mov $boot_stack_top, %rsp
-    mov %edi, %edi                  /* upper halves are undefined now */
-    mov %esi, %esi
+    lea boot_stack_top(%rip), %rsp
+    mov %edi, %r12d                 /* upper halves are undefined now */
+    mov %esi, %r13d
     shl $32, %rbp
-    or %rbp, %rsi
+    or %rbp, %r13
+    call boot_relocate
+    mov %r12, %rdi
+    mov %r13, %rsi
     xor %ebp, %ebp                  /* ends the backtrace */
     call x86_boot
 3:  hlt

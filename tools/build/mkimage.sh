@@ -7,6 +7,8 @@
 #   EFI/spindle/cmdline      the command line, one line (may be empty)
 #   EFI/spindle/initrd       the file INITRD names, if set (a cpio
 #                            archive: the initrd, kernel/initrd.h)
+#   extlinux/extlinux.conf,  with BOOTI=1 (aarch64): KERNEL's Image booted
+#   Image                    by U-Boot's booti, with the same command line
 # ready to dd to a USB stick.  No loop device and no root: sgdisk writes
 # the partition table (and the protective MBR) into the image file,
 # mkfs.fat -C makes the partition as a file of its own, mtools fills it,
@@ -44,6 +46,18 @@ mmd -i "$tmp/esp" ::/EFI ::/EFI/BOOT ::/EFI/spindle
 mcopy -i "$tmp/esp" "$loader" "::/EFI/BOOT/$(basename "$loader")"
 mcopy -i "$tmp/esp" "$tmp/kernel.elf" "$tmp/cmdline" ::/EFI/spindle/
 [ -z "${INITRD:-}" ] || mcopy -i "$tmp/esp" "$INITRD" ::/EFI/spindle/initrd
+# BOOTI=1 (aarch64): the Image and an extlinux.conf for U-Boot's distro
+# boot, which prefers it to the EFI loader and starts the Image with
+# booti at its kernel_addr_r.
+if [ -n "${BOOTI:-}" ]; then
+    {
+        printf 'default spindle\nlabel spindle\n    kernel /Image\n    append %s\n' "$*"
+        [ -z "${INITRD:-}" ] || printf '    initrd /EFI/spindle/initrd\n'
+    } > "$tmp/extlinux.conf"
+    mmd -i "$tmp/esp" ::/extlinux
+    mcopy -i "$tmp/esp" "$tmp/extlinux.conf" ::/extlinux/
+    mcopy -i "$tmp/esp" "${kernel%.elf}.Image" ::/Image
+fi
 
 # 1 MiB before the ESP, 1 MiB after it for the backup GPT.  sgdisk
 # spends a second waiting for a kernel to re-read the table even of a

@@ -36,8 +36,8 @@
 # the linker options it gives (-Wl, -Xlinker), kept beside the output as
 # <out less .elf>.prog.o (unless the output is a device, as a configure
 # test's -o /dev/null); then two links of that with the kernel and the
-# libraries, as the Makefile's IMAGE rule does, the second adding the
-# kernel's symbol table made from the first (ksyms.sh).  The .prog.o is
+# libraries through link.sh, as the Makefile's IMAGE rule does, the
+# second adding the symbol and relocation tables made from the first.  The .prog.o is
 # the program whole: `spindle-cc -o q.elf p.prog.o --files DIR` links
 # the same program again with a file tree (make FILES= does this for a
 # port's program).  With --files or --files-archive the archive goes in
@@ -181,10 +181,10 @@ fi
 ldflags=(-nostdlib -static -no-pie -z max-page-size=4096 -z noexecstack -T "$lib/spindle.ld" -L "$lib")
 libs=(--whole-archive "$lib/libspindle.a" --no-whole-archive "$lib/liblwip.a"
       --start-group "$lib/libc.a" "$lib/libm.a" "$lib/libgcc.a" --end-group)
-"$ld" "${ldflags[@]}" -o "$tmp/image.1" "${objs[@]}" "${libs[@]}" || exit 1
-"$lib/ksyms.sh" "${CROSS}nm" "$tmp/image.1" > "$tmp/ksyms.S" || exit 1
-"$cc" -c -o "$tmp/ksyms.o" "$tmp/ksyms.S" || exit 1
-"$ld" "${ldflags[@]}" -o "$out" "${objs[@]}" "$tmp/ksyms.o" "${libs[@]}" || { rm -f "$out"; exit 1; }
+"$lib/link.sh" "$tmp/image" "$ld" "${CROSS}nm" "$cc" "$lib/relocs" "${ldflags[@]}" "${objs[@]}" \
+    "${libs[@]}" || exit 1
+# Copied onto a device (a configure test's -o /dev/null), not moved over it.
+if [ -c "$out" ]; then cat "$tmp/image" > "$out"; else mv "$tmp/image" "$out"; fi || exit 1
 # The partial link beside the image, unless the output is a device (a
 # configure test's -o /dev/null).
 [ -c "$out" ] || mv "$tmp/prog.o" "${out%.elf}.prog.o" || exit 1

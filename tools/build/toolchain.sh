@@ -14,7 +14,8 @@
 #                             includes newlib's with #include_next)
 #   B/sysroot/lib/            libc.a, libm.a (newlib), libgcc.a, libspindle.a
 #                             (the kernel objects KOBJ..., linked whole),
-#                             liblwip.a, spindle.ld (linker/ARCH.ld), ksyms.sh,
+#                             liblwip.a, spindle.ld (linker/ARCH.ld), link.sh, ksyms.sh and
+#                             relocs (the image's two links: link.sh),
 #                             files.S and mkcpio.py (spindle-cc --files),
 #                             empty libpthread.a, libdl.a, librt.a, pkgconfig/
 #
@@ -48,7 +49,9 @@ for l in pthread dl rt; do
     "${cross}ar" rc "$new/lib/lib$l.a"
 done
 cp "$top/linker/$arch.ld" "$new/lib/spindle.ld"
-cp "$top/tools/build/ksyms.sh" "$top/tools/build/files.S" "$top/tools/build/mkcpio.py" "$new/lib/"
+cp "$top/tools/build/ksyms.sh" "$top/tools/build/link.sh" "$top/tools/build/files.S" \
+    "$top/tools/build/mkcpio.py" "$new/lib/"
+gcc -O2 -I"$top" -o "$new/lib/relocs" "$top/tools/build/relocs.c"
 rm -rf "$b/sysroot"
 mv "$new" "$b/sysroot"
 

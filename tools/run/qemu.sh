@@ -76,7 +76,15 @@
 # (800x600) gives AAVMF a GOP framebuffer, the kernel's screen console.
 # aarch64-uboot: the same disk booted by Debian's U-Boot for QEMU
 # (u-boot-qemu) as -bios, whose distro boot runs the loader through
-# bootefi with a device tree, as many boards do.
+# bootefi with a device tree, as many boards do.  LOAD=booti (a kernel
+# ELF only) puts extlinux/extlinux.conf and the Image on the disk
+# (mkimage.sh's BOOTI), which the distro boot takes first: U-Boot's
+# booti then starts the Image at its kernel_addr_r, 0x40400000, 2 MiB
+# above the link address.
+#
+# LOAD=ADDRESS (x86_64): the kernel ELF moved to that physical address
+# (tools/run/moveelf.py) before QEMU's PVH loader places it; the kernel
+# relocates itself there (boot/reloc.h).
 #
 # aarch64: QEMU's virt machine with a Cortex-A72, booting IMAGE's raw
 # Linux Image beside it (<name>.Image; only that gets the DTB in x0).
@@ -255,7 +263,15 @@ x86_64|x86_64-efi|x86_64-microvm)
     machine=q35
     case $arch in
     x86_64)
-        boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$image" -append "$*" "${initrd_opt[@]}") ;;
+        kernel=$image
+        if [ -n "${LOAD:-}" ]; then
+            mkdir -p build/x86_64
+            tmp=$(mktemp -d build/x86_64/moved.XXXXXX)
+            trap 'rm -rf "$tmp"; restore_tty' EXIT
+            kernel=$tmp/kernel.elf
+            python3 "$(dirname "$0")/moveelf.py" "$image" "$kernel" "$LOAD" || exit 2
+        fi
+        boot_opt=(-bios /usr/share/qemu/qboot.rom -kernel "$kernel" -append "$*" "${initrd_opt[@]}") ;;
     x86_64-microvm)
         machine=microvm
         case ${ACPI:-on} in
@@ -289,12 +305,18 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
     machine=virt,gic-version=$gic
     case $arch in
     aarch64)
+        [ -z "${LOAD:-}" ] || { echo "qemu.sh: LOAD= on aarch64 is aarch64-uboot's LOAD=booti" >&2; exit 2; }
         boot_opt=(-kernel "${image%.elf}.Image" -append "$*" "${initrd_opt[@]}") ;;
     aarch64-efi|aarch64-efi-dtb)
         efi_disk build/aarch64/efi/BOOTAA64.EFI "$aavmf/AAVMF_VARS.fd" "$@"
         [ "$arch" = aarch64-efi-dtb ] && ACPI=off
         uefi_boot "$aavmf/AAVMF_CODE.fd" -device virtio-blk-pci,drive=esp -device ramfb ;;
     aarch64-uboot)
+        case ${LOAD:-} in
+        '') ;;
+        booti) export BOOTI=1 ;;
+        *) echo "qemu.sh: LOAD=$LOAD: aarch64-uboot takes LOAD=booti only" >&2; exit 2 ;;
+        esac
         efi_disk build/aarch64/efi/BOOTAA64.EFI "" "$@"
         boot_opt=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin
                   -drive "if=none,id=esp,format=raw,file=$disk"

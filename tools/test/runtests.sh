@@ -183,7 +183,7 @@ conf_check() {
     awk -v f="$1/test.conf" '
         /^[ \t]*(#|$)/ { next }
         { k = $1; sub(/\..*/, "", k) }
-        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|hostcpu|net|queues|virtio|status|expect|screen|trace|profile|image|files|initrd)$/ {
+        k !~ /^(arches|smp|moresmp|cmdline|mem|cpu|acpi|load|hostcpu|net|queues|virtio|status|expect|screen|trace|profile|image|files|initrd)$/ {
             printf "%s:%d: unknown key %s\n", f, NR, $1; bad = 1
         }
         $1 ~ /^files\./ {
@@ -294,7 +294,36 @@ d = open(sys.argv[1], "rb").read()
 print("%d:%08x" % (len(d), zlib.crc32(d)))' "$_a")" "$_from"
 }
 
+# is_fw ARCH: whether ARCH boots through the firmware and the EFI loader.
+is_fw() {
+    case $1 in *-efi|*-efi-dtb|*-uboot) return 0 ;; esac
+    return 1
+}
+
+# placement_of LOG ARCH LOAD: checks where the boot's kernel ran, by its
+# "boot: kernel at A-B (linked at L)" line: under the firmware at the
+# address of the loader's "efi: kernel at A"; with LOAD (a `load` test)
+# not at L, and at LOAD itself when that is an address.  Prints "A ..."
+# and succeeds, or prints why not.
+placement_of() {
+    local efi run link
+    run=$(sed -n 's/^boot: kernel at \(0x[0-9a-f]*\)-.*linked at \(0x[0-9a-f]*\).*/\1 \2/p' "$1" | head -n 1)
+    link=${run#* } run=${run%% *}
+    [ -n "$run" ] || { echo "no 'boot: kernel at' line"; return 1; }
+    if is_fw "$2" && [ "$3" != booti ]; then
+        efi=$(sed -n 's/^efi: kernel at \(0x[0-9a-f]*\).*/\1/p' "$1" | head -n 1)
+        [ -n "$efi" ] || { echo "no 'efi: kernel at' line from the loader"; return 1; }
+        [ "$efi" = "$run" ] || { echo "the loader placed the kernel at $efi, the kernel runs at $run"; return 1; }
+        echo "$run (linked at $link): efi_place=random"
+    elif [ -n "$3" ]; then
+        [ "$run" != "$link" ] || { echo "the kernel runs at its link address $link, not moved"; return 1; }
+        [ "$3" = booti ] || [ $(($3)) = $((run)) ] || { echo "the kernel runs at $run, not at $3"; return 1; }
+        echo "$run (linked at $link): moved${3:+ ($3)}"
+    fi
+}
+
 passed=0 failed=0
+declare -A placed=()    # firmware config -> the kernel's addresses, a boot each
 failures=()    # the label of every boot or host test that failed, for the recap
 
 # cpu_ticks PID: user + system clock ticks a process (and its threads) used.
@@ -666,6 +695,11 @@ for item in "${items[@]}"; do
     conf qcpu "$dir" cpu "$arch"
     qcpu=${qcpu:-${CPU:-}}
     conf qacpi "$dir" acpi "$arch"
+    conf qload "$dir" load "$arch"
+    # The firmware boots place the kernel at random (efi_place=random),
+    # another address each boot (placement_check).
+    fwargs=
+    is_fw "$arch" && [ "$qload" != booti ] && fwargs=efi_place=random
     conf netw "$dir" net "$arch"
     conf queues "$dir" queues "$arch"
     conf qvirtio "$dir" virtio "$arch"
@@ -736,9 +770,9 @@ for item in "${items[@]}"; do
                 [ "$queues" = smp ] && nq=$n
                 [ -n "$queues" ] && qarg=queues=$nq
                 NET=tap TAP=spt0 QUEUES=$nq VIRTIO=$qvirtio NETPEER=$netpeer NETPEER_ARGS=$peer_args \
-                    CPU=$qcpu ACPI=$qacpi MEM=$mem INITRD=$initrd QUIET=1 timeout -k 5 "$timeout_s" \
+                    CPU=$qcpu ACPI=$qacpi LOAD=$qload MEM=$mem INITRD=$initrd QUIET=1 timeout -k 5 "$timeout_s" \
                     tools/run/tapns.sh "$log.peer" tools/run/qemu.sh "$arch" "$bimg" \
-                    "$n" $kargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
+                    "$n" $kargs $fwargs tap=spt0 ip=$TAP_GUEST/24 gw=$TAP_HOST -- \
                     "cores=$n" 7001 7002 host=$TAP_HOST guest=$TAP_GUEST $qarg ${cpioarg:+"$cpioarg"} \
                     > "$log" 2>&1 < /dev/null
                 rc=$?
@@ -752,19 +786,19 @@ for item in "${items[@]}"; do
             fi
             # shellcheck disable=SC2086 # kargs is a list of words
             if [ -n "$screen" ]; then
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    INITRD=$initrd boot_screen "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi LOAD=$qload MEM=$mem \
+                    INITRD=$initrd boot_screen "$log" "$arch" "$bimg" "$n" $kargs $fwargs -- "cores=$n" \
                     "${net_args[@]}" ${cpioarg:+"$cpioarg"}
                 rc=$?
             elif [ -n "$hostcpu" ]; then
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
-                    INITRD=$initrd boot_measured "$log" "$arch" "$bimg" "$n" $kargs -- "cores=$n" \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi LOAD=$qload MEM=$mem \
+                    INITRD=$initrd boot_measured "$log" "$arch" "$bimg" "$n" $kargs $fwargs -- "cores=$n" \
                     "${net_args[@]}" ${cpioarg:+"$cpioarg"}
                 rc=$?
             else
-                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi MEM=$mem \
+                NET=$net HOSTPORT=$hostport GUESTPORT=80 HOSTFWD=$hostfwd VIRTIO=$qvirtio CPU=$qcpu ACPI=$qacpi LOAD=$qload MEM=$mem \
                     INITRD=$initrd QUIET=1 timeout -k 5 "$timeout_s" tools/run/qemu.sh "$arch" "$bimg" "$n" \
-                    $kargs $tkargs -- "cores=$n" "${net_args[@]}" ${cpioarg:+"$cpioarg"} > "$log" 2>&1 < /dev/null
+                    $kargs $tkargs $fwargs -- "cores=$n" "${net_args[@]}" ${cpioarg:+"$cpioarg"} > "$log" 2>&1 < /dev/null
                 rc=$?
             fi
             peer_stop
@@ -825,6 +859,14 @@ for item in "${items[@]}"; do
                 else why="text missing from the screen: $(grep -m 1 'not on the screen' "$log.screen")"
                 fi
             fi
+            if [ -z "$why" ] && { [ -n "$fwargs" ] || [ -n "$qload" ]; }; then
+                chk=placement
+                if why=$(placement_of "$log" "$arch" "$qload"); then
+                    p=$((p + 1)); j_case P placement; echo "    $why"
+                    [ -n "$fwargs" ] && placed[$arch]+="${why%% *} "
+                    why=
+                fi
+            fi
             if [ -z "$why" ] && [ -n "$tracechk" ]; then
                 chk=trace
                 # shellcheck disable=SC2086 # tracechk is a list of words
@@ -862,6 +904,27 @@ for item in "${items[@]}"; do
         fi
     done
     done
+done
+
+# The firmware configurations' placements: with three boots or more,
+# efi_place=random must have put the kernel at two addresses at least.
+for a in "${!placed[@]}"; do
+    read -ra at <<< "${placed[$a]}"
+    d=$(printf '%s\n' "${at[@]}" | sort -u | wc -l)
+    label="$a placements"
+    if [ ${#at[@]} -lt 3 ]; then
+        printf '%-62s not checked: %d boots (%s)\n' "$label" ${#at[@]} "${at[*]}"
+        continue
+    fi
+    j_open "$a placement" "$label" 0
+    if [ "$d" -ge 2 ]; then
+        passed=$((passed + 1)); j_case P random
+        printf '%-62s %d addresses in %d boots: %s\n' "$label" "$d" ${#at[@]} "${at[*]}"
+    else
+        failed=$((failed + 1)); j_case F random "the same address in all ${#at[@]} boots: ${at[0]}"
+        failures+=("$label: efi_place=random put the kernel at ${at[0]} in all ${#at[@]} boots")
+        printf '%-62s FAIL: %s in all %d boots\n' "$label" "${at[0]}" ${#at[@]}
+    fi
 done
 
 # The failures again at the end, where a CI log's tail shows them.
