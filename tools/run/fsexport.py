@@ -10,7 +10,8 @@ STREAM is the file QEMU wrote the host channel to; the stream is found
 by its start line, so other output before it (a trace dump) is passed
 over.  OUT is a folder, which gets the exported paths at their places
 under it (made if missing; files already there are replaced, others
-kept), or a name ending in .cpio, which gets a "newc" archive of just
+kept, but an exported folder ends up holding just what it held in the
+guest), or a name ending in .cpio, which gets a "newc" archive of just
 what was exported (tools/build/mkcpio.py --tree's way).  The guest's
 modes are kept.
 
@@ -116,6 +117,19 @@ def extract(records, out):
         else:
             os.symlink(os.fsdecode(body), dst)
             counts[2] += 1
+    # An exported folder is as it was: what it held here before and the
+    # guest no longer has (an AOF's old files) goes.
+    names = {path for _, _, path, _ in records}
+    for kind, _, path, _ in records:
+        if kind != "D" or path == ".":
+            continue
+        for name in os.listdir(os.path.join(out, path)):
+            if path + "/" + name not in names:
+                stale = os.path.join(out, path, name)
+                if os.path.isdir(stale) and not os.path.islink(stale):
+                    shutil.rmtree(stale)
+                else:
+                    os.unlink(stale)
     return counts
 
 
