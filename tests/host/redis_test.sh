@@ -226,15 +226,21 @@ suite() {
     local arch=$1 unit u log out why
     shift
     local src=build/$arch/ports/redis/src
-    grep -v '^[#@]' tests/host/redis_exceptions | grep -v '^[[:space:]]*$' > "$tmp/skip"
+    local extra booted=
+    grep -v '^[#@%]' tests/host/redis_exceptions | grep -v '^[[:space:]]*$' > "$tmp/skip"
     for unit; do
         u=redis_${arch}_${unit//\//_} log=$tmp/suite.$arch.${unit//\//_}
         why=
-        if [ "$(cli ping)" != PONG ]; then
+        # The server's own arguments for the unit (`%UNIT ARGS...` in the
+        # exceptions): booted with them, and again without after it.
+        extra=$(awk -v u="%$unit" '$1 == u { $1 = ""; print }' tests/host/redis_exceptions)
+        if [ "$(cli ping)" != PONG ] || [ "$extra" != "$booted" ]; then
             stop
-            tail -n 30 "$tmp/console.$arch" | sed 's/^/    | /'
-            boot "$arch" "$tmp/console.$arch" ||
-                { result "$u" FAIL "Redis did not answer after a reboot"; continue; }
+            [ "$extra" != "$booted" ] || tail -n 30 "$tmp/console.$arch" | sed 's/^/    | /'
+            # shellcheck disable=SC2086 # extra is a list of words
+            boot "$arch" "$tmp/console.$arch" -- "${ARGS[@]}" $extra ||
+                { result "$u" FAIL "Redis did not answer after a reboot"; booted=; continue; }
+            booted=$extra
         fi
         # The unit's own options (`@UNIT OPTIONS...` in the exceptions).
         read -r -a opts <<< "$(awk -v u="@$unit" '$1 == u { $1 = ""; print }' tests/host/redis_exceptions)"

@@ -116,7 +116,10 @@ cpu_s() {
 # bench-apps.sh __memcached: reads ARCH SMP MEM ACCEL REPS SECS WARMUP CONNS
 # KEYS LOGS LINUX LINUXAPPS boot_timeout from the environment; prints
 # "MC <os> <rep> <ops/s> <p50 µs> <p99 µs>" and "# " lines.
-if [ "${1:-}" = __memcached ]; then
+# tap_up: in the private namespace (bench-apps.sh __memcached or
+# __redis), lo and the TAP device spt0 at 192.0.2.1/24, in $TAP; dies if
+# the namespace has anything else.  Stops the machine on exit.
+tap_up() {
     trap stop_qemu EXIT
     trap 'exit 143' TERM INT HUP
     TAP=spt0
@@ -128,6 +131,10 @@ if [ "${1:-}" = __memcached ]; then
        [ "$(ip -o link show | awk -F': ' '{print $2}' | sort | tr '\n' ' ')" != "lo $TAP " ]; then
         die "the namespace is not private: $(ip -o link show | tr '\n' ' ')"
     fi
+}
+
+if [ "${1:-}" = __memcached ]; then
+    tap_up
     args=(-U 0 -t "$SMP" -m 64 -c 1024)
     for rep in $(seq "$REPS"); do
         for os in spindle linux; do
@@ -179,13 +186,7 @@ fi
 # LINUXAPPS boot_timeout from the environment; prints "RD <os> <rep>
 # <test> <P> <requests/s> <p99 ms>" and "# " lines.
 if [ "${1:-}" = __redis ]; then
-    trap stop_qemu EXIT
-    trap 'exit 143' TERM INT HUP
-    TAP=spt0
-    ip link set lo up &&
-        ip tuntap add dev $TAP mode tap &&
-        ip addr add 192.0.2.1/24 dev $TAP &&
-        ip link set $TAP up || die "cannot make the TAP device"
+    tap_up
     args=(--save --appendonly no --protected-mode no)
     for rep in $(seq "$REPS"); do
         for os in spindle linux; do
@@ -311,38 +312,35 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 failed=0
 out=$LOGS/results
 
+# in_namespace NAME: bench-apps.sh __NAME in a private network namespace,
+# its output in $LOGS/NAME.out, bounded by boot_timeout a boot; sets
+# failed if it fails.  A process group of its own (setsid), ended on our
+# INT or TERM; its EXIT trap stops its QEMU, and the namespace goes with
+# its last process.
+in_namespace() {
+    local pid rc
+    export boot_timeout
+    setsid timeout -k 10 $(((boot_timeout + 10) * 2 * REPS)) unshare -n "$here/bench-apps.sh" "__$1" \
+        > "$LOGS/$1.out" &
+    pid=$!
+    # shellcheck disable=SC2064 # the pid now
+    trap "kill -TERM -- -$pid 2>/dev/null; wait $pid; exit 130" INT TERM HUP
+    wait $pid
+    rc=$?
+    trap - INT TERM HUP
+    if [ $rc != 0 ]; then
+        echo "bench-apps: $1 failed (exit status $rc); logs in $LOGS/" >&2
+        failed=1
+    fi
+}
+
 if [ -n "$do_mc" ]; then
     boot_timeout=${TIMEOUT:-$((SECS + WARMUP + 300))}
-    export boot_timeout
-    # A process group of its own (setsid), ended on our INT or TERM; its
-    # EXIT trap stops its QEMU, and the namespace goes with its last process.
-    setsid timeout -k 10 $(((boot_timeout + 10) * 2 * REPS)) unshare -n "$here/bench-apps.sh" __memcached \
-        > "$LOGS/memcached.out" &
-    mpid=$!
-    trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid; exit 130' INT TERM HUP
-    wait $mpid
-    rc=$?
-    trap - INT TERM HUP
-    if [ $rc != 0 ]; then
-        echo "bench-apps: memcached failed (exit status $rc); logs in $LOGS/" >&2
-        failed=1
-    fi
+    in_namespace memcached
 fi
-
 if [ -n "$do_rd" ]; then
     boot_timeout=${TIMEOUT:-$((600 + REQUESTS / 100))}
-    export boot_timeout
-    setsid timeout -k 10 $(((boot_timeout + 10) * 2 * REPS)) unshare -n "$here/bench-apps.sh" __redis \
-        > "$LOGS/redis.out" &
-    rpid=$!
-    trap 'kill -TERM -- -$rpid 2>/dev/null; wait $rpid; exit 130' INT TERM HUP
-    wait $rpid
-    rc=$?
-    trap - INT TERM HUP
-    if [ $rc != 0 ]; then
-        echo "bench-apps: redis failed (exit status $rc); logs in $LOGS/" >&2
-        failed=1
-    fi
+    in_namespace redis
 fi
 
 sql_total() { tr -d '\r' < "$1" | sed -n 's/^ *TOTAL\.*  *\([0-9.]*\)s$/\1/p' | head -n 1; }
@@ -407,7 +405,8 @@ others_end=$(pgrep -c -f '^qemu-system-' || true)
         echo "BENCH memcached_p99_ratio $(ratio "${mc_spindle_p99:-}" "${mc_linux_p99:-}") Spindle/Linux"
     fi
     if [ -n "$do_rd" ]; then
-        echo "# redis-server --save --appendonly no on a TAP device; redis-benchmark -c 50," \
+        echo "# redis-server 7.0.15 --save --appendonly no on a TAP device (Linux: the port's source" \
+             "static, MALLOC=libc); host's $(redis-benchmark --version | cut -d' ' -f1-2) -c 50," \
              "$REQUESTS requests a test at -P 1, $((REQUESTS * 16)) at -P 16; median of $REPS rep(s)"
         grep '^# ' "$LOGS/redis.out"
         for p in 1 16; do
