@@ -133,6 +133,20 @@ tap_up() {
     fi
 }
 
+# boot_app OS LOG IMAGE PROGRAM ARGS...: in the namespace, on the TAP
+# device at 192.0.2.2, Spindle's port image IMAGE (OS spindle) or the
+# Linux guest's PROGRAM as user 65534 (OS linux), with ARGS.
+boot_app() {
+    local os=$1 log=$2 image=$3 prog=$4
+    shift 4
+    if [ "$os" = spindle ]; then
+        NET=tap TAP=$TAP QUIET=1 boot_spindle "$log" "$image" ip=192.0.2.2/24 gw=192.0.2.1 -- "$@"
+    else
+        boot_linux "$log" tap net=192.0.2.2/24 uid=65534 \
+            ${LINUX_WATCH:+watch=$LINUX_WATCH} "$prog" "$@"
+    fi
+}
+
 if [ "${1:-}" = __memcached ]; then
     tap_up
     args=(-U 0 -t "$SMP" -m 64 -c 1024)
@@ -140,14 +154,8 @@ if [ "${1:-}" = __memcached ]; then
         for os in spindle linux; do
             log=$LOGS/memcached-$os.$rep
             echo "bench-apps: memcached on $os (rep $rep): booting" >&2
-            if [ $os = spindle ]; then
-                NET=tap TAP=$TAP QUIET=1 boot_spindle "$log.console" \
-                    "build/$ARCH/ports/memcached/memcached.elf" \
-                    ip=192.0.2.2/24 gw=192.0.2.1 -- "${args[@]}"
-            else
-                boot_linux "$log.console" tap net=192.0.2.2/24 uid=65534 \
-                    ${LINUX_WATCH:+watch=$LINUX_WATCH} /usr/bin/memcached "${args[@]}"
-            fi
+            boot_app $os "$log.console" "build/$ARCH/ports/memcached/memcached.elf" \
+                /usr/bin/memcached "${args[@]}"
             up='' t0=$SECONDS
             while [ $((SECONDS - t0)) -lt 120 ]; do
                 build/host/mcload -P -s 192.0.2.2:11211 -W 2 2>/dev/null && { up=1; break; }
@@ -192,14 +200,8 @@ if [ "${1:-}" = __redis ]; then
         for os in spindle linux; do
             log=$LOGS/redis-$os.$rep
             echo "bench-apps: redis on $os (rep $rep): booting" >&2
-            if [ $os = spindle ]; then
-                NET=tap TAP=$TAP QUIET=1 boot_spindle "$log.console" \
-                    "build/$ARCH/ports/redis/redis-server.elf" \
-                    ip=192.0.2.2/24 gw=192.0.2.1 -- "${args[@]}"
-            else
-                boot_linux "$log.console" tap net=192.0.2.2/24 uid=65534 \
-                    /usr/bin/redis-server "${args[@]}"
-            fi
+            boot_app $os "$log.console" "build/$ARCH/ports/redis/redis-server.elf" \
+                /usr/bin/redis-server "${args[@]}"
             up='' t0=$SECONDS
             while [ $((SECONDS - t0)) -lt 120 ]; do
                 [ "$(timeout 5 redis-cli -h 192.0.2.2 ping 2>/dev/null)" = PONG ] && { up=1; break; }
