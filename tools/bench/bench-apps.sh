@@ -147,6 +147,24 @@ boot_app() {
     fi
 }
 
+# wait_up WHAT LOG PROBE...: returns once PROBE succeeds, within 120 s
+# and while the machine runs; otherwise says so with LOG's tail (the
+# machine's console) and exits 1.
+wait_up() {
+    local what=$1 log=$2 t0=$SECONDS
+    shift 2
+    while [ $((SECONDS - t0)) -lt 120 ]; do
+        if "$@"; then
+            echo "bench-apps: $what up after $((SECONDS - t0)) s" >&2
+            return 0
+        fi
+        kill -0 "$qpid" 2>/dev/null || break
+    done
+    echo "bench-apps: $what did not answer within 120 s" >&2
+    tail -n 20 "$log" | sed 's/^/    | /' >&2
+    exit 1
+}
+
 if [ "${1:-}" = __memcached ]; then
     tap_up
     args=(-U 0 -t "$SMP" -m 64 -c 1024)
@@ -156,17 +174,9 @@ if [ "${1:-}" = __memcached ]; then
             echo "bench-apps: memcached on $os (rep $rep): booting" >&2
             boot_app $os "$log.console" "build/$ARCH/ports/memcached/memcached.elf" \
                 /usr/bin/memcached "${args[@]}"
-            up='' t0=$SECONDS
-            while [ $((SECONDS - t0)) -lt 120 ]; do
-                build/host/mcload -P -s 192.0.2.2:11211 -W 2 2>/dev/null && { up=1; break; }
-                kill -0 "$qpid" 2>/dev/null || break
-            done
-            if [ -z "$up" ]; then
-                echo "bench-apps: memcached on $os did not answer at 192.0.2.2:11211 within 120 s" >&2
-                tail -n 20 "$log.console" | sed 's/^/    | /' >&2
-                exit 1
-            fi
-            echo "bench-apps: memcached on $os up after $((SECONDS - t0)) s; mcload for $WARMUP + $SECS s" >&2
+            wait_up "memcached on $os at 192.0.2.2:11211" "$log.console" \
+                build/host/mcload -P -s 192.0.2.2:11211 -W 2 2>/dev/null
+            echo "bench-apps: mcload for $WARMUP + $SECS s" >&2
             qemu=$(pgrep -P "$(pgrep -P "$qpid" | head -n 1)" | head -n 1)
             [ $os = linux ] && qemu=$(pgrep -P "$qpid" | head -n 1)
             c0=$(cpu_s "$qemu")
@@ -193,6 +203,12 @@ fi
 # bench-apps.sh __redis: reads ARCH SMP MEM ACCEL REPS REQUESTS LOGS LINUX
 # LINUXAPPS boot_timeout from the environment; prints "RD <os> <rep>
 # <test> <P> <requests/s> <p99 ms>" and "# " lines.
+# redis_answers: 0 if Redis at 192.0.2.2 answers PING, else 1 half a
+# second later.
+redis_answers() {
+    [ "$(timeout 5 redis-cli -h 192.0.2.2 ping 2>/dev/null)" = PONG ] || { sleep 0.5; return 1; }
+}
+
 if [ "${1:-}" = __redis ]; then
     tap_up
     args=(--save --appendonly no --protected-mode no)
@@ -202,18 +218,7 @@ if [ "${1:-}" = __redis ]; then
             echo "bench-apps: redis on $os (rep $rep): booting" >&2
             boot_app $os "$log.console" "build/$ARCH/ports/redis/redis-server.elf" \
                 /usr/bin/redis-server "${args[@]}"
-            up='' t0=$SECONDS
-            while [ $((SECONDS - t0)) -lt 120 ]; do
-                [ "$(timeout 5 redis-cli -h 192.0.2.2 ping 2>/dev/null)" = PONG ] && { up=1; break; }
-                kill -0 "$qpid" 2>/dev/null || break
-                sleep 0.5
-            done
-            if [ -z "$up" ]; then
-                echo "bench-apps: redis on $os did not answer at 192.0.2.2:6379 within 120 s" >&2
-                tail -n 20 "$log.console" | sed 's/^/    | /' >&2
-                exit 1
-            fi
-            echo "bench-apps: redis on $os up after $((SECONDS - t0)) s" >&2
+            wait_up "redis on $os at 192.0.2.2:6379" "$log.console" redis_answers
             for p in 1 16; do
                 n=$((REQUESTS * p))
                 timeout -k 5 $((boot_timeout - 30)) redis-benchmark -h 192.0.2.2 -p 6379 \
