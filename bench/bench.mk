@@ -77,11 +77,12 @@ bench-go: $(if $(filter hosted%,$(BENCH_GO_ARCH)),$(GO_BENCH),\
 
 # Real programs on Spindle against the same programs in a Linux guest
 # under the same QEMU flags (tools/bench/bench-apps.sh): memcached under
-# mcload (tools/bench/mcload.c) on a TAP device, as root; SQLite's
-# speedtest1.  BENCH_APPS="only=memcached,speedtest1 reps=3 secs=10
-# warmup=3 conns=32 keys=10000 size=50".  The guest is Debian's kernel
-# (tools/build/linuxguest.sh) with an initramfs of Debian's memcached
-# binary and a static speedtest1 (tools/build/linuxapps.sh); x86_64 only.
+# mcload (tools/bench/mcload.c) and Redis under redis-benchmark on a TAP
+# device, as root; SQLite's speedtest1.  BENCH_APPS="only=memcached,
+# redis,speedtest1 reps=3 secs=10 warmup=3 conns=32 keys=10000 size=50
+# requests=N".  The guest is Debian's kernel (tools/build/linuxguest.sh)
+# with an initramfs of Debian's memcached binary, a static speedtest1 and
+# a static redis-server (tools/build/linuxapps.sh); x86_64 only.
 .PHONY: bench-apps
 MCLOAD := build/host/mcload
 $(MCLOAD): tools/bench/mcload.c
@@ -92,15 +93,19 @@ $(MCLOAD): tools/bench/mcload.c
 build/ports/sqlite/host-static/speedtest1: ports/sqlite/build.sh ports/port.sh ports/debsrc.sh
 	+$(Q)ports/sqlite/build.sh host-static
 
+build/ports/redis/host-static/redis-server: ports/redis/build.sh ports/port.sh ports/debsrc.sh
+	+$(Q)ports/redis/build.sh host-static
+
 build/linux-apps-x86_64/initrd.cpio: build/linux-x86_64/vmlinuz \
-    build/ports/sqlite/host-static/speedtest1 tools/build/linuxapps.sh \
-    tools/build/linuxinit.c tools/build/mkcpio.py
+    build/ports/sqlite/host-static/speedtest1 build/ports/redis/host-static/redis-server \
+    tools/build/linuxapps.sh tools/build/linuxinit.c tools/build/mkcpio.py
 	$(Q)tools/build/linuxapps.sh $(@D) x86_64 build/linux-x86_64/modules \
-	    build/ports/sqlite/host-static/speedtest1
+	    build/ports/sqlite/host-static/speedtest1 build/ports/redis/host-static/redis-server
 
 ifeq ($(ARCH),x86_64)
 bench-apps: build/linux-x86_64/vmlinuz build/linux-apps-x86_64/initrd.cpio $(MCLOAD) \
-            $(B)/ports/memcached/memcached.elf $(B)/ports/sqlite/speedtest1.elf
+            $(B)/ports/memcached/memcached.elf $(B)/ports/sqlite/speedtest1.elf \
+            $(B)/ports/redis/redis-server.elf
 	$(Q)tools/bench/bench-apps.sh $(ARCH) $(SMP) $(BENCH_APPS)
 else
 bench-apps:

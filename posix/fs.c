@@ -477,4 +477,5 @@ void fs_init(void)
         printk("fs: no /tmp (out of memory)\n");
     fs_dev_init();
     unpack();
+    fs_export_init();
 }

@@ -184,6 +184,9 @@ mode_t proc_umask(void);
 /* Makes /dev and its devices; at boot. */
 void fs_dev_init(void);
 
+/* Hooks the exit's export if the command line has export= (fsexport_exit.c). */
+void fs_export_init(void);
+
 /* Opens device dev with open's flags: a file with one reference, the
    caller's, or NULL and -errno in *err (ENOMEM). */
 struct file *fs_dev_open(const struct fsdev *dev, int flags, int *err);

@@ -1,9 +1,16 @@
 #!/bin/bash
-# ports/redis/build.sh ARCH - Redis 7.0.15's redis-server from Debian's
-# redis source package (bookworm's 5:7.0.15-1~deb12u*, with Debian's
-# patches), unmodified, with its bundled Lua, hiredis and hdr_histogram:
-# build/<arch>/ports/redis/redis-server.elf (and redis-server.Image on
-# aarch64).  ports/redis/port.mk calls it.
+# ports/redis/build.sh ARCH|host-static - Redis 7.0.15's redis-server
+# from Debian's redis source package (bookworm's 5:7.0.15-1~deb12u*, with
+# Debian's patches), unmodified, with its bundled Lua, hiredis and
+# hdr_histogram: build/<arch>/ports/redis/redis-server.elf (and
+# redis-server.Image on aarch64).  ports/redis/port.mk calls it.
+#
+# host-static: build/ports/redis/host-static/redis-server, the same
+# source for this Linux host with its gcc, linked static, with the same
+# MALLOC=libc (glibc's malloc), no TLS and no systemd: what `make
+# bench-apps` runs in its x86_64 Linux guest (tools/build/linuxapps.sh),
+# which has no shared libraries.  Redis's Makefile picks everything else
+# for Linux itself.
 #
 # Redis builds in its own tree, so each arch builds in a copy of the
 # fetched source, build/<arch>/ports/redis/src, made afresh when this
@@ -34,16 +41,34 @@
 #   GIT_DIR            none: Redis's mkreleasehdr.sh would take the
 #                      enclosing Spindle repository's commit for its own
 set -eu
-arch=${1:?usage: build.sh x86_64|aarch64}
+arch=${1:?usage: build.sh x86_64|aarch64|host-static}
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
 PORT=redis
 . ports/port.sh
-case $arch in x86_64|aarch64) ;; *) fail "ARCH $arch: x86_64 or aarch64" ;; esac
+case $arch in x86_64|aarch64|host-static) ;; *) fail "ARCH $arch: x86_64, aarch64 or host-static" ;; esac
 
 tools/build/deps.sh ports
 ports/debsrc.sh redis redis 7.0.15
 fetched=$top/build/ports/redis/src
+
+if [ "$arch" = host-static ]; then
+    dir=build/ports/redis/host-static
+    port_lock "$dir"
+    key=$(cat "${BASH_SOURCE[0]}" "$fetched/../.stamp" | sha256sum | cut -c1-16)
+    if [ "$(cat "$dir/.copied" 2>/dev/null)" != "$key" ]; then
+        rm -rf "$dir/src" "$dir/.copied"
+        cp -a "$fetched" "$dir/src"
+        : >"$dir/build.log"
+        echo "$key" >"$dir/.copied"
+    fi
+    (cd "$dir/src" && step "$top/$dir/build.log" "redis-server (host, static)" \
+        env GIT_DIR=/nonexistent make -C src redis-server MALLOC=libc BUILD_TLS=no \
+        USE_SYSTEMD=no LDFLAGS=-static)
+    cp "$dir/src/src/redis-server" "$dir/redis-server"
+    say "$dir/redis-server"
+    exit 0
+fi
 
 bin=$top/build/$arch/bin
 [ -x "$bin/spindle-cc" ] || fail "no $bin/spindle-cc: make toolchain ARCH=$arch"

@@ -16,7 +16,10 @@
 # below, with --full (make test-ports) every unit, then 30 s of
 # redis-benchmark.  The suite's tests that cannot pass here are skipped,
 # each listed with its reason in tests/host/redis_exceptions; any other
-# failure fails its unit.
+# failure fails its unit.  Then the data across a reboot (four boots of
+# a second or so): an RDB saved, exported at SHUTDOWN (export=,
+# qemu.sh's EXPORT=) and booted again as the initrd; the same for the
+# AOF of ports/redis/redis.conf, with no SAVE.
 #
 # The server runs with the suite's settings (tests/assets/default.conf)
 # that matter to it, no save rules and no AOF (both need fork) and no
@@ -25,7 +28,8 @@
 #
 # Prints `TEST redis_<arch>_cli_<check> PASS|FAIL`, `TEST
 # redis_<arch>_<unit> PASS|FAIL` per suite unit (the failed tests below
-# it), `TEST redis_<arch>_benchmark PASS|FAIL`, then `N passed, M
+# it), `TEST redis_<arch>_benchmark PASS|FAIL`, `TEST
+# redis_<arch>_reboot_rdb|reboot_aof[_<check>] PASS|FAIL`, then `N passed, M
 # failed`; the console tail after a failure.  Run from the top of the tree.
 set -u
 full=
@@ -64,16 +68,21 @@ free_port() {
 
 cli() { timeout 20 redis-cli -h 127.0.0.1 -p "$port" "$@" 2>&1; }
 
-# boot ARCH LOG: boots the image; 0 once it answers PING (within 90 s).
+# boot ARCH LOG [COMMAND LINE...]: boots the image with the command
+# line (by default `-- ARGS`) and qemu.sh's variables in boot_env (such as
+# INITRD= and EXPORT=); 0 once it answers PING (within 90 s).
+boot_env=()
 boot() {
-    local i
+    local i arch=$1 log=$2
+    shift 2
+    [ $# != 0 ] || set -- -- "${ARGS[@]}"
     port=$(free_port)
-    setsid env NET=user HOSTPORT="$port" GUESTPORT=6379 QUIET=1 \
-        timeout -k 5 3600 tools/run/qemu.sh "$1" "build/$1/ports/redis/redis-server.elf" "$SMP" \
-        -- "${ARGS[@]}" > "$2" 2>&1 < /dev/null &
+    setsid env NET=user HOSTPORT="$port" GUESTPORT=6379 QUIET=1 "${boot_env[@]}" \
+        timeout -k 5 3600 tools/run/qemu.sh "$arch" "build/$arch/ports/redis/redis-server.elf" "$SMP" \
+        "$@" > "$log" 2>&1 < /dev/null &
     pgid=$!
-    for i in $(seq 90); do
-        sleep 1
+    for i in $(seq 360); do
+        sleep 0.25
         kill -0 "$pgid" 2>/dev/null || return 1
         [ "$(cli ping)" = PONG ] && return 0
     done
@@ -113,20 +122,128 @@ v $1"
     cli del spindle:k > /dev/null
 }
 
+# halt: SHUTDOWN NOSAVE; 0 once the machine has ended with status 0
+# (within 60 s).
+halt() {
+    local rc
+    cli shutdown nosave > /dev/null
+    for _ in $(seq 240); do
+        kill -0 "$pgid" 2>/dev/null || break
+        sleep 0.25
+    done
+    kill -0 "$pgid" 2>/dev/null && { stop; return 1; }
+    wait "$pgid"
+    rc=$?
+    pgid=
+    return $rc
+}
+
+# reboot_rdb ARCH: keys SET, SAVE, one more SET, SHUTDOWN NOSAVE with
+# export=/dump.rdb (qemu.sh's EXPORT= makes it a cpio archive); booted
+# again with that archive as its initrd, the saved keys are back and the
+# later one is not.
+reboot_rdb() {
+    local n=redis_$1_reboot_rdb log=$tmp/reboot.$1 cpio=$tmp/rdb.$1.cpio
+    boot_env=(EXPORT="$cpio")
+    if ! boot "$1" "$log" export=/dump.rdb -- "${ARGS[@]}"; then
+        result "$n" FAIL "Redis did not answer"
+        tail -n 20 "$log" | sed 's/^/    | /'
+        stop
+        boot_env=()
+        return
+    fi
+    cli set spindle:saved "v $1" > /dev/null
+    cli rpush spindle:list a "b c" d > /dev/null
+    cli save > /dev/null
+    cli set spindle:late x > /dev/null
+    if ! halt || [ ! -s "$cpio" ]; then
+        result "$n" FAIL "no dump.rdb exported at shutdown"
+        tail -n 20 "$log" | sed 's/^/    | /'
+        boot_env=()
+        return
+    fi
+    boot_env=(INITRD="$cpio")
+    if ! boot "$1" "$log"; then
+        result "$n" FAIL "Redis did not answer when booted with the exported RDB"
+        tail -n 20 "$log" | sed 's/^/    | /'
+    else
+        check "$n" test "$(cli get spindle:saved; cli lrange spindle:list 0 -1; cli exists spindle:late)" = "v $1
+a
+b c
+d
+0"
+    fi
+    stop
+    boot_env=()
+}
+
+# reboot_aof ARCH: ports/redis/redis.conf (appendonly yes, no automatic
+# rewrite) from a packed tree; writes with no SAVE, BGREWRITEAOF refused,
+# SHUTDOWN NOSAVE exporting /appendonlydir back into the tree; booted
+# again with the tree, the writes are back from the AOF alone.
+reboot_aof() {
+    local n=redis_$1_reboot_aof log=$tmp/reboot.$1 tree=$tmp/aof.$1 a
+    rm -rf "$tree"
+    mkdir -p "$tree/etc/redis"
+    cp ports/redis/redis.conf "$tree/etc/redis/"
+    tools/build/mkcpio.py --tree "$tmp/aof.$1.cpio" "$tree"
+    boot_env=(INITRD="$tmp/aof.$1.cpio" EXPORT="$tree")
+    if ! boot "$1" "$log" export=/appendonlydir export=/dump.rdb -- /etc/redis/redis.conf; then
+        result "$n" FAIL "Redis did not answer with ports/redis/redis.conf"
+        tail -n 20 "$log" | sed 's/^/    | /'
+        stop
+        boot_env=()
+        return
+    fi
+    check "${n}_on" test "$(cli config get appendonly | tail -n 1)" = yes
+    cli set spindle:aof "v $1" > /dev/null
+    for a in 1 2 3; do cli incr spindle:count > /dev/null; done
+    cli hset spindle:h f1 a f2 b > /dev/null
+    check "${n}_rewrite_refused" bash -c "timeout 5 redis-cli -h 127.0.0.1 -p $port bgrewriteaof | grep -q \"Can't execute an AOF background rewriting\""
+    if ! halt || [ ! -f "$tree/appendonlydir/appendonly.aof.manifest" ]; then
+        result "$n" FAIL "no appendonlydir exported at shutdown"
+        tail -n 20 "$log" | sed 's/^/    | /'
+        boot_env=()
+        return
+    fi
+    check "${n}_no_rdb" test ! -e "$tree/dump.rdb"
+    tools/build/mkcpio.py --tree "$tmp/aof.$1.cpio" "$tree"
+    boot_env=(INITRD="$tmp/aof.$1.cpio")
+    if ! boot "$1" "$log" -- /etc/redis/redis.conf; then
+        result "$n" FAIL "Redis did not answer when booted with the exported AOF"
+        tail -n 20 "$log" | sed 's/^/    | /'
+    else
+        check "$n" test "$(cli get spindle:aof; cli get spindle:count; cli hget spindle:h f2)" = "v $1
+3
+b"
+    fi
+    stop
+    boot_env=()
+}
+
 # suite ARCH UNIT...: runs the units, one result per unit.
 suite() {
     local arch=$1 unit u log out why
     shift
     local src=build/$arch/ports/redis/src
-    grep -v '^[#@]' tests/host/redis_exceptions | grep -v '^[[:space:]]*$' > "$tmp/skip"
+    local extra booted= down
+    grep -v '^[#@%]' tests/host/redis_exceptions | grep -v '^[[:space:]]*$' > "$tmp/skip"
     for unit; do
         u=redis_${arch}_${unit//\//_} log=$tmp/suite.$arch.${unit//\//_}
         why=
-        if [ "$(cli ping)" != PONG ]; then
+        # The server's own arguments for the unit (`%UNIT ARGS...` in the
+        # exceptions): a server booted afresh with them (the unit may
+        # change what they set), and again without after it.
+        extra=$(awk -v u="%$unit" '$1 == u { $1 = ""; print }' tests/host/redis_exceptions)
+        down=
+        [ "$(cli ping)" = PONG ] || down=1
+        if [ -n "$down$extra$booted" ]; then
             stop
-            tail -n 30 "$tmp/console.$arch" | sed 's/^/    | /'
-            boot "$arch" "$tmp/console.$arch" ||
-                { result "$u" FAIL "Redis did not answer after a reboot"; continue; }
+            [ -z "$down" ] || tail -n 30 "$tmp/console.$arch" | sed 's/^/    | /'
+            # shellcheck disable=SC2086 # extra is a list of words
+            boot "$arch" "$tmp/console.$arch" -- "${ARGS[@]}" $extra ||
+                { result "$u" FAIL "Redis did not answer after a reboot"; booted=; continue; }
+            booted=$extra
         fi
         # The unit's own options (`@UNIT OPTIONS...` in the exceptions).
         read -r -a opts <<< "$(awk -v u="@$unit" '$1 == u { $1 = ""; print }' tests/host/redis_exceptions)"
@@ -220,6 +337,8 @@ for arch in "${arches[@]}"; do
     suite "$arch" "${units[@]}"
     [ -z "$full" ] || benchmark "$arch"
     stop
+    reboot_rdb "$arch"
+    reboot_aof "$arch"
 done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/build/linuxapps.sh OUTDIR ARCH MODULES SPEEDTEST1 - the initramfs of
+# tools/build/linuxapps.sh OUTDIR ARCH MODULES SPEEDTEST1 REDIS - the initramfs of
 # the Linux guest of `make bench-apps` at OUTDIR/initrd.cpio: the
 # programs that the benchmark runs on Spindle, here for Linux, to be
 # booted with the Debian kernel of tools/build/linuxguest.sh under the same
@@ -17,6 +17,9 @@
 #   /usr/bin/speedtest1      SPEEDTEST1: SQLite's speedtest1 from the same
 #                            source as the Spindle port, static
 #                            (ports/sqlite/build.sh host-static)
+#   /usr/bin/redis-server    REDIS: Redis 7.0.15's redis-server from the
+#                            same Debian source as the Spindle port, static
+#                            (ports/redis/build.sh host-static)
 # OUTDIR/versions names the packages used.  The packages are fetched once
 # (nothing is installed; OUTDIR/debs/.stamp matches this script); the
 # initramfs is made again on every run, which takes a second.
@@ -24,15 +27,15 @@
 # x86_64 only: an aarch64 guest would need arm64 packages and a static
 # arm64 speedtest1 (libc6-dev-arm64-cross), which this does not fetch.
 set -eu
-out=${1:?usage: linuxapps.sh OUTDIR ARCH MODULES SPEEDTEST1}
-arch=${2:?} modules=${3:?} speedtest1=${4:?}
+out=${1:?usage: linuxapps.sh OUTDIR ARCH MODULES SPEEDTEST1 REDIS}
+arch=${2:?} modules=${3:?} speedtest1=${4:?} redis=${5:?}
 case $arch in
 x86_64) darch=amd64 triplet=x86_64-linux-gnu ;;
 *) echo "linuxapps.sh: ARCH=$arch: the Linux guest of bench-apps is x86_64 only" >&2; exit 2 ;;
 esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pkgs=(memcached libevent-2.1-7 libsasl2-2 libssl3 libc6)
-for f in "$modules/order" "$speedtest1"; do
+for f in "$modules/order" "$speedtest1" "$redis"; do
     [ -f "$f" ] || { echo "linuxapps.sh: no $f" >&2; exit 2; }
 done
 mkdir -p "$out"
@@ -102,6 +105,7 @@ need() {
 cp "$stage/usr/bin/memcached" "$root/usr/bin/memcached"
 need "$root/usr/bin/memcached"
 cp "$speedtest1" "$root/usr/bin/speedtest1"
+cp "$redis" "$root/usr/bin/redis-server"
 mkdir -p "$root/modules"
 cp -r "$modules/." "$root/modules/"
 rm -rf "$stage"

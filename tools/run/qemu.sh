@@ -19,6 +19,12 @@
 # TRACE_FILE=PATH gives the machine its host channel (kernel/hostchan.h):
 # a virtio console whose port QEMU writes to PATH, where the execution
 # tracer then dumps instead of on the serial console (tools/run/trace.sh).
+# EXPORT=DIR or EXPORT=FILE.cpio collects what the guest exports at exit
+# (`export=PATH` on its command line, posix/fsexport.h): the host channel
+# goes to a file (TRACE_FILE's, or a temporary one), which
+# tools/run/fsexport.py unpacks into DIR or packs as FILE.cpio once QEMU
+# has exited; a stream that is missing or damaged is said, and the exit
+# status is QEMU's still.
 # INITRD=FILE (a cpio archive, tools/build/mkcpio.py) is the initrd
 # (kernel/initrd.h): QEMU's -initrd on the direct boots (PVH's module
 # list on x86_64, the device tree's /chosen on aarch64), the disk
@@ -195,11 +201,24 @@ monitor=none
 [ -z "${MONITOR:-}" ] || monitor=unix:$MONITOR,server=on,wait=off
 gdb_opt=()
 [ -z "${GDBPORT:-}" ] || gdb_opt=(-gdb "tcp:127.0.0.1:$GDBPORT" -S)
+chan_file=${TRACE_FILE:-} chan_tmp=
+if [ -n "${EXPORT:-}" ] && [ -z "$chan_file" ]; then
+    chan_tmp=$(mktemp "${TMPDIR:-/tmp}/spindle-export.XXXXXX")
+    chan_file=$chan_tmp
+    trap 'rm -f "$chan_tmp"' EXIT
+fi
 chan_opt=()
-[ -z "${TRACE_FILE:-}" ] ||
+[ -z "$chan_file" ] ||
     chan_opt=(-device $serialdev,max_ports=1
-              -chardev "file,id=hostchan,path=$TRACE_FILE"
+              -chardev "file,id=hostchan,path=$chan_file"
               -device virtconsole,chardev=hostchan)
+
+# unexport: EXPORT's tree from the channel's file, after QEMU has exited.
+unexport() {
+    [ -n "${EXPORT:-}" ] || return 0
+    "$(dirname "$0")/fsexport.py" "$chan_file" "$EXPORT" >&2 ||
+        echo "qemu.sh: EXPORT=$EXPORT: nothing exported (export=PATH on the command line?)" >&2
+}
 
 # efi_disk LOADER FIRMWARE_VARS: sets disk and vars for a firmware boot of
 # $image (a disk image, or a kernel ELF made into one for this boot).
@@ -222,7 +241,7 @@ efi_disk() {
         shift 2
         mkdir -p "build/$arch"
         tmp=$(mktemp -d "build/$arch/boot.XXXXXX")
-        trap 'rm -rf "$tmp"; restore_tty' EXIT
+        trap 'rm -rf "$tmp" ${chan_tmp:+"$chan_tmp"}; restore_tty' EXIT
         disk=$tmp/disk.img vars=$tmp/vars.fd
         [ -z "$fwvars" ] || cp "$fwvars" "$vars"
         GPT_CACHE=build/$arch/gpt.img INITRD=${INITRD:-} \
@@ -254,7 +273,7 @@ stty_saved=
 restore_tty() { [ -z "$stty_saved" ] || stty "$stty_saved"; }
 if [ -t 0 ] && stty_saved=$(stty -g 2>/dev/null); then
     stty quit undef
-    trap restore_tty EXIT
+    trap 'restore_tty; rm -f ${chan_tmp:+"$chan_tmp"}' EXIT
 fi
 
 ovmf=/usr/share/OVMF aavmf=/usr/share/AAVMF
@@ -293,6 +312,7 @@ x86_64|x86_64-efi|x86_64-microvm)
         -device isa-debug-exit,iobase=0xf4,iosize=1 "${chan_opt[@]}" "${gdb_opt[@]}"
     rc=$?
     set -e
+    unexport
     # isa-debug-exit makes QEMU exit with (status << 1) | 1.
     if [ $((rc & 1)) = 1 ]; then exit $((rc >> 1)); fi
     echo "qemu: exited with $rc without an exit status from Spindle" >&2
@@ -331,6 +351,7 @@ aarch64|aarch64-efi|aarch64-efi-dtb|aarch64-uboot)
         "${gdb_opt[@]}"
     rc=$?
     set -e
+    unexport
     # Spindle exits through semihosting with (status << 1) | 1, as on x86.
     if [ $((rc & 1)) = 1 ]; then exit $((rc >> 1)); fi
     echo "qemu: exited with $rc without an exit status from Spindle" >&2

@@ -3,8 +3,8 @@
  * rounding functions (exact, half-way cases, signed zeros, the edge of
  * the integers), long doubles read (strtold) and written (printf's %Lf)
  * at their own precision, fnmatch, POSIX dirname and basename, terminal
- * settings (no descriptor has any), and the names of <limits.h>,
- * <errno.h> and <netinet/in.h> that ported programs use.
+ * settings (no descriptor has any), the names of <limits.h>,
+ * <errno.h> and <netinet/in.h> that ported programs use, and memmove.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE             /* fnmatch's FNM_CASEFOLD, FNM_LEADING_DIR */
@@ -171,6 +171,30 @@ TEST(names)
     CHECK(SSIZE_MAX == LONG_MAX && sizeof(ssize_t) == sizeof(long));
     CHECK(ESOCKTNOSUPPORT != EPROTONOSUPPORT && ESOCKTNOSUPPORT != EAFNOSUPPORT);
     CHECK(IPV6_V6ONLY == 26 && IPPROTO_IPV6 == 41);
+}
+
+/* memmove (posix/memmove.c on x86_64, newlib's on aarch64): overlapping
+   moves up and down at odd offsets, as a listpack's, against a copy
+   through a second buffer. */
+TEST(memmove_overlapping)
+{
+    static unsigned char buf[4200], want[4200], tmp[4200];
+    static const size_t ns[] = { 0, 1, 7, 8, 9, 15, 63, 4095 };
+    bool ok = true;
+
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (int delta = -9; delta <= 9; delta++) {
+            size_t n = ns[i], s = 53, d = (size_t)(53 + delta);
+
+            for (size_t k = 0; k < sizeof buf; k++)
+                buf[k] = (unsigned char)(k * 37 + 11);
+            memcpy(want, buf, sizeof buf);
+            memcpy(tmp, buf + s, n);
+            memcpy(want + d, tmp, n);
+            ok &= memmove(buf + d, buf + s, n) == buf + d &&
+                  !memcmp(buf, want, sizeof buf);
+        }
+    CHECK(ok);
 }
 
 int main(void)
