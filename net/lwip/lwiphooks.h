@@ -19,6 +19,37 @@
  * connection nobody asked for, which its peer then resets.  Run on
  * every IPv4 packet before lwIP looks at it, under the stack's lock; it
  * never consumes the packet.
+ *
+ * The same hook holds the lines against a hostile peer that lwIP 2.1.3
+ * does not draw itself (tests/host/hostile_test.sh sends each attack):
+ *
+ *   - A SYN flood (half_open_make_room): lwIP counts a listener's
+ *     half-open connections (SYN_RCVD) in its backlog and drops every
+ *     SYN once the backlog is full, for the 20 s it keeps a half-open
+ *     one: a few dozen spoofed SYNs would shut the port to everyone.
+ *     So a SYN for a full listener first drops the oldest of its
+ *     half-open connections, without a reset (its peer is likely
+ *     forged), and so does a SYN that finds HALF_OPEN_MAX of them: an
+ *     honest peer, whose ACK comes within a round trip, is overtaken
+ *     only by HALF_OPEN_MAX SYNs inside that round trip.  And no half-open connection outlives HALF_OPEN_MS
+ *     (half_open_reap, once a second while there are any), so the
+ *     memory a flood held (each one's SYN-ACK, on lwIP's heap) is back
+ *     within seconds of its end.
+ *   - A blind data injection (RFC 5961 5.2, ack_acceptable): a segment
+ *     whose ACK acknowledges what was never sent (past snd_lbb, the end
+ *     of all that was queued: lwIP's snd_nxt moves back on a
+ *     retransmission timeout) or what was acked more than a window ago
+ *     is dropped and answered with an ACK, so that an attacker must
+ *     guess the ACK as well as the sequence number.  lwIP would send the
+ *     ACK and then take the data.  (Blind RSTs and SYNs lwIP already
+ *     answers with a challenge ACK, RFC 5961 3 and 4.)
+ *   - A tiny MSS (mss_floor): a peer's SYN asking for segments of a few
+ *     bytes would have lwIP send a response a byte per frame; an MSS
+ *     option below MSS_FLOOR is raised to it, as Linux does with
+ *     TCP_MIN_SND_MSS.
+ *
+ * Each counts what it refused (net_attack_count, net/stack.c; the exit
+ * report and /debug/sched show them; netguard.h).
  */
 #ifndef NET_LWIP_LWIPHOOKS_H
 #define NET_LWIP_LWIPHOOKS_H
@@ -29,23 +60,17 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/tcp.h"
+#include "lwip/timeouts.h"
+#include "netguard.h"
 
-static inline int lwip_hook_timewait_syn(struct pbuf *p)
+#define HALF_OPEN_MS    5000    /* one SYN-ACK retransmission (3 s RTO) */
+#define MSS_FLOOR       48
+
+static inline void lwip_hook_timewait_syn(const struct ip_hdr *ip,
+                                          const struct tcp_hdr *th)
 {
-    const struct ip_hdr *ip = (const struct ip_hdr *)p->payload;
-    const struct tcp_hdr *th;
     struct tcp_pcb *pcb;
-    u16_t hlen;
 
-    if (p->len < IP_HLEN || IPH_V(ip) != 4 || IPH_PROTO(ip) != IP_PROTO_TCP ||
-        (IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)))
-        return 0;
-    hlen = IPH_HL_BYTES(ip);
-    if (hlen < IP_HLEN || p->len < hlen + TCP_HLEN)
-        return 0;
-    th = (const struct tcp_hdr *)((const u8_t *)p->payload + hlen);
-    if ((TCPH_FLAGS(th) & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN)) != TCP_SYN)
-        return 0;
     for (pcb = tcp_tw_pcbs; pcb; pcb = pcb->next) {
         if (pcb->remote_port != lwip_ntohs(th->src) ||
             pcb->local_port != lwip_ntohs(th->dest) ||
@@ -55,9 +80,187 @@ static inline int lwip_hook_timewait_syn(struct pbuf *p)
         tcp_abort(pcb);             /* a TIME_WAIT pcb is just freed */
         break;
     }
+}
+
+/* Drops the half-open connections older than HALF_OPEN_MS; again in a
+   second while any are left.  An lwIP timeout (the stack's lock held). */
+static int half_open_armed;
+
+static void half_open_reap(void *arg)
+{
+    struct tcp_pcb *pcb, *next;
+    int left = 0;
+
+    (void)arg;
+    half_open_armed = 0;
+    for (pcb = tcp_active_pcbs; pcb; pcb = next) {
+        next = pcb->next;
+        if (pcb->state != SYN_RCVD)
+            continue;
+        if ((u32_t)(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL < HALF_OPEN_MS) {
+            left = 1;
+            continue;
+        }
+        net_attack_count(NET_HALF_OPEN_DROPPED);
+        tcp_abandon(pcb, 0);
+    }
+    if (left) {
+        half_open_armed = 1;
+        sys_timeout(1000, half_open_reap, NULL);
+    }
+}
+
+/* A SYN for port: with its listener's backlog full, or HALF_OPEN_MAX of
+   its connections half-open, the oldest of those goes, so that the SYN
+   finds room. */
+static inline void half_open_make_room(u16_t port)
+{
+    struct tcp_pcb_listen *l;
+    struct tcp_pcb *pcb, *old = NULL;
+    int n = 0;
+
+    if (!half_open_armed) {
+        half_open_armed = 1;
+        sys_timeout(1000, half_open_reap, NULL);
+    }
+    for (l = tcp_listen_pcbs.listen_pcbs; l; l = l->next)
+        if (l->local_port == port)
+            break;
+    if (!l)
+        return;
+    for (pcb = tcp_active_pcbs; pcb; pcb = pcb->next) {
+        if (pcb->state != SYN_RCVD || pcb->listener != l)
+            continue;
+        n++;
+        /* >=: lwIP puts a new pcb at the head of the list, so of those
+           made within one tick (TCP_SLOW_INTERVAL) the last is oldest. */
+        if (!old || (u32_t)(tcp_ticks - pcb->tmr) >=
+                    (u32_t)(tcp_ticks - old->tmr))
+            old = pcb;
+    }
+    if (old && (n >= HALF_OPEN_MAX || l->accepts_pending >= l->backlog)) {
+        net_attack_count(NET_HALF_OPEN_DROPPED);
+        tcp_abandon(old, 0);
+    }
+}
+
+/* The TCP checksum of the segment th (len bytes) from ip, folded. */
+static inline u16_t tcp_sum(const struct ip_hdr *ip, const u8_t *t, u16_t len)
+{
+    u32_t s = (ip->src.addr & 0xffff) + (ip->src.addr >> 16) +
+              (ip->dest.addr & 0xffff) + (ip->dest.addr >> 16) +
+              PP_HTONS(IP_PROTO_TCP) + lwip_htons(len);
+
+    u16_t w;
+
+    for (u16_t i = 0; i + 1 < len; i += 2) {    /* words as the addresses */
+        MEMCPY(&w, t + i, 2);
+        s += w;
+    }
+    if (len & 1) {
+        u8_t last[2] = { t[len - 1], 0 };
+
+        MEMCPY(&w, last, 2);
+        s += w;
+    }
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (u16_t)s;
+}
+
+/* Raises a SYN's MSS option below MSS_FLOOR to it, checksum mended (a
+   segment whose checksum was wrong stays wrong, for lwIP to drop). */
+static inline void mss_floor(const struct ip_hdr *ip, struct tcp_hdr *th,
+                             u16_t len)
+{
+    u8_t *t = (u8_t *)th, *o = t + TCP_HLEN, *end = t + TCPH_HDRLEN_BYTES(th);
+
+    while (o < end && *o != 0) {
+        if (*o == 1) {
+            o++;
+            continue;
+        }
+        if (o + 1 >= end || o[1] < 2 || o + o[1] > end)
+            return;
+        if (o[0] == 2 && o[1] == 4) {
+            u16_t mss = (u16_t)(o[2] << 8 | o[3]);
+
+            if (mss >= MSS_FLOOR || tcp_sum(ip, t, len) != 0xffff)
+                return;
+            o[2] = MSS_FLOOR >> 8;
+            o[3] = MSS_FLOOR & 0xff;
+            th->chksum = 0;
+            th->chksum = (u16_t)~tcp_sum(ip, t, len);
+            net_attack_count(NET_MSS_RAISED);
+            return;
+        }
+        o += o[1];
+    }
+}
+
+/* RFC 5961 5.2 for a segment with an ACK and neither SYN nor RST: false
+   (and an ACK sent) if its ACK is outside [lastack - the peer's largest
+   window, snd_lbb + 1 (a FIN)] of a synchronized connection. */
+static inline int ack_acceptable(const struct ip_hdr *ip,
+                                 const struct tcp_hdr *th, u16_t len)
+{
+    struct tcp_pcb *pcb;
+    u32_t ack = lwip_ntohl(th->ackno), lo;
+
+    for (pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
+        if (pcb->remote_port == lwip_ntohs(th->src) &&
+            pcb->local_port == lwip_ntohs(th->dest) &&
+            ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == ip->src.addr &&
+            ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip)) == ip->dest.addr)
+            break;
+    if (!pcb || pcb->state < ESTABLISHED || pcb->state > LAST_ACK)
+        return 1;
+    lo = pcb->lastack - pcb->snd_wnd_max;
+    if ((u32_t)(ack - lo) <= (u32_t)(pcb->snd_lbb + 1 - lo))
+        return 1;
+    if (tcp_sum(ip, (const u8_t *)th, len) != 0xffff)
+        return 1;               /* corrupt: lwIP drops and counts it */
+    net_attack_count(NET_ACK_OUT_OF_RANGE);
+    tcp_ack_now(pcb);
+    tcp_output(pcb);
     return 0;
 }
 
-#define LWIP_HOOK_IP4_INPUT(p, inp) ((void)(inp), lwip_hook_timewait_syn(p))
+/* LWIP_HOOK_IP4_INPUT: 1 if the packet was dropped here (and freed). */
+static inline int lwip_hook_ip4(struct pbuf *p)
+{
+    const struct ip_hdr *ip = (const struct ip_hdr *)p->payload;
+    struct tcp_hdr *th;
+    u16_t hlen, len;
+    u8_t fl;
+
+    if (p->len < IP_HLEN || IPH_V(ip) != 4 || IPH_PROTO(ip) != IP_PROTO_TCP ||
+        (IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)))
+        return 0;
+    hlen = IPH_HL_BYTES(ip);
+    len = lwip_ntohs(IPH_LEN(ip));
+    if (hlen < IP_HLEN || len > p->len || len < hlen + TCP_HLEN)
+        return 0;
+    len = (u16_t)(len - hlen);
+    th = (struct tcp_hdr *)((u8_t *)p->payload + hlen);
+    if (TCPH_HDRLEN_BYTES(th) < TCP_HLEN || TCPH_HDRLEN_BYTES(th) > len)
+        return 0;
+    fl = TCPH_FLAGS(th) & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN);
+    if (fl & TCP_SYN) {
+        if (fl == TCP_SYN) {
+            lwip_hook_timewait_syn(ip, th);
+            half_open_make_room(lwip_ntohs(th->dest));
+        }
+        if (!(fl & TCP_RST))
+            mss_floor(ip, th, len);
+        return 0;
+    }
+    if ((fl & (TCP_ACK | TCP_RST)) != TCP_ACK || ack_acceptable(ip, th, len))
+        return 0;
+    pbuf_free(p);
+    return 1;
+}
+
+#define LWIP_HOOK_IP4_INPUT(p, inp) ((void)(inp), lwip_hook_ip4(p))
 
 #endif
