@@ -27,7 +27,7 @@ shift 2
 passed=0 failed=0
 # make test's slices: `+` joins attacks run side by side (hostile.py).
 X86_64_CASES=blind+segments+zerowin+tinymss+frags+udp,synflood+arp+ping
-AARCH64_CASES=blind+segments+udp
+AARCH64_CASES=blind+segments+tinymss+udp
 
 arches=("$@")
 if [ $# = 0 ]; then
