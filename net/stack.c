@@ -457,10 +457,12 @@ int sp_net_report(char *buf, size_t len)
             pcbs_max, pcbs_short, pbufs, heap);
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - n,
-            "\nnet: refused: half-open dropped %llu, ack out-of-range %llu, "
-            "mss raised %llu",
+            "\nnet: refused: half-open dropped %llu (revived %llu), "
+            "ack out-of-range %llu, mss raised %llu",
             (unsigned long long)__atomic_load_n(
                 &attack_counts[NET_HALF_OPEN_DROPPED], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_HALF_OPEN_REVIVED], __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(
                 &attack_counts[NET_ACK_OUT_OF_RANGE], __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(

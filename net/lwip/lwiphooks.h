@@ -55,6 +55,7 @@
 #define NET_LWIP_LWIPHOOKS_H
 
 #include "lwip/def.h"
+#include "lwip/inet_chksum.h"
 #include "lwip/ip4.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
@@ -80,6 +81,143 @@ static inline void lwip_hook_timewait_syn(const struct ip_hdr *ip,
         tcp_abort(pcb);             /* a TIME_WAIT pcb is just freed */
         break;
     }
+}
+
+/* The TCP checksum of the segment th (len bytes) from ip, folded. */
+static inline u16_t tcp_sum(const struct ip_hdr *ip, const u8_t *t, u16_t len)
+{
+    u32_t s = (ip->src.addr & 0xffff) + (ip->src.addr >> 16) +
+              (ip->dest.addr & 0xffff) + (ip->dest.addr >> 16) +
+              PP_HTONS(IP_PROTO_TCP) + lwip_htons(len);
+
+    u16_t w;
+
+    for (u16_t i = 0; i + 1 < len; i += 2) {    /* words as the addresses */
+        MEMCPY(&w, t + i, 2);
+        s += w;
+    }
+    if (len & 1) {
+        u8_t last[2] = { t[len - 1], 0 };
+
+        MEMCPY(&w, last, 2);
+        s += w;
+    }
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (u16_t)s;
+}
+
+/*
+ * The half-open connections half_open_make_room dropped, in brief (a
+ * ring of the last EVICTED_MAX), so that the ACK which would have
+ * completed one still opens it: half_open_revive.  Only the ip4.c
+ * translation unit (the input hook's) touches it.
+ */
+#define EVICTED_MAX     1024
+
+struct evicted {
+    u32_t rip, lip;             /* network order, as in the IP header */
+    u16_t rport, lport;
+    u32_t iss, irs;             /* our SYN's number, and the peer's */
+    u16_t mss;                  /* what the peer's SYN asked for */
+    u8_t ws;                    /* its window scale, or 0xff: none */
+};
+static struct evicted evicted[EVICTED_MAX];
+static u32_t evicted_next;
+
+/* The ISN the next SYN_RCVD pcb gets while set (half_open_revive):
+   shared by tcp.c's and ip4.c's translation units, hence weak globals
+   (one per copy once linked) rather than statics. */
+__attribute__((weak)) u32_t lwip_hook_iss_forced;
+__attribute__((weak)) u8_t lwip_hook_iss_forcing;
+
+static inline void half_open_remember(const struct tcp_pcb *pcb)
+{
+    struct evicted *e = &evicted[evicted_next++ % EVICTED_MAX];
+
+    e->rip = ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip));
+    e->lip = ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip));
+    e->rport = pcb->remote_port;
+    e->lport = pcb->local_port;
+    e->iss = pcb->lastack;      /* SYN_RCVD: lastack is the ISS */
+    e->irs = pcb->rcv_nxt - 1;
+    e->mss = pcb->mss;
+    e->ws = (pcb->flags & TF_WND_SCALE) ? pcb->snd_scale : 0xff;
+}
+
+/* An ACK that matched no connection: if it completes the handshake of
+   one half_open_make_room dropped, lwIP is fed that connection's SYN
+   again (made up from the ring, with the same ISS), so that the ACK,
+   which lwIP takes next, finds it in SYN_RCVD. */
+static inline void half_open_revive(struct netif *inp, const struct ip_hdr *ip,
+                                    const struct tcp_hdr *th)
+{
+    u32_t ack = lwip_ntohl(th->ackno), seq = lwip_ntohl(th->seqno);
+    struct evicted *e = NULL;
+    struct ip_hdr *qi;
+    struct tcp_hdr *qt;
+    struct pbuf *q;
+    u16_t ol, n;
+    u8_t *o;
+
+    for (int i = 0; i < EVICTED_MAX && !e; i++)
+        if (evicted[i].rip == ip->src.addr && evicted[i].lip == ip->dest.addr &&
+            evicted[i].rport == lwip_ntohs(th->src) &&
+            evicted[i].lport == lwip_ntohs(th->dest) &&
+            ack == evicted[i].iss + 1 && seq == evicted[i].irs + 1)
+            e = &evicted[i];
+    if (!e)
+        return;
+    ol = e->ws != 0xff ? 8 : 4;
+    n = (u16_t)(IP_HLEN + TCP_HLEN + ol);
+    if (!(q = pbuf_alloc(PBUF_RAW, n, PBUF_RAM)))
+        return;
+    memset(q->payload, 0, n);
+    qi = (struct ip_hdr *)q->payload;
+    IPH_VHL_SET(qi, 4, IP_HLEN / 4);
+    IPH_LEN_SET(qi, lwip_htons(n));
+    IPH_TTL_SET(qi, 64);
+    IPH_PROTO_SET(qi, IP_PROTO_TCP);
+    qi->src = ip->src;
+    qi->dest = ip->dest;
+    IPH_CHKSUM_SET(qi, inet_chksum(qi, IP_HLEN));
+    qt = (struct tcp_hdr *)((u8_t *)qi + IP_HLEN);
+    qt->src = th->src;
+    qt->dest = th->dest;
+    qt->seqno = lwip_htonl(e->irs);
+    TCPH_HDRLEN_FLAGS_SET(qt, (TCP_HLEN + ol) / 4, TCP_SYN);
+    qt->wnd = th->wnd;
+    o = (u8_t *)qt + TCP_HLEN;
+    o[0] = 2;                   /* MSS */
+    o[1] = 4;
+    o[2] = (u8_t)(e->mss >> 8);
+    o[3] = (u8_t)e->mss;
+    if (e->ws != 0xff) {
+        o[4] = 1;               /* NOP, then the window scale */
+        o[5] = 3;
+        o[6] = 3;
+        o[7] = e->ws;
+    }
+    qt->chksum = (u16_t)~tcp_sum(qi, (const u8_t *)qt, (u16_t)(TCP_HLEN + ol));
+    e->rip = 0;                 /* used */
+    net_attack_count(NET_HALF_OPEN_REVIVED);
+    lwip_hook_iss_forced = e->iss;
+    lwip_hook_iss_forcing = 1;
+    ip4_input(q, inp);          /* takes q; lwIP's state for a packet is
+                                   set after this hook, so this nests */
+    lwip_hook_iss_forcing = 0;
+}
+
+/* LWIP_HOOK_TCP_ISN: lwIP's own choice (its tcp_next_iss), unless
+   half_open_revive forces the one a dropped connection had. */
+static inline u32_t lwip_hook_isn(void)
+{
+    static u32_t iss = 6510;
+
+    if (lwip_hook_iss_forcing)
+        return lwip_hook_iss_forced;
+    iss += tcp_ticks;
+    return iss;
 }
 
 /* Drops the half-open connections older than HALF_OPEN_MS; again in a
@@ -140,32 +278,9 @@ static inline void half_open_make_room(u16_t port)
     }
     if (old && (n >= HALF_OPEN_MAX || l->accepts_pending >= l->backlog)) {
         net_attack_count(NET_HALF_OPEN_DROPPED);
+        half_open_remember(old);
         tcp_abandon(old, 0);
     }
-}
-
-/* The TCP checksum of the segment th (len bytes) from ip, folded. */
-static inline u16_t tcp_sum(const struct ip_hdr *ip, const u8_t *t, u16_t len)
-{
-    u32_t s = (ip->src.addr & 0xffff) + (ip->src.addr >> 16) +
-              (ip->dest.addr & 0xffff) + (ip->dest.addr >> 16) +
-              PP_HTONS(IP_PROTO_TCP) + lwip_htons(len);
-
-    u16_t w;
-
-    for (u16_t i = 0; i + 1 < len; i += 2) {    /* words as the addresses */
-        MEMCPY(&w, t + i, 2);
-        s += w;
-    }
-    if (len & 1) {
-        u8_t last[2] = { t[len - 1], 0 };
-
-        MEMCPY(&w, last, 2);
-        s += w;
-    }
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (u16_t)s;
 }
 
 /* Raises a SYN's MSS option below MSS_FLOOR to it, checksum mended (a
@@ -200,8 +315,9 @@ static inline void mss_floor(const struct ip_hdr *ip, struct tcp_hdr *th,
 
 /* RFC 5961 5.2 for a segment with an ACK and neither SYN nor RST: false
    (and an ACK sent) if its ACK is outside [lastack - the peer's largest
-   window, snd_lbb + 1 (a FIN)] of a synchronized connection. */
-static inline int ack_acceptable(const struct ip_hdr *ip,
+   window, snd_lbb + 1 (a FIN)] of a synchronized connection.  An ACK of
+   no connection may revive a dropped half-open one first. */
+static inline int ack_acceptable(struct netif *inp, const struct ip_hdr *ip,
                                  const struct tcp_hdr *th, u16_t len)
 {
     struct tcp_pcb *pcb;
@@ -213,6 +329,8 @@ static inline int ack_acceptable(const struct ip_hdr *ip,
             ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == ip->src.addr &&
             ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip)) == ip->dest.addr)
             break;
+    if (!pcb && !(TCPH_FLAGS(th) & TCP_FIN))
+        half_open_revive(inp, ip, th);
     if (!pcb || pcb->state < ESTABLISHED || pcb->state > LAST_ACK)
         return 1;
     lo = pcb->lastack - pcb->snd_wnd_max;
@@ -227,7 +345,7 @@ static inline int ack_acceptable(const struct ip_hdr *ip,
 }
 
 /* LWIP_HOOK_IP4_INPUT: 1 if the packet was dropped here (and freed). */
-static inline int lwip_hook_ip4(struct pbuf *p)
+static inline int lwip_hook_ip4(struct pbuf *p, struct netif *inp)
 {
     const struct ip_hdr *ip = (const struct ip_hdr *)p->payload;
     struct tcp_hdr *th;
@@ -255,12 +373,15 @@ static inline int lwip_hook_ip4(struct pbuf *p)
             mss_floor(ip, th, len);
         return 0;
     }
-    if ((fl & (TCP_ACK | TCP_RST)) != TCP_ACK || ack_acceptable(ip, th, len))
+    if ((fl & (TCP_ACK | TCP_RST)) != TCP_ACK ||
+        ack_acceptable(inp, ip, th, len))
         return 0;
     pbuf_free(p);
     return 1;
 }
 
-#define LWIP_HOOK_IP4_INPUT(p, inp) ((void)(inp), lwip_hook_ip4(p))
+#define LWIP_HOOK_IP4_INPUT(p, inp) lwip_hook_ip4(p, inp)
+#define LWIP_HOOK_TCP_ISN(lip, lport, rip, rport) \
+    ((void)(lip), (void)(lport), (void)(rip), (void)(rport), lwip_hook_isn())
 
 #endif

@@ -17,6 +17,7 @@
 enum {
     NET_HALF_OPEN_DROPPED,      /* half-open connections dropped: to make
                                    room in a full backlog, or too old */
+    NET_HALF_OPEN_REVIVED,      /* of those, opened by their peer's ACK */
     NET_ACK_OUT_OF_RANGE,       /* segments whose ACK was outside what
                                    was sent (RFC 5961 5.2) */
     NET_MSS_RAISED,             /* SYNs whose MSS was raised to the floor */

@@ -48,7 +48,7 @@ CASES = {
     "udp": ["--count", "2000", "--rate", "2000"],
 }
 # The net counters of /debug/sched that each case reports when they move.
-NET_COUNTERS = ("no_buffer", "half_open_dropped", "ack_out_of_range",
+NET_COUNTERS = ("no_buffer", "half_open_dropped", "revived", "ack_out_of_range",
                 "mss_raised", "pcbs_short", "socks_short")
 PEAK = ("pcbs", "pbufs", "lwip_heap", "sockets")
 
@@ -64,7 +64,7 @@ def net_counters(text):
     m = re.search(r"asked of an empty pool (\d+) times", text)
     if m:
         c["socks_short"] = int(m.group(1))
-    for k in ("half_open_dropped", "ack_out_of_range", "mss_raised"):
+    for k in ("half_open_dropped", "revived", "ack_out_of_range", "mss_raised"):
         m = re.search(k.replace("_", "[ -]") + r" (\d+)", text)
         if m:
             c[k] = int(m.group(1))
