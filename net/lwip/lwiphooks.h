@@ -27,14 +27,16 @@
  *     half-open connections (SYN_RCVD) in its backlog and drops every
  *     SYN once the backlog is full, for the 20 s it keeps a half-open
  *     one: a few dozen spoofed SYNs would shut the port to everyone.
- *     So a SYN for a full listener first drops the oldest of its
- *     half-open connections, without a reset (its peer is likely
- *     forged), and so does a SYN that finds HALF_OPEN_MAX of them: an
- *     honest peer, whose ACK comes within a round trip, is overtaken
- *     only by HALF_OPEN_MAX SYNs inside that round trip.  And no half-open connection outlives HALF_OPEN_MS
- *     (half_open_reap, once a second while there are any), so the
- *     memory a flood held (each one's SYN-ACK, on lwIP's heap) is back
- *     within seconds of its end.
+ *     So the half-open ones get a share of the backlog of their own,
+ *     HALF_OPEN_MAX, and a SYN that finds it full drops the oldest of
+ *     them, without a reset (its peer is likely forged): an honest
+ *     peer, whose ACK comes within a round trip, is overtaken only by
+ *     HALF_OPEN_MAX SYNs inside that round trip, and even then its ACK
+ *     opens the connection (half_open_revive, from a ring of the last
+ *     EVICTED_MAX dropped).  No half-open connection outlives
+ *     HALF_OPEN_MS (half_open_reap, once a second while there are any),
+ *     so the memory a flood held (each one's SYN-ACK, on lwIP's heap)
+ *     is back within seconds of its end.
  *   - A blind data injection (RFC 5961 5.2, ack_acceptable): a segment
  *     whose ACK acknowledges what was never sent (past snd_lbb, the end
  *     of all that was queued: lwIP's snd_nxt moves back on a
@@ -248,10 +250,17 @@ static void half_open_reap(void *arg)
     }
 }
 
-/* A SYN for port: with its listener's backlog full, or HALF_OPEN_MAX of
-   its connections half-open, the oldest of those goes, so that the SYN
-   finds room. */
-static inline void half_open_make_room(u16_t port)
+/*
+ * A SYN for port.  lwIP's backlog for a listener (sock_tcp.c) is the
+ * socket's queue of accepted connections plus HALF_OPEN_MAX, and counts
+ * both.  With the socket's queue full, the SYN is dropped, as lwIP did
+ * before the half-open ones had a share of their own: its client sends
+ * it again, rather than complete a handshake the accept callback would
+ * reset.  Else, with HALF_OPEN_MAX of the listener's connections
+ * half-open, the oldest of those goes (half_open_remember keeps it in
+ * brief), so that the SYN finds room.  1 if the SYN is to be dropped.
+ */
+static inline int half_open_make_room(u16_t port)
 {
     struct tcp_pcb_listen *l;
     struct tcp_pcb *pcb, *old = NULL;
@@ -265,7 +274,7 @@ static inline void half_open_make_room(u16_t port)
         if (l->local_port == port)
             break;
     if (!l)
-        return;
+        return 0;
     for (pcb = tcp_active_pcbs; pcb; pcb = pcb->next) {
         if (pcb->state != SYN_RCVD || pcb->listener != l)
             continue;
@@ -276,11 +285,15 @@ static inline void half_open_make_room(u16_t port)
                     (u32_t)(tcp_ticks - old->tmr))
             old = pcb;
     }
+    if (l->backlog > HALF_OPEN_MAX &&
+        l->accepts_pending - n >= l->backlog - HALF_OPEN_MAX)
+        return 1;               /* the socket's queue is full */
     if (old && (n >= HALF_OPEN_MAX || l->accepts_pending >= l->backlog)) {
         net_attack_count(NET_HALF_OPEN_DROPPED);
         half_open_remember(old);
         tcp_abandon(old, 0);
     }
+    return 0;
 }
 
 /* Raises a SYN's MSS option below MSS_FLOOR to it, checksum mended (a
@@ -367,7 +380,10 @@ static inline int lwip_hook_ip4(struct pbuf *p, struct netif *inp)
     if (fl & TCP_SYN) {
         if (fl == TCP_SYN) {
             lwip_hook_timewait_syn(ip, th);
-            half_open_make_room(lwip_ntohs(th->dest));
+            if (half_open_make_room(lwip_ntohs(th->dest))) {
+                pbuf_free(p);
+                return 1;
+            }
         }
         if (!(fl & TCP_RST))
             mss_floor(ip, th, len);
