@@ -16,6 +16,14 @@
 #                               in DIR/console; 0 once it answers, else 1
 #                               (and the console's tail printed)
 #   httpd_tap_stop              stops that QEMU (also on exit)
+#   httpd_tap_each NAME FN ARCH...  for each ARCH (by default each whose
+#                               httpd image is built): boots httpd as
+#                               above with read=4 write=3 linger=1, runs
+#                               `FN ARCH` (the clients: TEST lines, then
+#                               `N passed, M failed`), stops it; prints
+#                               the sum and returns 1 if anything failed;
+#                               the console is in $tmp/ARCH (tmp: the
+#                               directory httpd_tap_enter passed)
 httpd_tap_enter() {
     local name=$1
     shift
@@ -57,4 +65,46 @@ httpd_tap_boot() {
     tail -n 15 "$d/console" | sed 's/^/    | /'
     httpd_tap_stop
     return 1
+}
+
+httpd_tap_each() {
+    local name=$1 fn=$2 arch d p f passed=0 failed=0 arches
+    shift 2
+    arches=("$@")
+    if [ $# = 0 ]; then
+        for arch in x86_64 aarch64; do
+            [ -f "build/$arch/apps/httpd.elf" ] && arches+=("$arch")
+        done
+        [ ${#arches[@]} != 0 ] || arches=(x86_64)
+    fi
+    for arch in "${arches[@]}"; do
+        d=$tmp/$arch
+        mkdir -p "$d"
+        if [ ! -f "build/$arch/apps/httpd.elf" ]; then
+            echo "TEST ${name}_$arch FAIL no build/$arch/apps/httpd.elf (make ARCH=$arch)"
+            failed=$((failed + 1))
+            continue
+        fi
+        if ! httpd_tap_boot "$arch" "$d" read=4 write=3 linger=1; then
+            echo "TEST ${name}_$arch FAIL httpd did not answer within a minute"
+            failed=$((failed + 1))
+            continue
+        fi
+        "$fn" "$arch" > "$d/out" 2>&1
+        cat "$d/out"
+        p=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$d/out")
+        f=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$d/out")
+        if [ -z "$p" ]; then
+            echo "TEST ${name}_$arch FAIL the clients stopped short: $(tail -n 1 "$d/out")"
+            p=0 f=1
+        fi
+        passed=$((passed + p)) failed=$((failed + f))
+        httpd_tap_stop
+        if [ "$f" != 0 ]; then
+            grep -a '^net: refused\|panic\|assert' "$d/console" | tail -n 4 | sed 's/^/    | /'
+            tail -n 12 "$d/console" | sed 's/^/    | /'
+        fi
+    done
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
 }

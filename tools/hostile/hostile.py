@@ -150,17 +150,10 @@ def run_group(a, page, base, cases):
     c1 = net_counters(hc.sched(a.url))
     passed = failed = 0
     for case, (why, said) in zip(cases, results):
-        why = why or hw
-        if not why and back:
-            why = "not back at the baseline after %.0f s: %s" % (
-                secs, "; ".join(back))
-        name = "hostile_%s_%s" % (case, a.name)
-        if why:
-            print("TEST %s FAIL %s" % (name, why))
-            failed += 1
-        else:
-            print("TEST %s PASS" % name)
+        if hc.result("hostile_%s_%s" % (case, a.name), why or hw, secs, back):
             passed += 1
+        else:
+            failed += 1
         for l in said[:-1]:
             print("# %s" % l)
     dts = [dt for ok, dt, _ in h.results]
@@ -191,14 +184,7 @@ def main():
     a = ap.parse_args()
     with hc.urllib.request.urlopen(a.url + "/", timeout=10) as r:
         page = r.read()
-    with hc.Honest(a.url, page):        # what serving makes once for good
-        time.sleep(1)
-    t0 = hc.now()
-    while hc.now() - t0 < hc.SETTLE_S:
-        base = net_counters(hc.sched(a.url))
-        if base.get("open") == 1:
-            break
-        time.sleep(0.5)
+    base = hc.take_baseline(a.url, page, net_counters)
     missing = [k for k in hc.BASELINE + ("pages_in_use",) if k not in base]
     if missing:
         print("TEST hostile_baseline_%s FAIL /debug/sched lacks %s" % (
