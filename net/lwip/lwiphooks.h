@@ -34,9 +34,9 @@
  *     HALF_OPEN_MAX SYNs inside that round trip, and even then its ACK
  *     opens the connection (half_open_revive, from a ring of the last
  *     EVICTED_MAX dropped).  No half-open connection outlives
- *     HALF_OPEN_MS (half_open_reap, once a second while there are any),
- *     so the memory a flood held (each one's SYN-ACK, on lwIP's heap)
- *     is back within seconds of its end.
+ *     HALF_OPEN_MS (half_open_reap, once a second while there are any;
+ *     into the ring too), so the memory a flood held (each one's
+ *     SYN-ACK, on lwIP's heap) is back within seconds of its end.
  *   - A blind data injection (RFC 5961 5.2, ack_acceptable): a segment
  *     whose ACK acknowledges what was never sent (past snd_lbb, the end
  *     of all that was queued: lwIP's snd_nxt moves back on a
@@ -66,7 +66,10 @@
 #include "lwip/timeouts.h"
 #include "netguard.h"
 
-#define HALF_OPEN_MS    5000    /* one SYN-ACK retransmission (3 s RTO) */
+/* A half-open connection's life: its peer's SYN-ACK is not sent again
+   (lwIP's first RTO is 3 s), but a peer whose ACK comes later still
+   opens it from the ring (half_open_revive), as with a SYN cookie. */
+#define HALF_OPEN_MS    2000
 #define MSS_FLOOR       48
 
 static inline void lwip_hook_timewait_syn(const struct ip_hdr *ip,
@@ -110,9 +113,9 @@ static inline u16_t tcp_sum(const struct ip_hdr *ip, const u8_t *t, u16_t len)
 }
 
 /*
- * The half-open connections half_open_make_room dropped, in brief (a
- * ring of the last EVICTED_MAX), so that the ACK which would have
- * completed one still opens it: half_open_revive.  Only the ip4.c
+ * The half-open connections half_open_make_room and half_open_reap
+ * dropped, in brief (a ring of the last EVICTED_MAX), so that the ACK
+ * which would have completed one still opens it: half_open_revive.  Only the ip4.c
  * translation unit (the input hook's) touches it.
  */
 #define EVICTED_MAX     1024
@@ -242,6 +245,7 @@ static void half_open_reap(void *arg)
             continue;
         }
         net_attack_count(NET_HALF_OPEN_DROPPED);
+        half_open_remember(pcb);
         tcp_abandon(pcb, 0);
     }
     if (left) {
@@ -286,8 +290,10 @@ static inline int half_open_make_room(u16_t port)
             old = pcb;
     }
     if (l->backlog > HALF_OPEN_MAX &&
-        l->accepts_pending - n >= l->backlog - HALF_OPEN_MAX)
+        l->accepts_pending - n >= l->backlog - HALF_OPEN_MAX) {
+        net_attack_count(NET_SYN_QUEUE_FULL);
         return 1;               /* the socket's queue is full */
+    }
     if (old && (n >= HALF_OPEN_MAX || l->accepts_pending >= l->backlog)) {
         net_attack_count(NET_HALF_OPEN_DROPPED);
         half_open_remember(old);

@@ -25,7 +25,7 @@ httpd_tap_enter hostile "$@"
 tmp=$2
 shift 2
 # make test's slices: `+` joins attacks run side by side (hostile.py).
-X86_64_CASES=blind+segments+zerowin+tinymss+frags+udp,synflood+arp+ping
+X86_64_CASES=blind+segments+zerowin+tinymss+frags+udp,synflood+arp+ping,connflood
 AARCH64_CASES=blind+segments+tinymss+udp
 
 clients() {

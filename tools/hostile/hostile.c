@@ -8,7 +8,7 @@
  * one, and every address it uses is a documentation one (RFC 5737).
  *
  *   hostile [--if spt0] [--guest 192.0.2.2] [--port 80] [--count N]
- *           [--rate R] [--slot K] ATTACK
+ *           [--rate R] [--hold S] [--slot K] ATTACK
  *
  * --slot K (0-7) keeps the connections of attacks run side by side
  * apart: each slot's peers use ports of their own.
@@ -30,6 +30,11 @@
  *   zerowin   N connections that close their window while their
  *             response waits, then open it: each response whole
  *   tinymss   N connections with MSS 1, 16 and 88: each response whole
+ *   connflood N connections opened R a second and held S seconds (3)
+ *             without a byte sent, more than the guest's pools and httpd's cap hold;
+ *             then each still open is reset.  Counts those opened, those
+ *             the guest reset or closed meanwhile, and those it never
+ *             answered
  *   arp       N ARP requests from spoofed senders, replies nobody asked
  *             for, and claims on the guest's own address
  *   ping      N echo requests at R a second, then oversized ones
@@ -62,7 +67,7 @@
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 #define PEER_LO IP4(192, 0, 2, 64)      /* the peers' own addresses, */
 #define PEER_N  64                      /* answered for by ARP here */
-#define NPEER   256
+#define NPEER   1024
 
 static int fd = -1;
 static uint8_t guest_mac[6], bcast[6] = { 255, 255, 255, 255, 255, 255 };
@@ -160,6 +165,9 @@ struct peer {
     unsigned probes;            /* data segments past a closed window */
     size_t most_seg;            /* the longest segment the guest sent */
     unsigned segs;
+    double born;                /* when its SYN first went */
+    int fin;                    /* the guest sent its FIN */
+    int was_open;               /* reset by the guest once open */
 };
 
 static struct peer peers[NPEER];
@@ -225,6 +233,7 @@ static struct peer *peer_new(int mss, uint16_t win)
     p->iss = rnd();
     p->snd_nxt = p->iss + 1;
     p->state = 1;
+    p->born = now();
     peer_seg(p, TH_SYN, p->iss, 0, NULL, 0, mss);
     p->last_tx = now();
     return p;
@@ -233,9 +242,8 @@ static struct peer *peer_new(int mss, uint16_t win)
 static void peer_input(struct peer *p, const struct tcpseg *s)
 {
     if (s->flags & TH_RST) {
-        if (p->state != 3)
-            fprintf(stderr, "hostile: the guest reset %s:%u\n",
-                    "peer", p->port);
+        if (p->state == 2)
+            p->was_open = 1;
         p->state = 3;
         return;
     }
@@ -286,8 +294,10 @@ static void peer_input(struct peer *p, const struct tcpseg *s)
         p->nin += s->len;
         p->rcv_nxt += (uint32_t)s->len;
     }
-    if ((s->flags & TH_FIN) && s->seq + (uint32_t)s->len == p->rcv_nxt)
+    if ((s->flags & TH_FIN) && s->seq + (uint32_t)s->len == p->rcv_nxt) {
         p->rcv_nxt++;
+        p->fin = 1;
+    }
     peer_ack(p);
 }
 
@@ -514,6 +524,7 @@ static void request(char *b, size_t len, size_t n)
 
 static uint64_t count = 0;
 static double rate = 0;
+static double hold = 3.0;      /* --hold: connflood's seconds */
 
 static void synflood(void)
 {
@@ -849,6 +860,44 @@ static void tinymss(void)
         peer_close(ps[i]);
 }
 
+static void connflood(void)
+{
+    int k = count ? (int)count : 600;
+    double r = rate ? rate : 300, t0 = now();
+    unsigned opened = 0, unanswered = 0, reset = 0, closed = 0;
+
+    if (k > NPEER)
+        k = NPEER;
+    for (int i = 0; i < k; i++) {
+        struct peer *p = peer_new(1460, 65535);
+
+        if (!p)
+            return;
+        p->last_tx = now() + 10;        /* no SYN sent again: a refusal */
+        pace(t0, (uint64_t)i, r);
+        pump(0);
+    }
+    pump((int)(hold * 1000));
+    for (int i = 0; i < npeers; i++) {
+        struct peer *p = &peers[i];
+
+        opened += p->state == 2 || p->fin || p->was_open;
+        unanswered += p->state == 1;
+        reset += p->was_open;
+        closed += p->fin;
+        if (p->state == 2)
+            peer_close(p);
+    }
+    pump(200);
+    printf("hostile: connflood %d connections in %.2f s (%.0f/s), held %.0f s "
+           "without a byte: %u opened (%u of them reset by the guest, %u "
+           "closed), %u never answered\n", k, now() - t0 - hold - 0.2,
+           k / (now() - t0 - hold - 0.2), hold, opened, reset, closed,
+           unanswered);
+    if (!opened)
+        fail("connflood: no connection opened");
+}
+
 static void arp(void)
 {
     uint64_t n = count ? count : 5000;
@@ -1009,13 +1058,14 @@ static const struct {
 } attacks[] = {
     { "synflood", synflood }, { "blind", blind }, { "segments", segments },
     { "frags", frags }, { "zerowin", zerowin }, { "tinymss", tinymss },
+    { "connflood", connflood },
     { "arp", arp }, { "ping", ping }, { "udp", udp },
 };
 
 static void usage(void)
 {
     fprintf(stderr, "usage: hostile [--if DEV] [--guest A.B.C.D] [--port P] "
-            "[--count N] [--rate R] [--slot K] ATTACK\nattacks:");
+            "[--count N] [--rate R] [--hold S] [--slot K] ATTACK\nattacks:");
     for (size_t i = 0; i < sizeof attacks / sizeof attacks[0]; i++)
         fprintf(stderr, " %s", attacks[i].name);
     fprintf(stderr, "\n");
@@ -1040,6 +1090,8 @@ int main(int argc, char **argv)
             count = strtoull(argv[++i], NULL, 10);
         else if (i + 1 < argc && !strcmp(argv[i], "--rate"))
             rate = atof(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--hold"))
+            hold = atof(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--slot"))
             slot = atoi(argv[++i]) & 7;
         else if (argv[i][0] != '-' && !what)
@@ -1047,7 +1099,7 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (!what || port <= 0 || port > 65535 || rate < 0)
+    if (!what || port <= 0 || port > 65535 || rate < 0 || hold < 0)
         usage();
     if ((guest >> 8) != IP4(192, 0, 2, 0) >> 8) {
         fprintf(stderr, "hostile: the guest must be in 192.0.2.0/24\n");

@@ -13,7 +13,9 @@ build/host/hostile runs the attack (its own checks: challenge ACKs,
 responses whole, pings answered intact; see hostile.c) while the honest
 clients of tools/test/httpclients.py run curl over and over (the page,
 and /bytes/100000): every answer whole and right, each within HONEST_S
-seconds.  Then the guest's counters (/debug/sched) must come back to the
+seconds (in connflood, which fills httpd's connection cap, curl retries
+on its 503 as Retry-After says, and has httpd's read deadline more).
+Then the guest's counters (/debug/sched) must come back to the
 baseline taken before the first case (Gs, sockets, receive pbufs, lwIP's
 heap, httpd's connections and buffers, pages in use) within SETTLE_S.
 Meanwhile /debug/sched is read twice a second for the peak of the
@@ -46,10 +48,16 @@ CASES = {
     "arp": ["--count", "3000", "--rate", "2000"],
     "ping": ["--count", "2000", "--rate", "2000"],
     "udp": ["--count", "2000", "--rate", "2000"],
+    "connflood": ["--count", "400", "--rate", "600", "--hold", "1"],
 }
+# Cases whose honest clients meet httpd's connection cap: curl retries on
+# its 503 as Retry-After says, and has httpd's read deadline more (the
+# flood's connections hold the cap until then), as httpclients.py's cap.
+AT_CAP = ("connflood",)
 # The net counters of /debug/sched that each case reports when they move.
 NET_COUNTERS = ("no_buffer", "half_open_dropped", "revived", "ack_out_of_range",
-                "mss_raised", "pcbs_short", "socks_short")
+                "mss_raised", "syn_queue_full", "pcbs_short", "socks_short",
+                "refused", "evicted", "read_deadline")
 PEAK = ("pcbs", "pbufs", "lwip_heap", "sockets")
 
 
@@ -64,7 +72,8 @@ def net_counters(text):
     m = re.search(r"asked of an empty pool (\d+) times", text)
     if m:
         c["socks_short"] = int(m.group(1))
-    for k in ("half_open_dropped", "revived", "ack_out_of_range", "mss_raised"):
+    for k in ("half_open_dropped", "revived", "ack_out_of_range",
+              "mss_raised", "syn_queue_full"):
         m = re.search(k.replace("_", "[ -]") + r" (\d+)", text)
         if m:
             c[k] = int(m.group(1))
@@ -138,7 +147,10 @@ def run_group(a, page, base, cases):
         return 0, len(bad)
     t0 = hc.now()
     c0 = net_counters(hc.sched(a.url))
-    with hc.Honest(a.url, page) as h, Sampler(a.url) as smp:
+    cap = any(c in AT_CAP for c in cases)
+    limit = base["read"] / 1000 + hc.HONEST_S if cap else hc.HONEST_S
+    with hc.Honest(a.url, page, retry=cap, limit=limit) as h, \
+            Sampler(a.url) as smp:
         time.sleep(0.3)
         ta = hc.now()
         procs = [attack(a, c, k) for k, c in enumerate(cases)]
