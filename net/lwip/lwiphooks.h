@@ -37,6 +37,9 @@
  *     HALF_OPEN_MS (half_open_reap, once a second while there are any;
  *     into the ring too), so the memory a flood held (each one's
  *     SYN-ACK, on lwIP's heap) is back within seconds of its end.
+ *     Under a flood, a SYN from this link whose sender never answered
+ *     ARP is dropped: answering it would only churn ARP's table, and
+ *     lwIP recycles resolved entries first, the honest peers'.
  *   - A blind data injection (RFC 5961 5.2, ack_acceptable): a segment
  *     whose ACK acknowledges what was never sent (past snd_lbb, the end
  *     of all that was queued: lwIP's snd_nxt moves back on a
@@ -57,6 +60,7 @@
 #define NET_LWIP_LWIPHOOKS_H
 
 #include "lwip/def.h"
+#include "lwip/etharp.h"
 #include "lwip/inet_chksum.h"
 #include "lwip/ip4.h"
 #include "lwip/pbuf.h"
@@ -264,10 +268,14 @@ static void half_open_reap(void *arg)
  * half-open, the oldest of those goes (half_open_remember keeps it in
  * brief), so that the SYN finds room.  1 if the SYN is to be dropped.
  */
-static inline int half_open_make_room(u16_t port)
+static inline int half_open_make_room(struct netif *inp, const struct ip_hdr *ip,
+                                      u16_t port)
 {
     struct tcp_pcb_listen *l;
     struct tcp_pcb *pcb, *old = NULL;
+    struct eth_addr *eth;
+    const ip4_addr_t *at;
+    ip4_addr_t src;
     int n = 0;
 
     if (!half_open_armed) {
@@ -293,6 +301,19 @@ static inline int half_open_make_room(u16_t port)
         l->accepts_pending - n >= l->backlog - HALF_OPEN_MAX) {
         net_attack_count(NET_SYN_QUEUE_FULL);
         return 1;               /* the socket's queue is full */
+    }
+    /* Under a flood, a SYN from this link whose sender ARP never
+       resolved is taken for forged: an honest peer on the link asked
+       for our address before its SYN (and so is in the table), while
+       the answer to a forged one would only evict the honest peers'
+       entries (lwIP recycles resolved entries first), and their frames
+       would wait on ARP. */
+    ip4_addr_copy(src, ip->src);
+    if (n >= HALF_OPEN_MAX / 2 &&
+        ip4_addr_netcmp(&src, netif_ip4_addr(inp), netif_ip4_netmask(inp)) &&
+        etharp_find_addr(inp, &src, &eth, &at) < 0) {
+        net_attack_count(NET_SYN_UNRESOLVED);
+        return 1;
     }
     if (old && (n >= HALF_OPEN_MAX || l->accepts_pending >= l->backlog)) {
         net_attack_count(NET_HALF_OPEN_DROPPED);
@@ -386,7 +407,7 @@ static inline int lwip_hook_ip4(struct pbuf *p, struct netif *inp)
     if (fl & TCP_SYN) {
         if (fl == TCP_SYN) {
             lwip_hook_timewait_syn(ip, th);
-            if (half_open_make_room(lwip_ntohs(th->dest))) {
+            if (half_open_make_room(inp, ip, lwip_ntohs(th->dest))) {
                 pbuf_free(p);
                 return 1;
             }

@@ -21,6 +21,8 @@ enum {
     NET_ACK_OUT_OF_RANGE,       /* segments whose ACK was outside what
                                    was sent (RFC 5961 5.2) */
     NET_MSS_RAISED,             /* SYNs whose MSS was raised to the floor */
+    NET_SYN_UNRESOLVED,         /* SYNs dropped under a flood: from this
+                                   link, their sender not in ARP's table */
     NET_SYN_QUEUE_FULL,         /* SYNs dropped: the listening socket's
                                    queue of accepted connections was full */
     NET_ATTACK_COUNTERS

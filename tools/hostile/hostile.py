@@ -56,7 +56,8 @@ CASES = {
 AT_CAP = ("connflood",)
 # The net counters of /debug/sched that each case reports when they move.
 NET_COUNTERS = ("no_buffer", "half_open_dropped", "revived", "ack_out_of_range",
-                "mss_raised", "syn_queue_full", "pcbs_short", "socks_short",
+                "mss_raised", "syn_queue_full", "syn_unresolved",
+                "pcbs_short", "socks_short",
                 "refused", "evicted", "read_deadline")
 PEAK = ("pcbs", "pbufs", "lwip_heap", "sockets")
 
@@ -73,7 +74,7 @@ def net_counters(text):
     if m:
         c["socks_short"] = int(m.group(1))
     for k in ("half_open_dropped", "revived", "ack_out_of_range",
-              "mss_raised", "syn_queue_full"):
+              "mss_raised", "syn_queue_full", "syn_unresolved"):
         m = re.search(k.replace("_", "[ -]") + r" (\d+)", text)
         if m:
             c[k] = int(m.group(1))
