@@ -154,13 +154,47 @@ static inline void half_open_remember(const struct tcp_pcb *pcb)
     e->ws = (pcb->flags & TF_WND_SCALE) ? pcb->snd_scale : 0xff;
 }
 
+/* The listener on port, or NULL. */
+static inline struct tcp_pcb_listen *listener_of(u16_t port)
+{
+    struct tcp_pcb_listen *l;
+
+    for (l = tcp_listen_pcbs.listen_pcbs; l; l = l->next)
+        if (l->local_port == port)
+            break;
+    return l;
+}
+
+/* l's half-open connections. */
+static inline int half_open_count(const struct tcp_pcb_listen *l)
+{
+    const struct tcp_pcb *pcb;
+    int n = 0;
+
+    for (pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
+        n += pcb->state == SYN_RCVD && pcb->listener == l;
+    return n;
+}
+
+/* Whether l's socket queue of accepted connections, n of whose backlog
+   are half-open, is full: lwIP's backlog for it (sock_tcp.c) is that
+   queue plus HALF_OPEN_MAX, and counts both. */
+static inline int accept_queue_full(const struct tcp_pcb_listen *l, int n)
+{
+    return l->backlog > HALF_OPEN_MAX &&
+           l->accepts_pending - n >= l->backlog - HALF_OPEN_MAX;
+}
+
 /* An ACK that matched no connection: if it completes the handshake of
    one half_open_make_room dropped, lwIP is fed that connection's SYN
    again (made up from the ring, with the same ISS), so that the ACK,
-   which lwIP takes next, finds it in SYN_RCVD. */
-static inline void half_open_revive(struct netif *inp, const struct ip_hdr *ip,
-                                    const struct tcp_hdr *th)
+   which lwIP takes next, finds it in SYN_RCVD: 1.  -1 if it would
+   complete one but the listener's socket queue is full (the entry stays,
+   for the peer's next try), 0 if it completes none. */
+static inline int half_open_revive(struct netif *inp, const struct ip_hdr *ip,
+                                   const struct tcp_hdr *th)
 {
+    struct tcp_pcb_listen *l;
     u32_t ack = lwip_ntohl(th->ackno), seq = lwip_ntohl(th->seqno);
     struct evicted *e = NULL;
     struct ip_hdr *qi;
@@ -176,11 +210,15 @@ static inline void half_open_revive(struct netif *inp, const struct ip_hdr *ip,
             ack == evicted[i].iss + 1 && seq == evicted[i].irs + 1)
             e = &evicted[i];
     if (!e)
-        return;
+        return 0;
+    if (!(l = listener_of(e->lport)))
+        return 0;
+    if (accept_queue_full(l, half_open_count(l)))
+        return -1;
     ol = e->ws != 0xff ? 8 : 4;
     n = (u16_t)(IP_HLEN + TCP_HLEN + ol);
     if (!(q = pbuf_alloc(PBUF_RAW, n, PBUF_RAM)))
-        return;
+        return 0;
     memset(q->payload, 0, n);
     qi = (struct ip_hdr *)q->payload;
     IPH_VHL_SET(qi, 4, IP_HLEN / 4);
@@ -215,6 +253,7 @@ static inline void half_open_revive(struct netif *inp, const struct ip_hdr *ip,
     ip4_input(q, inp);          /* takes q; lwIP's state for a packet is
                                    set after this hook, so this nests */
     lwip_hook_iss_forcing = 0;
+    return 1;
 }
 
 /* LWIP_HOOK_TCP_ISN: lwIP's own choice (its tcp_next_iss), unless
@@ -282,10 +321,7 @@ static inline int half_open_make_room(struct netif *inp, const struct ip_hdr *ip
         half_open_armed = 1;
         sys_timeout(1000, half_open_reap, NULL);
     }
-    for (l = tcp_listen_pcbs.listen_pcbs; l; l = l->next)
-        if (l->local_port == port)
-            break;
-    if (!l)
+    if (!(l = listener_of(port)))
         return 0;
     for (pcb = tcp_active_pcbs; pcb; pcb = pcb->next) {
         if (pcb->state != SYN_RCVD || pcb->listener != l)
@@ -297,8 +333,7 @@ static inline int half_open_make_room(struct netif *inp, const struct ip_hdr *ip
                     (u32_t)(tcp_ticks - old->tmr))
             old = pcb;
     }
-    if (l->backlog > HALF_OPEN_MAX &&
-        l->accepts_pending - n >= l->backlog - HALF_OPEN_MAX) {
+    if (accept_queue_full(l, n)) {
         net_attack_count(NET_SYN_QUEUE_FULL);
         return 1;               /* the socket's queue is full */
     }
@@ -353,15 +388,11 @@ static inline void mss_floor(const struct ip_hdr *ip, struct tcp_hdr *th,
     }
 }
 
-/* RFC 5961 5.2 for a segment with an ACK and neither SYN nor RST: false
-   (and an ACK sent) if its ACK is outside [lastack - the peer's largest
-   window, snd_lbb + 1 (a FIN)] of a synchronized connection.  An ACK of
-   no connection may revive a dropped half-open one first. */
-static inline int ack_acceptable(struct netif *inp, const struct ip_hdr *ip,
-                                 const struct tcp_hdr *th, u16_t len)
+/* The active pcb the segment th from ip belongs to, or NULL. */
+static inline struct tcp_pcb *pcb_of(const struct ip_hdr *ip,
+                                     const struct tcp_hdr *th)
 {
     struct tcp_pcb *pcb;
-    u32_t ack = lwip_ntohl(th->ackno), lo;
 
     for (pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
         if (pcb->remote_port == lwip_ntohs(th->src) &&
@@ -369,8 +400,41 @@ static inline int ack_acceptable(struct netif *inp, const struct ip_hdr *ip,
             ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == ip->src.addr &&
             ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip)) == ip->dest.addr)
             break;
-    if (!pcb && !(TCPH_FLAGS(th) & TCP_FIN))
-        half_open_revive(inp, ip, th);
+    return pcb;
+}
+
+/*
+ * A segment with an ACK and neither SYN nor RST; false if it is to be
+ * dropped.  An ACK of no connection may revive a dropped half-open one
+ * first.  One that would complete a handshake while the listener's
+ * socket queue is full is dropped unanswered, as Linux does: the
+ * connection stays half-open, and the peer's next segment completes it
+ * once the application took some (the accept callback would otherwise
+ * have to reset it).  And RFC 5961 5.2: an ACK outside [lastack - the
+ * peer's largest window, snd_lbb + 1 (a FIN)] of a synchronized
+ * connection gets an ACK, and the segment is dropped.
+ */
+static inline int ack_acceptable(struct netif *inp, const struct ip_hdr *ip,
+                                 const struct tcp_hdr *th, u16_t len)
+{
+    struct tcp_pcb *pcb = pcb_of(ip, th);
+    u32_t ack = lwip_ntohl(th->ackno), lo;
+
+    if (!pcb && !(TCPH_FLAGS(th) & TCP_FIN)) {
+        int r = half_open_revive(inp, ip, th);
+
+        if (r < 0) {
+            net_attack_count(NET_SYN_QUEUE_FULL);
+            return 0;
+        }
+        if (r > 0)
+            pcb = pcb_of(ip, th);
+    }
+    if (pcb && pcb->state == SYN_RCVD && pcb->listener &&
+        accept_queue_full(pcb->listener, half_open_count(pcb->listener))) {
+        net_attack_count(NET_SYN_QUEUE_FULL);
+        return 0;
+    }
     if (!pcb || pcb->state < ESTABLISHED || pcb->state > LAST_ACK)
         return 1;
     lo = pcb->lastack - pcb->snd_wnd_max;

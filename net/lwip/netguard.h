@@ -23,8 +23,9 @@ enum {
     NET_MSS_RAISED,             /* SYNs whose MSS was raised to the floor */
     NET_SYN_UNRESOLVED,         /* SYNs dropped under a flood: from this
                                    link, their sender not in ARP's table */
-    NET_SYN_QUEUE_FULL,         /* SYNs dropped: the listening socket's
-                                   queue of accepted connections was full */
+    NET_SYN_QUEUE_FULL,         /* SYNs and handshakes' last ACKs dropped:
+                                   the listening socket's queue of accepted
+                                   connections was full */
     NET_ATTACK_COUNTERS
 };
 
