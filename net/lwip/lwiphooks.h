@@ -98,7 +98,6 @@ static inline u16_t tcp_sum(const struct ip_hdr *ip, const u8_t *t, u16_t len)
     u32_t s = (ip->src.addr & 0xffff) + (ip->src.addr >> 16) +
               (ip->dest.addr & 0xffff) + (ip->dest.addr >> 16) +
               PP_HTONS(IP_PROTO_TCP) + lwip_htons(len);
-
     u16_t w;
 
     for (u16_t i = 0; i + 1 < len; i += 2) {    /* words as the addresses */
@@ -119,8 +118,8 @@ static inline u16_t tcp_sum(const struct ip_hdr *ip, const u8_t *t, u16_t len)
 /*
  * The half-open connections half_open_make_room and half_open_reap
  * dropped, in brief (a ring of the last EVICTED_MAX), so that the ACK
- * which would have completed one still opens it: half_open_revive.  Only the ip4.c
- * translation unit (the input hook's) touches it.
+ * which would have completed one still opens it: half_open_revive.
+ * Only the ip4.c translation unit (the input hook's) touches it.
  */
 #define EVICTED_MAX     1024
 
