@@ -20,6 +20,7 @@
 #   make bench-apps [SMP=n] [BENCH_APPS=...]  memcached, speedtest1 beside Linux
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload
 #   make soak-httpd [HTTPD_IDLE=50000]   httpd's client test, more idle ones
+#   make test-hostile [HOSTILE_CASES=all]  every attack of the hostile peer
 #   make fuzz [FUZZ_TIME=60]             explore each libFuzzer target
 #   make trace [APP=hello] [SMP=n]       the execution tracer: a Perfetto
 #                                        trace in build/<arch>/<app>.trace.json
@@ -190,12 +191,12 @@ $(B)/boot/reloc.o: CFLAGS += -fpie -fno-jump-tables
 # The EFI entries share their handoff header with the loader.
 $(B)/boot/%.o $(B)/arch/aarch64/entry.o: CFLAGS += -Iboot/efi
 
-.PHONY: all images run test bench clean deps soak soak-httpd trace trace-png profile help gdb FORCE
+.PHONY: all images run test bench clean deps soak soak-httpd test-hostile trace trace-png profile help gdb FORCE
 all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,37p' Makefile
+	@sed -n '3,38p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -348,6 +349,12 @@ soak: $(B)/tests/stress/soak.elf
 # and every case on aarch64 too.
 soak-httpd: $(B)/apps/httpd.elf
 	$(Q)HTTPD_CASES=all HTTPD_IDLE=$(or $(HTTPD_IDLE),50000) tests/host/httpd_clients_test.sh $(RUN_ARCH)
+
+# tests/host/hostile_test.sh on RUN_ARCH: every attack of tools/hostile,
+# one after the other at the peer's own counts (make test runs a smaller
+# slice), or the cases of HOSTILE_CASES=a,b.
+test-hostile: $(B)/apps/httpd.elf build/host/hostile
+	$(Q)HOSTILE_CASES=$(or $(HOSTILE_CASES),all) tests/host/hostile_test.sh $(RUN_ARCH)
 
 # make gdb: the app under gdb with tools/run/gdb/spindle.py loaded (info
 # goroutines, goroutine N bt), by tools/run/gdb.sh.  Bare metal: QEMU

@@ -10,6 +10,7 @@
 #include "net/bsd.h"
 #include "net/net.h"
 #include "net/netdev.h"
+#include "net/lwip/netguard.h"
 #include "net/netimpl.h"
 #include "net/rss.h"
 #include "net/sockimpl.h"
@@ -175,9 +176,11 @@ static int listen_in(struct stack *st, struct lslot *slot,
         e = l->tcp_bind(pcb, ip, *port);
         /* With SOF_REUSEADDR the bind succeeds on a port another socket
            listens on; tcp_listen is where that is refused (ERR_USE). */
-        /* The stacks share the listener's queue of BACKLOG. */
+        /* The stacks share the listener's queue of BACKLOG; lwIP's
+           backlog counts the half-open connections too (netguard.h). */
         lpcb = e == ERR_OK ? l->tcp_listen_with_backlog_and_err(
-                                 pcb, BACKLOG / net_nstacks, &e)
+                                 pcb, BACKLOG / net_nstacks + HALF_OPEN_MAX,
+                                 &e)
                            : NULL;
         if (!lpcb)
             l->tcp_abort(pcb);

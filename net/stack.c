@@ -29,6 +29,7 @@
 #include <spindle/net.h>
 #include "arch/arch.h"
 #include "kernel/printk.h"
+#include "net/lwip/netguard.h"
 #include "net/net.h"
 #include "net/netdev.h"
 #include "net/netimpl.h"
@@ -393,6 +394,16 @@ void stack_start(void (*status_cb)(struct netif *nif))
 
 static int report_cores(char *buf, size_t len);
 
+/* lwiphooks.h's refusals, all stacks together (netguard.h). */
+static uint64_t attack_counts[NET_ATTACK_COUNTERS];
+
+void net_attack_count(int what)
+{
+    if (what < 0 || what >= NET_ATTACK_COUNTERS)
+        panic("net_attack_count: no counter %d", what);
+    __atomic_fetch_add(&attack_counts[what], 1, __ATOMIC_RELAXED);
+}
+
 int sp_net_report(char *buf, size_t len)
 {
     unsigned long f[NET_STACKS];
@@ -444,6 +455,23 @@ int sp_net_report(char *buf, size_t len)
             "pool empty %lu times), receive pbufs %lu, heap %lu bytes",
             socks, (unsigned long long)short_socks, pcbs, MEMP_NUM_TCP_PCB,
             pcbs_max, pcbs_short, pbufs, heap);
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - n,
+            "\nnet: refused: half-open dropped %llu (revived %llu), "
+            "ack out-of-range %llu, mss raised %llu, syn queue-full %llu, "
+            "syn unresolved %llu",
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_HALF_OPEN_DROPPED], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_HALF_OPEN_REVIVED], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_ACK_OUT_OF_RANGE], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_MSS_RAISED], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_SYN_QUEUE_FULL], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_SYN_UNRESOLVED], __ATOMIC_RELAXED));
     if (n >= 0 && (size_t)n < len)
         n += report_cores(buf + n, len - n);
     return n;

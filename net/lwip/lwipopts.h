@@ -21,8 +21,10 @@
 #ifndef NET_LWIP_LWIPOPTS_H
 #define NET_LWIP_LWIPOPTS_H
 
-/* Spindle's hooks (a SYN that ends a TIME_WAIT): lwiphooks.h. */
+/* Spindle's hooks (a SYN that ends a TIME_WAIT, the lines against a
+ * hostile peer): lwiphooks.h, its limits in netguard.h. */
 #define LWIP_HOOK_FILENAME          "lwiphooks.h"
+#include "netguard.h"
 
 /* ---- System interface ---------------------------------------------- */
 #define NO_SYS                      1
@@ -55,6 +57,11 @@
 #define LWIP_IPV6                   0
 #define LWIP_ETHERNET               1
 #define LWIP_ARP                    1
+/* lwIP's default is 10 entries, and it recycles a resolved entry before
+ * a pending one: a flood from spoofed addresses on the link, each
+ * answered and so looked up, evicts the honest peers' entries at once
+ * (their next frame then waits for ARP).  127 is lwIP's most. */
+#define ARP_TABLE_SIZE              127
 #define LWIP_ICMP                   1
 #define LWIP_UDP                    1
 #define LWIP_TCP                    1
@@ -109,13 +116,21 @@
  * pool pbuf held in an out-of-sequence queue.  init.c wants at least
  * TCP_SND_QUEUELEN. */
 #define MEMP_NUM_TCP_SEG            4096
-/* 64 open at a time plus those in TIME_WAIT (lwIP reuses the oldest
- * TIME_WAIT pcb when the pool runs out). */
-#define MEMP_NUM_TCP_PCB            256
+/* 256 open at a time, those in TIME_WAIT included (lwIP reuses the
+ * oldest TIME_WAIT pcb when the pool runs out), beside at most
+ * HALF_OPEN_MAX half-open ones (netguard.h). */
+#define MEMP_NUM_TCP_PCB            (256 + HALF_OPEN_MAX)
 #define MEMP_NUM_TCP_PCB_LISTEN     16
 /* 16 for sockets, and the DNS client's source ports. */
 #define MEMP_NUM_UDP_PCB            (16 + DNS_MAX_SOURCE_PORTS)
 #define LWIP_TCP_KEEPALIVE          1
+/* lwIP's own timeouts, and lwiphooks.h's reaper of half-open connections. */
+#define MEMP_NUM_SYS_TIMEOUT        (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1)
+/* A datagram's fragments have 3 s to come together (lwIP's default is
+ * 15): fragments that never complete hold receive pbufs meanwhile (at
+ * most IP_REASS_MAX_PBUFS, 10, lwIP's default), taken from what every
+ * connection receives with. */
+#define IP_REASS_MAXAGE             3
 #define TCP_LISTEN_BACKLOG          1
 /* A restarted server can listen again on a port whose pcbs are in TIME_WAIT. */
 #define SO_REUSE                    1

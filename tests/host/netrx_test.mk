@@ -6,4 +6,5 @@
 netrx_test_SRCS    := $(addprefix $(LWIP_DIR)/,$(LWIP_SRCS))
 netrx_test_CFLAGS  := $(LWIP_INC)
 netrx_test_LDFLAGS := -Wl,--wrap=memp_malloc,--wrap=memp_free
-netrx_test_DEPS    := tests/host/lwip_netif.h net/lwip/lwipopts.h net/lwip/arch/cc.h $(LWIP_STAMP)
+netrx_test_DEPS    := tests/host/lwip_netif.h net/lwip/lwipopts.h net/lwip/lwiphooks.h \
+                      net/lwip/netguard.h net/lwip/arch/cc.h $(LWIP_STAMP)

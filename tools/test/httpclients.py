@@ -105,6 +105,35 @@ def differences(base, c):
     return why
 
 
+def result(name, why, secs, back):
+    """Prints a case's TEST line: FAIL for why, or for counters not back
+    at the baseline (settle's answer, secs and back); True if it passed."""
+    if not why and back:
+        why = "not back at the baseline after %.0f s: %s" % (
+            secs, "; ".join(back))
+    if why:
+        print("TEST %s FAIL %s" % (name, why))
+        return False
+    print("TEST %s PASS" % name)
+    return True
+
+
+def take_baseline(url, page, parse=None):
+    """The counters once a moment of honest load is over (so that they
+    hold what serving makes once for good: G slots, buffers' first pages)
+    and only the asking request is open; parse (counters) reads them."""
+    parse = parse or counters
+    with Honest(url, page):
+        time.sleep(1)
+    t0 = now()
+    while now() - t0 < SETTLE_S:
+        base = parse(sched(url))
+        if base.get("open") == 1:
+            break
+        time.sleep(0.5)
+    return base
+
+
 def settle(base_url, base):
     """Waits for the counters to come back; (seconds, [] or why not)."""
     t0 = now()
@@ -523,16 +552,7 @@ def main():
     addr = (host, int(port or 80))
     with urllib.request.urlopen(a.url + "/", timeout=10) as r:
         page = r.read()
-    # A moment of honest load first, so that the baseline holds what
-    # serving makes once for good (G slots, buffers' first pages).
-    with Honest(a.url, page) as h:
-        time.sleep(1)
-    t0 = now()
-    while now() - t0 < SETTLE_S:        # until only this request is open
-        base = counters(sched(a.url))
-        if base["open"] == 1:
-            break
-        time.sleep(0.5)
+    base = take_baseline(a.url, page)
     missing = [k for k in BASELINE + ("pages_in_use", "read", "write", "cap")
                if k not in base]
     if missing:
@@ -577,16 +597,10 @@ def main():
         delta = " ".join("%s+%d" % (k, c1[k] - c0[k]) for k in (
             "accepted", "refused", "evicted", "read_deadline",
             "write_deadline", "idle_deadline", "reset") if c1[k] != c0[k])
-        if not why and back:
-            why = "not back at the baseline after %.0f s: %s" % (
-                secs, "; ".join(back))
-        name = "httpd_%s_%s" % (case, a.name)
-        if why:
-            print("TEST %s FAIL %s" % (name, why))
-            failed += 1
-        else:
-            print("TEST %s PASS" % name)
+        if result("httpd_%s_%s" % (case, a.name), why, secs, back):
             passed += 1
+        else:
+            failed += 1
         print("# %s: %s; httpd: %s; %d honest requests, slowest %.2f s; "
               "back at the baseline after %.1f s; %.1f s in all" % (
                   case, what or "-", delta, hn, worst, secs, now() - t0))
