@@ -42,6 +42,8 @@
  *   head=8192   bytes of the request head, else 431
  *   body=65536  a Content-Length above it: 413.  A body within it is
  *               read and dropped (only GET and HEAD are served)
+ *   echo=PORT   also answer every UDP datagram to PORT with itself (off
+ *               by default), the echo service the network's tests flood
  *
  * Any other method is 405 with Allow: GET, HEAD; a malformed request
  * 400, a Transfer-Encoding 501, an HTTP major version not 1 505
@@ -110,7 +112,10 @@ static struct {
     uint64_t resets;            /* connections ended with a reset */
     uint64_t status[NCOUNTED];
     uint64_t buf_bytes;         /* connections' buffers, allocated now */
+    uint64_t udp_echoed;        /* datagrams echo= sent back */
 } st;
+
+static int echo_port;           /* echo=: the UDP echo's port, 0 if none */
 
 #define COUNT(field) __atomic_add_fetch(&st.field, 1, __ATOMIC_RELAXED)
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -305,6 +310,10 @@ static int stats_report(char *buf, size_t len)
     for (k = 0; k < NCOUNTED && n >= 0 && (size_t)n < len; k++)
         n += snprintf(buf + n, len - n, " %d=%llu", counted[k],
                       (unsigned long long)LOAD(st.status[k]));
+    if (echo_port && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - n, "\nhttpd: udp echo port=%d "
+                      "echoed=%llu", echo_port,
+                      (unsigned long long)LOAD(st.udp_echoed));
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - n, "\nhttpd: limits read=%lums "
                       "idle=%lums write=%lums linger=%lums conns=%d "
@@ -743,6 +752,23 @@ static void admit(sp_conn *c)
     sp_go(full ? turn_away : serve, k);
 }
 
+/* ---- The UDP echo (echo=) ---------------------------------------------- */
+
+/* Sends every datagram back to its sender, as it came (cut to 2 KiB:
+   no datagram of a 1500-byte link is longer).  A datagram that cannot
+   go back is dropped: UDP promises nothing more. */
+static void udp_echo(void *arg)
+{
+    sp_udp *u = arg;
+    char buf[2048], from[24];
+    long n;
+
+    while ((n = sp_recvfrom(u, buf, sizeof buf, from, sizeof from)) >= 0)
+        if (sp_sendto(u, buf, (size_t)n, from) >= 0)
+            COUNT(udp_echoed);
+    printf("httpd: udp echo: %s\n", sp_net_strerror((int)n));
+}
+
 /* ---- The command line ------------------------------------------------- */
 
 /* key=value into lim; false if it is not one. */
@@ -768,6 +794,14 @@ static bool limit(const char *arg)
             *secs[i].ns = (uint64_t)(v * 1e9);
             return true;
         }
+    }
+    if (!strncmp(arg, "echo=", 5)) {
+        long v = strtol(arg + 5, &end, 10);
+
+        if (end == arg + 5 || *end || v < 1 || v > 65535)
+            return false;
+        echo_port = (int)v;
+        return true;
     }
     if (!strncmp(arg, "conns=", 6)) {
         long v = strtol(arg + 6, &end, 10);
@@ -811,7 +845,7 @@ int main(int argc, char **argv)
         else if (!limit(argv[i]))
             printf("httpd: %s: not a port first, or one of read=, idle=, "
                    "write=, linger= (seconds), conns=, line=, head=, "
-                   "body=; ignored\n", argv[i]);
+                   "body=, echo=; ignored\n", argv[i]);
     }
     if (lim.req.line_max > lim.req.head_max)
         lim.req.line_max = lim.req.head_max;
@@ -824,9 +858,20 @@ int main(int argc, char **argv)
         printf("httpd: listen %s: %s\n", listen, sp_net_strerror(err));
         return 1;
     }
+    if (echo_port) {
+        sp_udp *u;
+
+        snprintf(listen, sizeof listen, ":%d", echo_port);
+        if (!(u = sp_listen_udp(listen, &err))) {
+            printf("httpd: udp echo %s: %s\n", listen, sp_net_strerror(err));
+            return 1;
+        }
+        sp_go(udp_echo, u);
+    }
     atexit(report_at_exit);
     sp_net_addr(addr, sizeof addr);
-    printf("httpd: serving http://%s:%d/\n", addr, port);
+    printf("httpd: serving http://%s:%d/%s\n", addr, port,
+           echo_port ? " (and a UDP echo)" : "");
     for (;;) {
         sp_conn *c = sp_accept(l, &err);
 

@@ -6,8 +6,8 @@
 # near a live connection's sequence numbers (RFC 5961), overlapping and
 # shuffled segments, fragments in every wrong shape, zero-window and
 # tiny-MSS peers, an ARP flood with unasked replies, a ping flood with
-# oversized pings, and a UDP flood to closed ports.  httpd boots at 2
-# cores with read=4 write=3 linger=1; the network is a TAP device in a
+# oversized pings, and a UDP flood to closed ports and to httpd's UDP echo.  httpd boots at 2
+# cores with read=4 write=3 linger=1 echo=7; the network is a TAP device in a
 # namespace of its own (root, else the test says so and counts neither
 # way: tests/host/httpd_tap.sh), and the peer sends only there.
 #

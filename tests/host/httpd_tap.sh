@@ -18,7 +18,7 @@
 #   httpd_tap_stop              stops that QEMU (also on exit)
 #   httpd_tap_each NAME FN ARCH...  for each ARCH (by default each whose
 #                               httpd image is built): boots httpd as
-#                               above with read=4 write=3 linger=1, runs
+#                               above with read=4 write=3 linger=1 echo=7, runs
 #                               `FN ARCH` (the clients: TEST lines, then
 #                               `N passed, M failed`), stops it; prints
 #                               the sum and returns 1 if anything failed;
@@ -85,7 +85,7 @@ httpd_tap_each() {
             failed=$((failed + 1))
             continue
         fi
-        if ! httpd_tap_boot "$arch" "$d" read=4 write=3 linger=1; then
+        if ! httpd_tap_boot "$arch" "$d" read=4 write=3 linger=1 echo=7; then
             echo "TEST ${name}_$arch FAIL httpd did not answer within a minute"
             failed=$((failed + 1))
             continue

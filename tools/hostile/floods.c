@@ -187,25 +187,61 @@ void ping(void)
         fail("ping: no echo request answered");
 }
 
+/* An honest client's datagram to the echo port: probe k from the
+   first peer address, its own source port. */
+static void send_probe(unsigned k)
+{
+    uint8_t f[PKT_MAX], me[6], b[PROBE_LEN];
+
+    mac_of(PEER_LO + 8, me);
+    udp_probe(b, k);
+    tx(f, pkt_udp(f, guest_mac, me, PEER_LO + 8, guest,
+                  (uint16_t)(20000 + k % 1000), (uint16_t)echo_port, b,
+                  PROBE_LEN));
+}
+
 void udp(void)
 {
     uint64_t n = count ? count : 5000;
     double r = rate ? rate : 2000, t0 = now();
     uint8_t f[PKT_MAX], me[6], junk[1472];
+    unsigned probes = 0, during, after;
 
     mac_of(PEER_LO, me);
     memset(junk, 0x77, sizeof junk);
     for (uint64_t i = 0; i < n; i++) {
         uint16_t dport = (uint16_t)(1000 + rnd() % 50000);
 
+        if (dport == 68 || dport == echo_port)
+            dport = 69;
+        if (echo_port && i % 2)
+            dport = (uint16_t)echo_port;
         tx(f, pkt_udp(f, guest_mac, me, PEER_LO + i % 8, guest,
-                      (uint16_t)(1024 + rnd() % 60000), dport == 68 ? 69 : dport,
+                      (uint16_t)(1024 + rnd() % 60000), dport,
                       junk, rnd() % sizeof junk));
+        if (echo_port && i % 50 == 0 && probes < PROBES_MAX - 20)
+            send_probe(probes++);
         pace(t0, i, r);
         pump(0);
     }
     pump(300);
-    printf("hostile: udp %llu datagrams of 0-1,471 bytes to closed ports in "
-           "%.2f s (%.0f/s); %u port unreachables back\n",
-           (unsigned long long)n, now() - t0, n / (now() - t0), icmp_unreach);
+    printf("hostile: udp %llu datagrams of 0-1,471 bytes to closed ports%s "
+           "in %.2f s (%.0f/s); %u port unreachables back\n",
+           (unsigned long long)n, echo_port ? ", half to the echo port" : "",
+           now() - t0, n / (now() - t0), icmp_unreach);
+    if (!echo_port)
+        return;
+    /* The flood is over: an honest client's every datagram comes back. */
+    during = udp_probes_back;
+    for (int k = 0; k < 20; k++) {
+        send_probe(probes++);
+        pump(20);
+    }
+    pump(500);
+    after = udp_probes_back - during;
+    printf("hostile: udp echo: %u of %u probes back during the flood, "
+           "%u of 20 after it\n", during, probes - 20, after);
+    if (after != 20)
+        fail("udp: %u of 20 probes to the echo port came back after the "
+             "flood", after);
 }

@@ -8,7 +8,7 @@
  * one, and every address it uses is a documentation one (RFC 5737).
  *
  *   hostile [--if spt0] [--guest 192.0.2.2] [--port 80] [--count N]
- *           [--rate R] [--hold S] [--slot K] ATTACK
+ *           [--rate R] [--hold S] [--slot K] [--echo P] ATTACK
  *
  * --slot K (0-7) keeps the connections of attacks run side by side
  * apart: each slot's peers use ports of their own.
@@ -38,7 +38,10 @@
  *   arp       N ARP requests from spoofed senders, replies nobody asked
  *             for, and claims on the guest's own address
  *   ping      N echo requests at R a second, then oversized ones
- *   udp       N datagrams of up to 1,472 bytes to closed ports
+ *   udp       N datagrams of up to 1,472 bytes to closed ports, and
+ *             with --echo P half of them to the guest's UDP echo on P,
+ *             with an honest probe every 50th: each of 20 probes sent
+ *             after the flood must come back whole
  *
  * Prints what it sent and saw, `hostile: <attack> ...` lines, and a last
  * line `hostile: ok` or `hostile: FAIL <why>` (exit status 0 or 1; 2 for
@@ -71,7 +74,8 @@ static const struct {
 static void usage(void)
 {
     fprintf(stderr, "usage: hostile [--if DEV] [--guest A.B.C.D] [--port P] "
-            "[--count N] [--rate R] [--hold S] [--slot K] ATTACK\nattacks:");
+            "[--count N] [--rate R] [--hold S] [--slot K] [--echo P] "
+            "ATTACK\nattacks:");
     for (size_t i = 0; i < sizeof attacks / sizeof attacks[0]; i++)
         fprintf(stderr, " %s", attacks[i].name);
     fprintf(stderr, "\n");
@@ -98,6 +102,8 @@ int main(int argc, char **argv)
             rate = atof(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--hold"))
             hold = atof(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--echo"))
+            echo_port = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--slot"))
             slot = atoi(argv[++i]) & 7;
         else if (argv[i][0] != '-' && !what)
@@ -105,7 +111,8 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (!what || port <= 0 || port > 65535 || rate < 0 || hold < 0)
+    if (!what || port <= 0 || port > 65535 || rate < 0 || hold < 0 ||
+        echo_port < 0 || echo_port > 65535)
         usage();
     if ((guest >> 8) != IP4(192, 0, 2, 0) >> 8) {
         fprintf(stderr, "hostile: the guest must be in 192.0.2.0/24\n");

@@ -48,6 +48,14 @@ int wait_for(int (*done)(void *), void *arg, double secs);
 
 /* What came back, counted by pump. */
 extern unsigned synacks, arp_replies, icmp_unreach, echo_replies;
+/* --echo: the guest's UDP echo port (0: none), and how many distinct
+   probes (udp_probe) came back from it intact. */
+extern int echo_port;
+extern unsigned udp_probes_back;
+#define PROBE_LEN 64
+#define PROBES_MAX 4096
+/* Probe k's payload, PROBE_LEN bytes, into b. */
+void udp_probe(uint8_t *b, unsigned k);
 /* The guest's answer to the last large echo request, reassembled. */
 extern uint8_t big[65536];
 extern size_t big_have, big_len;

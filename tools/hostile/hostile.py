@@ -50,6 +50,10 @@ CASES = {
     "udp": ["--count", "2000", "--rate", "2000"],
     "connflood": ["--count", "400", "--rate", "600", "--hold", "1"],
 }
+# Options every run of a case gets: the UDP flood sends half its
+# datagrams, and an honest client's probes, to httpd's UDP echo (echo=7,
+# tests/host/httpd_tap.sh boots it so).
+ECHO = {"udp": ["--echo", "7"]}
 # Cases whose honest clients meet httpd's connection cap: curl retries on
 # its 503 as Retry-After says, and has httpd's read deadline more (the
 # flood's connections hold the cap until then), as httpclients.py's cap.
@@ -117,7 +121,7 @@ def attack(a, case, k):
     """Starts the attack case in slot k; a Popen."""
     cmd = [a.hostile, "--guest", re.sub(r"^http://|[:/].*$", "", a.url),
            "--slot", str(k)]
-    cmd += ([] if a.full else CASES[case]) + [case]
+    cmd += ([] if a.full else CASES[case]) + ECHO.get(case, []) + [case]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
 

@@ -302,6 +302,46 @@ static void icmp_input(const struct parsed *p)
     echo_replies++;
 }
 
+int echo_port;
+unsigned udp_probes_back;
+static uint8_t probe_seen[PROBES_MAX / 8];
+
+void udp_probe(uint8_t *b, unsigned k)
+{
+    for (int i = 0; i < PROBE_LEN; i++)
+        b[i] = (uint8_t)('a' + (k * 7 + (unsigned)i) % 26);
+    snprintf((char *)b, 16, "probe %05u", k % 100000);
+    b[11] = ' ';
+}
+
+/* A datagram from the guest's echo port: a probe back whole counts once. */
+static void udp_input(const struct parsed *p)
+{
+    uint8_t want[PROBE_LEN];
+    unsigned k;
+
+    if (p->l4len < 8 || !echo_port ||
+        (p->l4[0] << 8 | p->l4[1]) != echo_port)
+        return;
+    if (!p->csum_ok) {
+        fail("a UDP datagram from the guest with a bad checksum");
+        return;
+    }
+    if (p->l4len != 8 + PROBE_LEN ||
+        sscanf((const char *)p->l4 + 8, "probe %5u", &k) != 1 ||
+        k >= PROBES_MAX)
+        return;                 /* a flood datagram echoed */
+    udp_probe(want, k);
+    if (memcmp(p->l4 + 8, want, PROBE_LEN)) {
+        fail("udp: probe %u came back changed", k);
+        return;
+    }
+    if (!(probe_seen[k / 8] & (1u << (k % 8)))) {
+        probe_seen[k / 8] |= (uint8_t)(1u << (k % 8));
+        udp_probes_back++;
+    }
+}
+
 static void input(const uint8_t *f, size_t n)
 {
     struct parsed p;
@@ -325,6 +365,10 @@ static void input(const uint8_t *f, size_t n)
         return;
     if (p.proto == 1) {
         icmp_input(&p);
+        return;
+    }
+    if (p.proto == 17 && !p.frag) {
+        udp_input(&p);
         return;
     }
     if (p.proto != 6 || p.frag)
