@@ -68,7 +68,7 @@
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/tcp.h"
 #include "lwip/timeouts.h"
-#include "netguard.h"
+#include "net/lwip/netguard.h"
 
 /* A half-open connection's life: its peer's SYN-ACK is not sent again
    (lwIP's first RTO is 3 s), but a peer whose ACK comes later still

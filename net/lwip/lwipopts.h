@@ -24,7 +24,7 @@
 /* Spindle's hooks (a SYN that ends a TIME_WAIT, the lines against a
  * hostile peer): lwiphooks.h, its limits in netguard.h. */
 #define LWIP_HOOK_FILENAME          "lwiphooks.h"
-#include "netguard.h"
+#include "net/lwip/netguard.h"
 
 /* ---- System interface ---------------------------------------------- */
 #define NO_SYS                      1
