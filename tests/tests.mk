@@ -142,5 +142,5 @@ test-net-faults:
 	$(Q)$(MAKE) --no-print-directory $(HB)/netpeer
 	$(Q)set -e; for a in $(sort $(foreach c,$(NET_FAULTS_RUN),$(call fw_arch,$(c)))); do \
 	    $(MAKE) --no-print-directory ARCH=$$a build/$$a/tests/net/faults.elf; done
-	$(Q)tools/test/runtests.sh $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
+	$(Q)TIMEOUT=$${TIMEOUT:-300} tools/test/runtests.sh $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(foreach c,$(NET_FAULTS_RUN),--arch $(c) $(NET_FAULTS_BOOTS:%=build/$(call fw_arch,$(c))/%.elf))
