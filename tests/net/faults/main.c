@@ -6,7 +6,7 @@
  * prove that the faults struck and that TCP recovered from them.
  *
  *   control      the listeners (:7 echo, :9 bulk, :9000 control) and the
- *                peer's control connection
+ *                peer's control connection (tests/lib/netctl.h)
  *   echo         echo= connections to :7 (default ECHO_CONNS), up to
  *                ECHO_AT_ONCE open at once, ECHO_SIZE bytes each, every byte
  *                checked by the peer, every server G ended without an
@@ -20,7 +20,8 @@
  *                TCP segments with data, which the bytes above could only
  *                have got through by TCP's retransmission; corrupted
  *                frames that came in were rejected by a checksum
- *   shutdown     the peer is told to quit
+ *   shutdown     the listeners closed, the echo acceptor woken; the peer
+ *                is told to quit
  *
  * echo=, bulk= and bulkout= are read from the kernel's command line, where a
  * test.conf `cmdline` puts them (the runner's app arguments follow its
@@ -28,130 +29,28 @@
  *
  * Each transfer prints its throughput as a BENCH line named after the
  * transfer and the faults on (make_label: "all", or "rxdrop+txdup").
- * The bounds: a command has CMD_WAIT, a bulk read STALL_WAIT without a
- * byte; a wedged connection fails its case instead of hanging the boot.
+ * The bounds: a command has REPLY_WAIT, a bulk transfer STALL_WAIT
+ * without a byte; a wedged connection fails its case instead of hanging
+ * the boot.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <spindle/net.h>
-#include <spindle/sched.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "kernel/cmdline.h"
 #include "kernel/faultinject.h"
+#include "tests/lib/netctl.h"
 #include "tests/lib/stream.h"
 
 #define ECHO_CONNS   100
 #define ECHO_AT_ONCE 64         /* a round waits for its slowest */
 #define ECHO_SIZE    6000
 #define BULK_BYTES   (2u << 20)
-#define CMD_WAIT     SP_S(130)  /* longer than the peer's 120 s a command */
-#define STALL_WAIT   SP_S(20)
-#define CTL_WAIT     SP_S(60)
 
 static char label[96];
 static unsigned echo_conns = ECHO_CONNS, bulk_bytes = BULK_BYTES, out_bytes;
-static sp_listener *l7, *l9, *lctl;
-static sp_conn *ctl;
-static char cbuf[512];
-static size_t clen;
-static int echo_active, echo_total, echo_errors;
-
-static void echo_serve(void *arg)
-{
-    sp_conn *c = arg;
-    char buf[4096];
-    long n;
-
-    while ((n = sp_read(c, buf, sizeof buf)) > 0)
-        if (sp_write(c, buf, (size_t)n) != n) {
-            n = -1;
-            break;
-        }
-    if (n < 0)
-        __atomic_add_fetch(&echo_errors, 1, __ATOMIC_RELAXED);
-    sp_close(c);
-    __atomic_sub_fetch(&echo_active, 1, __ATOMIC_RELEASE);
-}
-
-static void echo_acceptor(void *arg)
-{
-    sp_conn *c;
-    int err;
-
-    while ((c = sp_accept(l7, &err))) {
-        __atomic_add_fetch(&echo_active, 1, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&echo_total, 1, __ATOMIC_RELAXED);
-        sp_go(echo_serve, c);
-    }
-}
-
-/* A line from c within wait, into line: 0 or an error. */
-static int read_line(sp_conn *c, char *line, size_t len, uint64_t wait)
-{
-    char *nl;
-    long n;
-    int rc = 0;
-
-    sp_set_read_deadline(c, (int64_t)(sp_nanotime() + wait));
-    while (!(nl = memchr(cbuf, '\n', clen))) {
-        if (clen == sizeof cbuf) {
-            rc = -EMSGSIZE;
-            break;
-        }
-        if ((n = sp_read(c, cbuf + clen, sizeof cbuf - clen)) <= 0) {
-            rc = n ? (int)n : -ECONNRESET;
-            break;
-        }
-        clen += (size_t)n;
-    }
-    sp_set_read_deadline(c, 0);
-    if (rc)
-        return rc;
-    snprintf(line, len, "%.*s", (int)(nl - cbuf), cbuf);
-    clen -= (size_t)(nl + 1 - cbuf);
-    memmove(cbuf, nl + 1, clen);
-    return 0;
-}
-
-static int send_cmd(const char *cmd)
-{
-    char line[128];
-    int n = snprintf(line, sizeof line, "%s\n", cmd);
-    long rc;
-
-    if (!ctl)
-        return -EPIPE;
-    rc = sp_write(ctl, line, (size_t)n);
-    return rc == n ? 0 : rc < 0 ? (int)rc : -EIO;
-}
-
-/* The peer's answer to the command sent last: "ok" and its rest into
-   rest (0), or why not (-EPROTO: it said "fail ..."; the line in rest). */
-static int answer(char *rest, size_t len)
-{
-    char line[256];
-    int rc;
-
-    if (!ctl)
-        return -EPIPE;
-    if ((rc = read_line(ctl, line, sizeof line, CMD_WAIT)) != 0) {
-        sp_close(ctl);          /* the cases after fail at once */
-        ctl = NULL;
-        snprintf(rest, len, "no answer: %s", sp_net_strerror(rc));
-        return rc;
-    }
-    snprintf(rest, len, "%s", strncmp(line, "ok", 2) ? line :
-             line[2] ? line + 3 : "");
-    return strncmp(line, "ok", 2) ? -EPROTO : 0;
-}
-
-static uint64_t ms_since(uint64_t t)
-{
-    return (sp_nanotime() - t) / 1000000;
-}
 
 /* A throughput line: bytes moved in ms. */
 static void bench(const char *what, uint64_t bytes, uint64_t ms)
@@ -164,9 +63,8 @@ static void bench(const char *what, uint64_t bytes, uint64_t ms)
 
 TEST(control)
 {
-    uint64_t end = sp_nanotime() + CTL_WAIT;
-    char line[64];
-    int err, rc = sp_net_wait(SP_S(30));
+    uint64_t t0 = sp_nanotime();
+    int err, tries = 0, rc = sp_net_wait(SP_S(30));
 
     CHECKF(rc == 0, "sp_net_wait: %s", sp_net_strerror(rc));
     CHECKF((l7 = sp_listen(":7", &err)), "listen :7: %s",
@@ -175,38 +73,21 @@ TEST(control)
            sp_net_strerror(err));
     CHECKF((lctl = sp_listen(":9000", &err)), "listen :9000: %s",
            sp_net_strerror(err));
+    acceptor_done = sp_chan_make(sizeof(int), 1);
     sp_go(echo_acceptor, NULL);
-    /* QEMU's forward accepts before the guest listens, so the peer may
-       retry: a connection counts once the peer answered the greeting. */
-    while (!ctl) {
-        sp_conn *c;
-
-        CHECKF(sp_nanotime() < end, "no control connection from the peer");
-        sp_set_read_deadline(lctl, (int64_t)end);
-        c = sp_accept(lctl, &err);
-        sp_set_read_deadline(lctl, 0);
-        CHECKF(c, "accept on :9000: %s", sp_net_strerror(err));
-        clen = 0;
-        if (sp_write(c, "hello spindle\n", 14) == 14 &&
-            read_line(c, line, sizeof line, SP_S(20)) == 0 &&
-            !strcmp(line, "ready"))
-            ctl = c;
-        else
-            sp_close(c);
-    }
+    err = ctl_wait(t0 + CTL_WAIT, &tries);
+    CHECKF(err == 0, "no control connection from the peer (%d tries): %s",
+           tries, sp_net_strerror(err));
 }
 
 TEST(echo)
 {
     uint64_t t0 = sp_nanotime();
-    char cmd[64], rest[200];
-    int rc;
+    char cmd[64];
 
     snprintf(cmd, sizeof cmd, "echo %u %u %d", echo_conns,
              echo_conns < ECHO_AT_ONCE ? echo_conns : ECHO_AT_ONCE, ECHO_SIZE);
-    CHECKF((rc = send_cmd(cmd)) == 0, "%s: %s", cmd, sp_net_strerror(rc));
-    rc = answer(rest, sizeof rest);
-    CHECKF(rc == 0, "%s: %s", cmd, rest);
+    COMMAND(cmd, (char *)NULL, 0);
     bench("echo", 2ull * echo_conns * ECHO_SIZE, ms_since(t0));
     /* The peer closed each connection once its bytes came back. */
     t0 = sp_nanotime();
@@ -221,44 +102,25 @@ TEST(echo)
            echo_errors);
 }
 
-/* The peer's connection to :9 for the command just sent. */
-static sp_conn *accept9(int *err)
-{
-    sp_conn *c;
-
-    sp_set_read_deadline(l9, (int64_t)(sp_nanotime() + STALL_WAIT));
-    c = sp_accept(l9, err);
-    sp_set_read_deadline(l9, 0);
-    return c;
-}
-
 TEST(bulk_in)
 {
-    static uint8_t buf[16384];
-    char cmd[64], rest[200], want[16];
-    uint32_t sum = FNV1A_INIT;
-    uint64_t got = 0, t0 = sp_nanotime();
+    char cmd[64], rest[64], want[16];
+    uint32_t sum;
+    uint64_t got, t0 = sp_nanotime();
     sp_conn *c;
     long n;
-    int err, rc;
+    int err;
 
     snprintf(cmd, sizeof cmd, "sink %u", bulk_bytes);
-    CHECKF((rc = send_cmd(cmd)) == 0, "%s: %s", cmd, sp_net_strerror(rc));
+    SEND(cmd);
     CHECKF((c = accept9(&err)), "accept on :9: %s", sp_net_strerror(err));
-    for (;;) {
-        sp_set_read_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
-        if ((n = sp_read(c, buf, sizeof buf)) <= 0)
-            break;
-        sum = fnv1a(sum, buf, (size_t)n);
-        got += (uint64_t)n;
-    }
+    n = sink_read(c, &got, &sum);
     sp_close(c);
-    rc = answer(rest, sizeof rest);
     CHECKF(n == 0, "sp_read after %llu bytes: %s", (unsigned long long)got,
            sp_net_strerror((int)n));
     CHECKF(got == bulk_bytes, "%llu bytes came, not %u",
            (unsigned long long)got, bulk_bytes);
-    CHECKF(rc == 0, "%s: %s", cmd, rest);
+    REPLY(cmd, rest, sizeof rest);
     snprintf(want, sizeof want, "%08x", sum);
     CHECKF(!strcmp(rest, want), "checksum %s here, %s at the peer", want,
            rest);
@@ -267,31 +129,20 @@ TEST(bulk_in)
 
 TEST(bulk_out)
 {
-    static uint8_t buf[16384];
-    char cmd[64], rest[200];
-    uint64_t off = 0, t0 = sp_nanotime();
+    char cmd[64], rest[64];
+    uint64_t off, t0 = sp_nanotime();
     sp_conn *c;
-    long n = 0;
-    int err, rc;
+    long n;
+    int err;
 
     snprintf(cmd, sizeof cmd, "source %u", out_bytes);
-    CHECKF((rc = send_cmd(cmd)) == 0, "%s: %s", cmd, sp_net_strerror(rc));
+    SEND(cmd);
     CHECKF((c = accept9(&err)), "accept on :9: %s", sp_net_strerror(err));
-    while (off < out_bytes) {
-        size_t k = out_bytes - off < sizeof buf ? out_bytes - off
-                                                 : sizeof buf;
-
-        stream_fill(off, buf, k);
-        sp_set_write_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
-        if ((n = sp_write(c, buf, k)) < 0)
-            break;
-        off += (uint64_t)n;
-    }
+    n = source_write(c, out_bytes, &off);
     sp_close(c);
-    rc = answer(rest, sizeof rest);
     CHECKF(n >= 0, "sp_write after %llu bytes: %s", (unsigned long long)off,
            sp_net_strerror((int)n));
-    CHECKF(rc == 0, "%s: %s", cmd, rest);
+    REPLY(cmd, rest, sizeof rest);
     CHECKF(strtoull(rest, NULL, 10) == out_bytes, "the peer got %s bytes, "
            "not %u", rest, out_bytes);
     bench("bulk_out", off, ms_since(t0));
@@ -360,16 +211,18 @@ TEST(struck)
 
 TEST(shutdown)
 {
-    char rest[200];
-    int rc;
+    bool ok;
+    int err;
 
-    CHECKF((rc = send_cmd("quit")) == 0, "quit: %s", sp_net_strerror(rc));
-    CHECKF(answer(rest, sizeof rest) == 0, "quit: %s", rest);
-    sp_close(ctl);
-    ctl = NULL;
+    CHECK(l7 && l9 && lctl);
     sp_close(l7);
+    CHECKF(sp_chan_recv_timeout(acceptor_done, &err, SP_S(5), &ok) == 1,
+           "sp_close(:7) did not wake the G in sp_accept");
     sp_close(l9);
     sp_close(lctl);
+    COMMAND("quit", (char *)NULL, 0);
+    sp_close(ctl);
+    ctl = NULL;
 }
 
 /* The faults on, for the BENCH lines: "all" when every kind is on in
