@@ -39,8 +39,7 @@
 #include <spindle/net.h>
 #include <spindle/test.h>
 #include <spindle/time.h>
-#include "kernel/cmdline.h"
-#include "kernel/faultinject.h"
+#include "kernel/export_test.h"
 #include "tests/lib/netctl.h"
 #include "tests/lib/stream.h"
 

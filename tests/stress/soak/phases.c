@@ -9,10 +9,10 @@
 #include <spindle/chan.h>
 #include <spindle/cpu.h>
 #include <spindle/net.h>
-#include "kernel/faultinject.h"
 #include <spindle/sched.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
+#include "kernel/export_test.h"
 #include "soak.h"
 #include "tests/lib/testutil.h"
 
