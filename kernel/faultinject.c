@@ -41,14 +41,17 @@ void fault_init(void)
         printk("fault: %s; left out\n", err);
     if (!faultcfg_any(&fault_cfg))
         return;
-    printk("fault: from main() on: alloc %u/1000, ipi %u%% for %u ms, "
-           "timer %u%% by %u us, stall %u us\n", fault_cfg.alloc_permille,
-           fault_cfg.ipi_pct, fault_cfg.ipi_ms, fault_cfg.timer_pct,
-           fault_cfg.timer_us, fault_cfg.stall_us);
+    if (fault_cfg.alloc_permille || fault_cfg.ipi_pct || fault_cfg.timer_pct ||
+        fault_cfg.stall_us)
+        printk("fault: from main() on: alloc %u/1000, ipi %u%% for %u ms, "
+               "timer %u%% by %u us, stall %u us\n", fault_cfg.alloc_permille,
+               fault_cfg.ipi_pct, fault_cfg.ipi_ms, fault_cfg.timer_pct,
+               fault_cfg.timer_us, fault_cfg.stall_us);
     if (faultcfg_link_any(&fault_cfg))
-        printk("fault: link, frames in a thousand: rx drop %u dup %u "
-               "corrupt %u reorder %u (held %u us at most), tx drop %u dup "
-               "%u corrupt %u reorder %u (held %u us at most)\n",
+        printk("fault: from main() on, on the NIC's frames (in a thousand): "
+               "rx drop %u dup %u corrupt %u reorder %u (held %u us at most), "
+               "tx drop %u dup %u corrupt %u reorder %u (held %u us at "
+               "most)\n",
                fault_cfg.rx.drop, fault_cfg.rx.dup, fault_cfg.rx.corrupt,
                fault_cfg.rx.reorder, fault_cfg.rx.hold_us, fault_cfg.tx.drop,
                fault_cfg.tx.dup, fault_cfg.tx.corrupt, fault_cfg.tx.reorder,
