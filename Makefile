@@ -14,11 +14,13 @@
 #                                        tests, every arch unless ARCH= names
 #                                        one; also build/test-results.xml
 #   make test-efi [T=<test>]             every in-image test through firmware
+#   make test-net-faults [T=...] [SMP=n] TCP under each link fault, both arches
 #   make bench [SMP=n] [BENCH="reps=5 only=spawn,fib"]   BENCH lines
 #   make bench-go [SMP=n] [GO=go] [BENCH_GO_ARCH=hosted]  beside Go's
 #   make bench-net [NET=user|tap] [QUEUES=n]  apps/httpd under wrk
 #   make bench-apps [SMP=n] [BENCH_APPS=...]  memcached, speedtest1 beside Linux
 #   make soak [SOAK_MIN=60] [SMP=n]      the long mixed workload
+#            [LINK_FAULTS=1|<fault= list>]  and TCP over a faulty link
 #   make soak-httpd [HTTPD_IDLE=50000]   httpd's client test, more idle ones
 #   make test-hostile [HOSTILE_CASES=all]  every attack of the hostile peer
 #   make fuzz [FUZZ_TIME=60]             explore each libFuzzer target
@@ -196,7 +198,7 @@ all: images
 images: $(IMAGES)
 
 help:
-	@sed -n '3,38p' Makefile
+	@sed -n '3,40p' Makefile
 
 # Host packages: checked on every build (fast), installed when missing.
 deps:
@@ -337,12 +339,20 @@ profile:
 # The soak (tests/stress/soak): its workload for SOAK_MIN minutes at SMP
 # cores, a progress line a minute, then the totals and its verdict (its
 # exit status).  Bare metal gets a NIC (NET=user) for the network phase.
-# The boot is stopped ten minutes after its time is up.
+# LINK_FAULTS=1 adds the network-fault phase under SOAK_LINK_FAULTS (or
+# LINK_FAULTS=<a fault= list> under that): a host port, forwarded to the
+# guest's :7070, which its clients dial as 10.0.2.2, so that their bytes
+# cross the NIC.  The boot is stopped ten minutes after its time is up.
 SOAK_MIN ?= 60
-soak: $(B)/tests/stress/soak.elf
+SOAK_LINK_FAULTS := rxdrop:20,txdrop:20,rxdup:20,txdup:20,rxreorder:50,txreorder:50,rxcorrupt:20,txcorrupt:20
+SOAK_FAULTS = $(if $(filter 1,$(LINK_FAULTS)),$(SOAK_LINK_FAULTS),$(LINK_FAULTS))
+soak: $(B)/tests/stress/soak.elf $(if $(LINK_FAULTS),build/host/netpeer)
 	@case "$(SOAK_MIN)" in ''|*[!0-9]*|0) echo "make soak: SOAK_MIN=$(SOAK_MIN) is not a whole number of minutes"; exit 2 ;; esac
-	$(Q)NET=$(NET) timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/run/qemu.sh $(RUN_ARCH) $< $(SMP) \
-	    $(CMDLINE) -- min=$(SOAK_MIN) report=60
+	@[ -z "$(LINK_FAULTS)" ] || [ "$(NET)" = user ] || { echo "make soak: LINK_FAULTS needs NET=user (a forward of QEMU's)"; exit 2; }
+	$(Q)fwd= via=; if [ -n "$(LINK_FAULTS)" ]; then p=$$(build/host/netpeer --probe) || exit 2; \
+	    fwd=tcp:127.0.0.1:$$p-:7070 via=via=10.0.2.2:$$p; fi; \
+	NET=$(NET) HOSTFWD=$$fwd timeout $$(( $(SOAK_MIN) * 60 + 600 )) tools/run/qemu.sh $(RUN_ARCH) $< $(SMP) \
+	    $(CMDLINE) $(if $(SOAK_FAULTS),fault=$(SOAK_FAULTS)) -- min=$(SOAK_MIN) report=60 $$via
 
 # tests/host/httpd_clients_test.sh on RUN_ARCH with HTTPD_IDLE idle
 # keep-alive connections (default 50,000) instead of make test's 10,000,

@@ -12,6 +12,13 @@
  * The device is not trusted: lengths come through virtq_get, which
  * bounds them by what was posted, and a frame shorter than a header or
  * longer than a frame is dropped and counted.
+ *
+ * Link faults (fault=rxdrop:..., kernel/faultinject.h) sit here, where a
+ * frame is a buffer of the queue's: a frame received is delivered or not,
+ * twice, or later, and one sent is put on the ring or not, twice, or
+ * later.  A frame held back keeps its buffer (an RX buffer not posted
+ * again, a TX buffer not on the ring) until it goes after the later
+ * frames or its time ran out, which rx, tx and the TX watchdog look at.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +27,7 @@
 #include "drivers/virtio_net.h"
 #include "drivers/virtio_pci.h"
 #include "kernel/cpu.h"
+#include "kernel/faultinject.h"
 #include "kernel/irq.h"
 #include "kernel/mem.h"
 #include "kernel/printk.h"
@@ -107,6 +115,7 @@ static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
     virtq_disable_intr(&q->tx);
     for (uint16_t b = 0; b < q->rx.size; b++)
         rx_post(q, b);
+    fault_link_init(&q->fl, i);
     return true;
 }
 
@@ -470,14 +479,112 @@ bool vnet_link_up(struct virtio_net *n)
     return !n->has_status || (virtio_config16(&n->dev, 6) & S_LINK_UP);
 }
 
-int vnet_rx(struct vnet_queue *q, int budget,
-            void (*deliver)(void *arg, const uint8_t *frame, uint32_t len),
-            void *arg)
+/* ---- Link faults (fault_link_on only) ------------------------------- */
+
+typedef void deliver_fn(void *arg, const uint8_t *frame, uint32_t len);
+
+static void tx_put(struct vnet_queue *q, uint16_t i, uint32_t len);
+static void tx_reclaim(struct vnet_queue *q);
+
+/* The held RX frame to the stack, its buffer back to the device. */
+static void rx_release(struct vnet_queue *q, deliver_fn *deliver, void *arg)
+{
+    struct fault_hold *h = &q->fl.rx.hold;
+    uint16_t i = (uint16_t)h->buf;
+
+    h->buf = -1;
+    deliver(arg, rxbuf(q, i) + HDR_LEN, h->len);
+    rx_post(q, i);
+}
+
+/* The held TX frame onto the ring. */
+static void tx_release(struct vnet_queue *q)
+{
+    struct fault_hold *h = &q->fl.tx.hold;
+    uint16_t i = (uint16_t)h->buf;
+
+    h->buf = -1;
+    tx_put(q, i, h->len);
+}
+
+/* Held frames whose time is up go (under the queue's lock, as all). */
+static void release_overdue(struct vnet_queue *q, deliver_fn *deliver,
+                            void *arg)
+{
+    if (deliver && fault_hold_overdue(&q->fl.rx.hold))
+        rx_release(q, deliver, arg);
+    if (fault_hold_overdue(&q->fl.tx.hold))
+        tx_release(q);
+}
+
+/* Received frame i of len bytes, through the link faults: true if its
+   buffer is held (the caller must not post it again). */
+static bool rx_faulty(struct vnet_queue *q, uint16_t i, uint32_t len,
+                      deliver_fn *deliver, void *arg)
+{
+    struct fault_hold *h = &q->fl.rx.hold;
+    uint8_t *f = rxbuf(q, i) + HDR_LEN;
+
+    switch (fault_link_frame(&q->fl, false, f, len)) {
+    case FV_DROP:
+        return false;
+    case FV_HOLD:
+        h->buf = i;
+        h->len = len;
+        return true;
+    case FV_DUP:
+        deliver(arg, f, len);
+        /* fall through */
+    case FV_PASS:
+        deliver(arg, f, len);
+        break;
+    }
+    if (fault_hold_passed(h))
+        rx_release(q, deliver, arg);
+    return false;
+}
+
+/* TX buffer i of len bytes, through the link faults. */
+static void tx_faulty(struct vnet_queue *q, uint16_t i, uint32_t len)
+{
+    struct fault_hold *h = &q->fl.tx.hold;
+    uint16_t j;
+
+    switch (fault_link_frame(&q->fl, true, txbuf(q, i) + HDR_LEN, len)) {
+    case FV_DROP:
+        q->txfree[q->ntxfree++] = i;
+        return;
+    case FV_HOLD:
+        h->buf = i;
+        h->len = len;
+        return;
+    case FV_DUP:
+        if (q->ntxfree == 0)
+            tx_reclaim(q);
+        if (q->ntxfree > 0) {   /* else the copy is lost, as by a drop */
+            j = q->txfree[--q->ntxfree];
+            memcpy(txbuf(q, j), txbuf(q, i), HDR_LEN + len);
+            tx_put(q, j, len);
+        }
+        /* fall through */
+    case FV_PASS:
+        tx_put(q, i, len);
+        break;
+    }
+    if (fault_hold_passed(h))
+        tx_release(q);
+}
+
+/* ---- Frames in and out ---------------------------------------------- */
+
+int vnet_rx(struct vnet_queue *q, int budget, deliver_fn *deliver, void *arg)
 {
     uint32_t bad = virtq_nbad(&q->rx), len;
     int got = 0, seen = 0;
     void *c;
 
+    if (__builtin_expect(fault_link_on, 0))
+        release_overdue(q, deliver, arg);
     while (seen < budget && (c = virtq_get(&q->rx, &len))) {
         uint16_t i = (uint16_t)((uintptr_t)c - 1);
 
@@ -489,8 +596,13 @@ int vnet_rx(struct vnet_queue *q, int budget,
         } else {
             q->st.rx_frames++;
             q->st.rx_bytes += len - HDR_LEN;
-            deliver(arg, rxbuf(q, i) + HDR_LEN, len - HDR_LEN);
             got++;
+            if (__builtin_expect(fault_link_on, 0)) {
+                if (rx_faulty(q, i, len - HDR_LEN, deliver, arg))
+                    continue;
+            } else {
+                deliver(arg, rxbuf(q, i) + HDR_LEN, len - HDR_LEN);
+            }
         }
         rx_post(q, i);
     }
@@ -530,25 +642,35 @@ uint8_t *vnet_tx_buf(struct vnet_queue *q)
     return txbuf(q, q->txfree[q->ntxfree - 1]) + HDR_LEN;
 }
 
-void vnet_tx_send(struct vnet_queue *q, uint8_t *buf, uint32_t len)
+/* TX buffer i, whose frame is len bytes, onto the ring. */
+static void tx_put(struct vnet_queue *q, uint16_t i, uint32_t len)
 {
-    uint16_t i = q->txfree[--q->ntxfree];
     struct virtq_buf b = { (uintptr_t)txbuf(q, i), HDR_LEN + len };
 
-    if (buf != txbuf(q, i) + HDR_LEN || len > VNET_FRAME_MAX) {
-        q->ntxfree++;
-        q->st.tx_oversize += len > VNET_FRAME_MAX;
-        return;
-    }
     memset(txbuf(q, i), 0, HDR_LEN);
     if (virtq_add(&q->tx, &b, 1, 0, (void *)(uintptr_t)(i + 1)) < 0) {
-        q->ntxfree++;
+        q->txfree[q->ntxfree++] = i;
         q->st.tx_full++;
         return;
     }
     q->st.tx_frames++;
     q->st.tx_bytes += len;
     notify(&q->tx, &q->tx_kick);
+}
+
+void vnet_tx_send(struct vnet_queue *q, uint8_t *buf, uint32_t len)
+{
+    uint16_t i = q->txfree[--q->ntxfree];
+
+    if (buf != txbuf(q, i) + HDR_LEN || len > VNET_FRAME_MAX) {
+        q->ntxfree++;
+        q->st.tx_oversize += len > VNET_FRAME_MAX;
+        return;
+    }
+    if (__builtin_expect(fault_link_on, 0))
+        tx_faulty(q, i, len);
+    else
+        tx_put(q, i, len);
 }
 
 const char *vnet_health(struct virtio_net *n)
@@ -621,6 +743,8 @@ static void nd_tx_watchdog(struct netdev *d, int qi)
 {
     struct vnet_queue *q = nq(d, qi);
 
+    if (__builtin_expect(fault_link_on, 0))
+        release_overdue(q, NULL, NULL);
     if (virtq_stalled(&q->tx)) {
         virtio_notify(&q->tx_kick);
         q->st.tx_rekick++;
@@ -671,6 +795,10 @@ static int nd_report(struct netdev *d, char *buf, size_t len)
                 (unsigned long long)n->q[i].st.rx_frames,
                 (unsigned long long)n->q[i].st.tx_frames);
     }
+    if (faultcfg_link_any(&fault_cfg))
+        ADD(buf, len, k, "\n");
+    if (k >= 0 && (size_t)k < len)
+        k += fault_link_report(buf + k, len - k);
     for (int i = 0; i < n->nqueues; i++) {
         if (k >= 0 && (size_t)k < len)
             k += ring_report("rx", i, &n->q[i].rx, buf + k, len - k);

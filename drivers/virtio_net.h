@@ -16,6 +16,7 @@
 #include "drivers/virtio.h"
 #include "drivers/virtq.h"
 #include "kernel/cpu.h"
+#include "kernel/faultinject.h"
 #include "net/netdev.h"
 
 #define VNET_FRAME_MAX  NETDEV_FRAME_MAX
@@ -43,6 +44,7 @@ struct vnet_queue {
     uint16_t *txfree;               /* stack of free TX buffer numbers */
     uint16_t ntxfree;
     struct vnet_stats st;
+    struct fault_link fl;           /* link faults (kernel/faultinject.h) */
 };
 
 /* The control queue (multiqueue only): commands sent one at a time, at

@@ -32,7 +32,7 @@ static uint32_t roll(uint32_t n)
 void fault_init(void)
 {
     const char *spec;
-    char err[160];
+    char err[200];
 
     if (!cmdline_get("fault", &spec))
         return;
@@ -41,10 +41,21 @@ void fault_init(void)
         printk("fault: %s; left out\n", err);
     if (!faultcfg_any(&fault_cfg))
         return;
-    printk("fault: from main() on: alloc %u/1000, ipi %u%% for %u ms, "
-           "timer %u%% by %u us, stall %u us\n", fault_cfg.alloc_permille,
-           fault_cfg.ipi_pct, fault_cfg.ipi_ms, fault_cfg.timer_pct,
-           fault_cfg.timer_us, fault_cfg.stall_us);
+    if (fault_cfg.alloc_permille || fault_cfg.ipi_pct || fault_cfg.timer_pct ||
+        fault_cfg.stall_us)
+        printk("fault: from main() on: alloc %u/1000, ipi %u%% for %u ms, "
+               "timer %u%% by %u us, stall %u us\n", fault_cfg.alloc_permille,
+               fault_cfg.ipi_pct, fault_cfg.ipi_ms, fault_cfg.timer_pct,
+               fault_cfg.timer_us, fault_cfg.stall_us);
+    if (faultcfg_link_any(&fault_cfg))
+        printk("fault: from main() on, on the NIC's frames (in a thousand): "
+               "rx drop %u dup %u corrupt %u reorder %u (held %u us at most), "
+               "tx drop %u dup %u corrupt %u reorder %u (held %u us at "
+               "most)\n",
+               fault_cfg.rx.drop, fault_cfg.rx.dup, fault_cfg.rx.corrupt,
+               fault_cfg.rx.reorder, fault_cfg.rx.hold_us, fault_cfg.tx.drop,
+               fault_cfg.tx.dup, fault_cfg.tx.corrupt, fault_cfg.tx.reorder,
+               fault_cfg.tx.hold_us);
 }
 
 void fault_arm(void)
@@ -53,6 +64,8 @@ void fault_arm(void)
         return;
     if (fault_cfg.stall_us)
         sched_stall_set(fault_cfg.stall_us);
+    if (faultcfg_link_any(&fault_cfg))
+        __atomic_store_n(&fault_link_on, true, __ATOMIC_RELEASE);
     __atomic_store_n(&fault_armed, true, __ATOMIC_RELEASE);
 }
 
@@ -100,4 +113,8 @@ void fault_counts(struct fault_counts *c)
     c->ipis_deaf = __atomic_load_n(&counts.ipis_deaf, __ATOMIC_RELAXED);
     c->timers_delayed = __atomic_load_n(&counts.timers_delayed,
                                         __ATOMIC_RELAXED);
+    for (int k = 0; k < FK_KINDS; k++)
+        c->rx[k] = c->tx[k] = 0;
+    c->rx_data_lost = c->tx_data_lost = 0;
+    fault_link_counts(c);
 }

@@ -47,12 +47,39 @@ static bool starts(const char **s, const char *word)
     return true;
 }
 
-/* One item at *s, into cfg; false if it is not one of the four forms. */
+/* The link fault named at *s ("drop:50", after rx or tx) into l. */
+static bool link_item(const char **s, struct faultlink *l)
+{
+    uint32_t a, b = FAULT_HOLD_US;
+
+    if (starts(s, "drop") && field(s, FAULT_ALLOC_MAX, &a))
+        l->drop = a;
+    else if (starts(s, "dup") && field(s, FAULT_ALLOC_MAX, &a))
+        l->dup = a;
+    else if (starts(s, "corrupt") && field(s, FAULT_ALLOC_MAX, &a))
+        l->corrupt = a;
+    else if (starts(s, "reorder") && field(s, FAULT_ALLOC_MAX, &a) &&
+             (**s != ':' || field(s, FAULT_HOLD_US_MAX, &b))) {
+        l->reorder = a;
+        l->hold_us = b;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* One item at *s, into cfg; false if it is not one of the forms. */
 static bool item(const char **s, struct faultcfg *cfg)
 {
     uint32_t a, b;
 
-    if (starts(s, "alloc") && field(s, FAULT_ALLOC_MAX, &a)) {
+    if (starts(s, "rx")) {
+        if (!link_item(s, &cfg->rx))
+            return false;
+    } else if (starts(s, "tx")) {
+        if (!link_item(s, &cfg->tx))
+            return false;
+    } else if (starts(s, "alloc") && field(s, FAULT_ALLOC_MAX, &a)) {
         cfg->alloc_permille = a;
     } else if (starts(s, "ipi") && field(s, FAULT_PCT_MAX, &a) &&
                field(s, FAULT_IPI_MS_MAX, &b)) {
@@ -91,8 +118,10 @@ int faultcfg_parse(const char *spec, struct faultcfg *cfg, char *err,
             while (start[n] && start[n] != ',')
                 n++;
             fmt_snprintf(err, errlen, "'%.*s' is not alloc:PERMILLE (1-%d), "
-                         "ipi:PCT:MS, timer:PCT:US or stall:US", (int)n,
-                         start, FAULT_ALLOC_MAX);
+                         "ipi:PCT:MS, timer:PCT:US, stall:US, "
+                         "{rx,tx}{drop,dup,corrupt}:PERMILLE or "
+                         "{rx,tx}reorder:PERMILLE[:US]", (int)n, start,
+                         FAULT_ALLOC_MAX);
         }
         /* On to the next item, whatever became of this one. */
         for (spec = start; *spec && *spec != ','; spec++)
@@ -103,8 +132,18 @@ int faultcfg_parse(const char *spec, struct faultcfg *cfg, char *err,
     return taken;
 }
 
+static bool link_any(const struct faultlink *l)
+{
+    return l->drop || l->dup || l->corrupt || l->reorder;
+}
+
+bool faultcfg_link_any(const struct faultcfg *cfg)
+{
+    return link_any(&cfg->rx) || link_any(&cfg->tx);
+}
+
 bool faultcfg_any(const struct faultcfg *cfg)
 {
     return cfg->alloc_permille || cfg->ipi_pct || cfg->timer_pct ||
-           cfg->stall_us;
+           cfg->stall_us || faultcfg_link_any(cfg);
 }

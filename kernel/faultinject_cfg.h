@@ -10,6 +10,17 @@
  *   fault=stall:US              wakers and spinners stall US us in the
  *                               spinning protocol's windows
  *
+ * Link faults, on the frames the NIC receives (rx) or sends (tx), each
+ * at PERMILLE frames in a thousand, per queue:
+ *   fault=rxdrop:PERMILLE       the frame is lost
+ *   fault=rxdup:PERMILLE        it arrives twice
+ *   fault=rxcorrupt:PERMILLE    one bit of its IPv4 packet is flipped
+ *                               (frames of other kinds are left alone)
+ *   fault=rxreorder:PERMILLE[:US]   it is held back behind up to
+ *                               FAULT_HOLD_FRAMES later frames, and at
+ *                               most US us (default FAULT_HOLD_US)
+ * and the same with tx.
+ *
  * Items are joined by commas: fault=ipi:20:5,timer:10:2000.
  */
 #ifndef KERNEL_FAULTINJECT_CFG_H
@@ -19,11 +30,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One direction's link faults: 0 off, else frames in a thousand. */
+struct faultlink {
+    uint32_t drop, dup, corrupt, reorder;
+    uint32_t hold_us;           /* reorder: the longest a frame is held */
+};
+
 struct faultcfg {
     uint32_t alloc_permille;    /* 0: off; 1..1000 */
     uint32_t ipi_pct, ipi_ms;   /* 0: off; 1..100 and 1..1000 */
     uint32_t timer_pct, timer_us;   /* 0: off; 1..100 and 1..100000 */
     uint32_t stall_us;          /* 0: off; 1..100000 */
+    struct faultlink rx, tx;    /* the NIC's frames in and out */
 };
 
 #define FAULT_ALLOC_MAX    1000
@@ -31,6 +49,9 @@ struct faultcfg {
 #define FAULT_IPI_MS_MAX   1000
 #define FAULT_TIMER_US_MAX 100000
 #define FAULT_STALL_US_MAX 100000
+#define FAULT_HOLD_US      2000     /* reorder's default hold */
+#define FAULT_HOLD_US_MAX  1000000
+#define FAULT_HOLD_FRAMES  3        /* later frames a held one waits for */
 
 /*
  * Parses spec into *cfg (zeroed first).  An item that cannot be used is
@@ -43,5 +64,8 @@ int faultcfg_parse(const char *spec, struct faultcfg *cfg, char *err,
 
 /* True if cfg injects anything. */
 bool faultcfg_any(const struct faultcfg *cfg);
+
+/* True if cfg injects a link fault (either direction). */
+bool faultcfg_link_any(const struct faultcfg *cfg);
 
 #endif

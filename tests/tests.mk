@@ -12,7 +12,7 @@
 # The folders booted: the tests and their variants.
 TEST_BOOTS := $(sort $(TEST_DIRS) $(TEST_VARIANTS))
 
-.PHONY: test-prepare test-images test-efi
+.PHONY: test-prepare test-images test-efi test-net-faults
 test-images: $(TEST_DIRS:%=$(B)/%.elf)
 
 # `make test` tests every configuration of TEST_CONFIGS: both bare-metal
@@ -129,3 +129,18 @@ test-efi:
 	$(Q)tools/test/runtests.sh --host $(call efi_check,$(RUN_ARCH)) --font $(FONT_PSF) $(if $(T),--only $(T)) \
 	    $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
 	    $(foreach c,$(call fw_configs,$(RUN_ARCH)),--arch $(c) $(TEST_BOOTS:%=build/$(RUN_ARCH)/%.elf))
+
+# `make test-net-faults`: tests/net/faults under each link fault alone and
+# all together (tests/net/faults/*/test.conf: one queue at 1 and 4 cores,
+# a queue per core at 4, virtio-mmio), on x86_64, aarch64 and x86_64's
+# microvm, or the one ARCH= names; T= and SMP= as for make test.  make
+# test boots only tests/net/faults itself, every fault at once.
+NET_FAULTS_BOOTS := $(patsubst %/test.conf,%,$(wildcard tests/net/faults/*/test.conf))
+NET_FAULTS_RUN   := $(if $(filter command line,$(origin ARCH)),$(RUN_ARCH) $(call machine_configs,$(RUN_ARCH)),x86_64 x86_64-microvm aarch64)
+test-net-faults:
+	$(Q)for a in $(sort $(foreach c,$(NET_FAULTS_RUN),$(call fw_arch,$(c)))) net; do tools/build/deps.sh $$a; done
+	$(Q)$(MAKE) --no-print-directory $(HB)/netpeer
+	$(Q)set -e; for a in $(sort $(foreach c,$(NET_FAULTS_RUN),$(call fw_arch,$(c)))); do \
+	    $(MAKE) --no-print-directory ARCH=$$a build/$$a/tests/net/faults.elf; done
+	$(Q)TIMEOUT=$${TIMEOUT:-300} tools/test/runtests.sh $(if $(T),--only $(T)) $(if $(filter command line,$(origin SMP)),--smp $(SMP)) \
+	    $(foreach c,$(NET_FAULTS_RUN),--arch $(c) $(NET_FAULTS_BOOTS:%=build/$(call fw_arch,$(c))/%.elf))

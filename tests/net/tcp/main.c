@@ -1,6 +1,7 @@
 /*
  * tcp - TCP and UDP through the virtio-net NIC, lwIP and the socket API,
- * against a peer on the host: tools/test/netpeer.c, which tools/test/runtests.sh
+ * against a peer on the host: tools/test/netpeer.c (its control protocol in
+ * tests/lib/netctl.h), which tools/test/runtests.sh
  * starts beside the boot (`net peer` in `test.conf`: QEMU's user
  * network, with host ports forwarded to the guest's tcp 7, tcp 9, udp 7
  * and tcp 9000).  The command line after -- holds two host ports: one
@@ -76,6 +77,7 @@
 #include <spindle/test.h>
 #include <spindle/time.h>
 #include "sched/export_test.h"
+#include "tests/lib/netctl.h"
 #include "tests/lib/stream.h"
 
 #define BULK_BYTES   (64u << 20)
@@ -83,10 +85,6 @@
 #define ECHO_AT_ONCE 64
 #define UDP_COUNT    300
 #define DIAL_BYTES   (100 * 1024)
-#define REPLY_WAIT   SP_S(150)   /* longer than the peer's 120 s per command */
-#define STALL_WAIT   SP_S(20)    /* a bulk transfer without progress: failed */
-#define ACCEPT_WAIT  SP_S(20)
-#define CTL_WAIT     SP_S(60)
 
 /* QEMU's user network: the guest's DHCP address, and the host as the
    guest sees it.  A hosted run on a TAP passes others (host=, guest=). */
@@ -97,54 +95,14 @@ static int serve_port, closed_port;     /* from the command line */
 static int want_queues = 1;             /* queues=: the NIC's queue pairs */
 
 #define MAX_CORES 64
-static sp_listener *l7, *l9, *lctl;
 static sp_udp *u7;
-static sp_conn *ctl;
-static char cbuf[1024];                 /* the control connection's input */
-static size_t clen;
 
-/* The echo servers' Gs: how many run now, how many ever did, and what
-   ended them (the accept G and the UDP G report on a channel). */
-static int echo_active, echo_total, echo_errors, echo_peak;
+/* The UDP echo G (the TCP one is netctl.h's): datagrams echoed, sends
+   that failed, and its final error, on udp_done (an int). */
 static long udp_received, udp_send_errors;
-static sp_chan *acceptor_done, *udp_done;   /* an int: the final error */
+static sp_chan *udp_done;
 
 /* ---- The servers ---------------------------------------------------- */
-
-static void echo_serve(void *arg)
-{
-    sp_conn *c = arg;
-    char buf[4096];
-    long n;
-
-    while ((n = sp_read(c, buf, sizeof buf)) > 0)
-        if (sp_write(c, buf, (size_t)n) != n) {
-            n = -1;
-            break;
-        }
-    if (n < 0)
-        __atomic_add_fetch(&echo_errors, 1, __ATOMIC_RELAXED);
-    sp_close(c);
-    __atomic_sub_fetch(&echo_active, 1, __ATOMIC_RELEASE);
-}
-
-static void echo_acceptor(void *arg)
-{
-    int err, now;
-
-    for (;;) {
-        sp_conn *c = sp_accept(l7, &err);
-
-        if (!c)
-            break;
-        now = __atomic_add_fetch(&echo_active, 1, __ATOMIC_RELAXED);
-        if (now > echo_peak)    /* this G alone writes it */
-            echo_peak = now;
-        __atomic_add_fetch(&echo_total, 1, __ATOMIC_RELAXED);
-        sp_go(echo_serve, c);
-    }
-    sp_chan_send(acceptor_done, &err);
-}
 
 static void udp_echo_g(void *arg)
 {
@@ -166,149 +124,6 @@ static void udp_echo_g(void *arg)
     sp_chan_send(udp_done, &err);
 }
 
-/* ---- The control connection ----------------------------------------- */
-
-/* One line (no newline) from the control connection, waiting at most
-   wait: 0, or the error (-ETIMEDOUT, or 0 bytes: -ECONNRESET). */
-static int ctl_line(sp_conn *c, char *line, size_t len, uint64_t wait)
-{
-    int rc = 0;
-
-    sp_set_read_deadline(c, (int64_t)(sp_nanotime() + wait));
-    for (;;) {
-        char *nl = memchr(cbuf, '\n', clen);
-        long n;
-
-        if (nl) {
-            size_t k = (size_t)(nl - cbuf);
-
-            snprintf(line, len, "%.*s", (int)k, cbuf);
-            clen -= k + 1;
-            memmove(cbuf, nl + 1, clen);
-            break;
-        }
-        if (clen == sizeof cbuf) {
-            rc = -EMSGSIZE;
-            break;
-        }
-        n = sp_read(c, cbuf + clen, sizeof cbuf - clen);
-        if (n <= 0) {
-            rc = n ? (int)n : -ECONNRESET;
-            break;
-        }
-        clen += (size_t)n;
-    }
-    sp_set_read_deadline(c, 0);
-    return rc;
-}
-
-/* Answers not read yet: a case that failed before reading its answer
-   leaves it to the next command, which skips it. */
-static int owed;
-
-static int ctl_send(const char *cmd)
-{
-    char line[256];
-    long rc;
-    int n;
-
-    for (; ctl && owed > 0; owed--)
-        if (ctl_line(ctl, line, sizeof line, REPLY_WAIT) != 0) {
-            printf("# the control connection is lost\n");
-            sp_close(ctl);
-            ctl = NULL;
-        }
-    if (!ctl)
-        return -EPIPE;
-    n = snprintf(line, sizeof line, "%s\n", cmd);
-    rc = sp_write(ctl, line, (size_t)n);
-    if (rc >= 0)
-        owed++;
-    return rc < 0 ? (int)rc : 0;
-}
-
-/* The answer to the command sent last, into reply: 0 or an error.  A
-   peer that does not answer is gone: the cases after fail at once. */
-static int ctl_reply(char *reply, size_t len)
-{
-    int rc;
-
-    if (!ctl)
-        return -EPIPE;
-    owed--;
-    if ((rc = ctl_line(ctl, reply, len, REPLY_WAIT)) != 0) {
-        printf("# the control connection is lost: %s\n", sp_net_strerror(rc));
-        sp_close(ctl);
-        ctl = NULL;
-    }
-    return rc;
-}
-
-/* What follows "ok " in reply, into rest (if not NULL). */
-static void answer_rest(char *rest, size_t len, const char *reply)
-{
-    const char *r = reply[2] ? reply + 3 : "";
-    size_t k;
-
-    if (!rest || !len)
-        return;
-    k = strnlen(r, len - 1);
-    memcpy(rest, r, k);
-    rest[k] = 0;
-}
-
-/* Sends cmd, whose answer comes later (REPLY). */
-#define SEND(cmd)                                                           \
-    do {                                                                    \
-        int rc_ = ctl_send(cmd);                                            \
-                                                                            \
-        CHECKF(rc_ == 0, "sending \"%s\": %s", cmd, sp_net_strerror(rc_));  \
-    } while (0)
-
-/* Sends cmd and waits for its answer; false (the case failed, with the
-   reason) unless the answer starts with "ok".  The answer's rest goes to
-   rest (may be NULL). */
-#define COMMAND(cmd, rest, restlen)                                         \
-    do {                                                                    \
-        char reply_[256];                                                   \
-        int rc_ = ctl_send(cmd);                                            \
-                                                                            \
-        CHECKF(rc_ == 0, "sending \"%s\": %s", cmd, sp_net_strerror(rc_));  \
-        rc_ = ctl_reply(reply_, sizeof reply_);                             \
-        CHECKF(rc_ == 0, "answer to \"%s\": %s", cmd, sp_net_strerror(rc_)); \
-        CHECKF(!strncmp(reply_, "ok", 2), "the peer: %s: %s", cmd, reply_);  \
-        answer_rest(rest, restlen, reply_);                                 \
-    } while (0)
-
-/* The answer to a command sent before (by ctl_send), checked as COMMAND
-   does. */
-#define REPLY(cmd, rest, restlen)                                           \
-    do {                                                                    \
-        char reply_[256];                                                   \
-        int rc_ = ctl_reply(reply_, sizeof reply_);                         \
-                                                                            \
-        CHECKF(rc_ == 0, "answer to \"%s\": %s", cmd, sp_net_strerror(rc_)); \
-        CHECKF(!strncmp(reply_, "ok", 2), "the peer: %s: %s", cmd, reply_);  \
-        answer_rest(rest, restlen, reply_);                                 \
-    } while (0)
-
-/* The peer's connection to :9 (for sink, source and idle), waiting at
-   most ACCEPT_WAIT; NULL and *err when it did not come. */
-static sp_conn *accept9(int *err)
-{
-    sp_conn *c;
-
-    sp_set_read_deadline(l9, (int64_t)(sp_nanotime() + ACCEPT_WAIT));
-    c = sp_accept(l9, err);
-    sp_set_read_deadline(l9, 0);
-    return c;
-}
-
-static uint64_t ms_since(uint64_t t)
-{
-    return (sp_nanotime() - t) / 1000000;
-}
-
 /* ---- The cases ------------------------------------------------------- */
 
 TEST(dhcp)
@@ -327,8 +142,7 @@ TEST(dhcp)
 
 TEST(control)
 {
-    uint64_t end = sp_nanotime() + CTL_WAIT, t0 = sp_nanotime();
-    char line[128];
+    uint64_t t0 = sp_nanotime();
     int err, tries = 0;
 
     CHECKF(serve_port > 0 && closed_port > 0, "no ports after -- (the "
@@ -345,29 +159,10 @@ TEST(control)
     udp_done = sp_chan_make(sizeof(int), 1);
     sp_go(echo_acceptor, NULL);
     sp_go(udp_echo_g, NULL);
-    /* The peer may give up on a connection it made before the guest
-       listened (QEMU's forward accepts regardless) and try again: a
-       connection counts once the peer answered the greeting. */
-    while (!ctl) {
-        sp_conn *c;
-        int rc;
-
-        CHECKF(sp_nanotime() < end, "no control connection from the peer "
-               "after %llu s (%d tries)",
-               (unsigned long long)(CTL_WAIT / SP_S(1)), tries);
-        sp_set_read_deadline(lctl, (int64_t)end);
-        c = sp_accept(lctl, &err);
-        sp_set_read_deadline(lctl, 0);
-        CHECKF(c, "accept on :9000: %s", sp_net_strerror(err));
-        tries++;
-        clen = 0;
-        if (sp_write(c, "hello spindle\n", 14) == 14 &&
-            (rc = ctl_line(c, line, sizeof line, SP_S(10))) == 0 &&
-            !strcmp(line, "ready"))
-            ctl = c;
-        else
-            sp_close(c);
-    }
+    err = ctl_wait(t0 + CTL_WAIT, &tries);
+    CHECKF(err == 0, "no control connection from the peer after %llu s "
+           "(%d tries): %s", (unsigned long long)(ms_since(t0) / 1000),
+           tries, sp_net_strerror(err));
     printf("# control connection after %llu ms (%d tries)\n",
            (unsigned long long)ms_since(t0), tries);
 }
@@ -434,10 +229,9 @@ static void stalled(void)
 
 TEST(bulk_in_64m)
 {
-    static uint8_t buf[65536];
     char cmd[64], rest[64], want[16];
-    uint64_t got = 0, t0;
-    uint32_t sum = FNV1A_INIT;
+    uint64_t got, t0;
+    uint32_t sum;
     sp_conn *c;
     long n;
     int err;
@@ -447,13 +241,7 @@ TEST(bulk_in_64m)
     c = accept9(&err);
     CHECKF(c, "accept on :9: %s", sp_net_strerror(err));
     t0 = sp_nanotime();
-    for (;;) {
-        sp_set_read_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
-        if ((n = sp_read(c, buf, sizeof buf)) <= 0)
-            break;
-        sum = fnv1a(sum, buf, (size_t)n);
-        got += (uint64_t)n;
-    }
+    n = sink_read(c, &got, &sum);
     if (n == -ETIMEDOUT)
         stalled();
     sp_close(c);
@@ -471,11 +259,10 @@ TEST(bulk_in_64m)
 
 TEST(bulk_out_64m)
 {
-    static uint8_t buf[65536];
     char cmd[64], rest[64], want[32];
-    uint64_t off = 0, t0;
+    uint64_t off, t0;
     sp_conn *c;
-    long n = 0;
+    long n;
     int err;
 
     snprintf(cmd, sizeof cmd, "source %u", BULK_BYTES);
@@ -483,16 +270,7 @@ TEST(bulk_out_64m)
     c = accept9(&err);
     CHECKF(c, "accept on :9: %s", sp_net_strerror(err));
     t0 = sp_nanotime();
-    while (off < BULK_BYTES) {
-        size_t k = BULK_BYTES - off < sizeof buf ? BULK_BYTES - off
-                                                 : sizeof buf;
-
-        stream_fill(off, buf, k);
-        sp_set_write_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
-        if ((n = sp_write(c, buf, k)) < 0)
-            break;
-        off += (uint64_t)n;     /* k, or less just before an error */
-    }
+    n = source_write(c, BULK_BYTES, &off);
     if (n == -ETIMEDOUT)
         stalled();
     /* No sp_close_write first: sp_close alone delivers what was written

@@ -18,7 +18,10 @@
  *
  * Arguments after "--": secs=N or min=N (how long; default 5 s),
  * rounds=N (at least this many rounds, whatever the time; default 3),
- * report=N (progress period in seconds; default 60).  `make soak` runs it
+ * report=N (progress period in seconds; default 60), via=HOST:PORT (the
+ * network-fault phase: its clients dial there, a host's port that QEMU
+ * forwards back to the listener, so that every byte crosses the NIC twice
+ * each way and meets the link faults of fault=).  `make soak` runs it
  * for SOAK_MIN minutes; `make test` for a few seconds (test.conf).  With
  * fault= on the command line (kernel/faultinject.h) it runs under those faults
  * and the totals say how often each was injected.
@@ -72,11 +75,13 @@ static void parse_args(int argc, char **argv)
             run_ns = strtoull(a + 4, NULL, 10) * 60000000000ULL;
         else if (!strncmp(a, "rounds=", 7))
             min_rounds = atoi(a + 7);
+        else if (!strncmp(a, "via=", 4))
+            phase_netfault_via(a + 4);
         else if (!strncmp(a, "report=", 7) && atoi(a + 7) > 0)
             report_ns = strtoull(a + 7, NULL, 10) * 1000000000ULL;
         else if (strncmp(a, "cores=", 6))
             printf("soak: ignoring argument '%s' (secs=, min=, rounds=, "
-                   "report=)\n", a);
+                   "report=, via=)\n", a);
     }
 }
 
@@ -241,6 +246,7 @@ static const struct {
     { "timers", phase_timers },
     { "hogs", phase_hogs },
     { "net", phase_net },
+    { "netfault", phase_netfault },
 };
 
 static int rounds;
@@ -321,6 +327,23 @@ static void soak(void)
                (unsigned long)fc.allocs_failed, (unsigned long)fc.ipis_deaf,
                (unsigned long)fc.timers_delayed);
     }
+    if (phase_netfault_enabled()) {
+        struct fault_counts fc;
+
+        fault_counts(&fc);
+        printf("soak: network-fault phase: %lu bytes echoed through the "
+               "NIC; link faults rx drop %lu dup %lu reorder %lu corrupt "
+               "%lu, tx drop %lu dup %lu reorder %lu corrupt %lu; TCP data "
+               "segments lost rx %lu tx %lu\n",
+               (unsigned long)tally.netfault_bytes,
+               (unsigned long)fc.rx[FK_DROP], (unsigned long)fc.rx[FK_DUP],
+               (unsigned long)fc.rx[FK_REORDER],
+               (unsigned long)fc.rx[FK_CORRUPT],
+               (unsigned long)fc.tx[FK_DROP], (unsigned long)fc.tx[FK_DUP],
+               (unsigned long)fc.tx[FK_REORDER],
+               (unsigned long)fc.tx[FK_CORRUPT],
+               (unsigned long)fc.rx_data_lost, (unsigned long)fc.tx_data_lost);
+    }
 }
 
 /* ---- the verdict ------------------------------------------------------- */
@@ -344,6 +367,7 @@ TEST(every_phase_worked)
     CHECKF(tally.preempts > 0, "hogs burned %lu ms, never preempted",
            (unsigned long)tally.hog_ms);
     CHECK(!phase_net_enabled() || tally.net_bytes > 0);
+    CHECK(!phase_netfault_enabled() || tally.netfault_bytes > 0);
 }
 
 TEST(gs_accounted_for)

@@ -12,6 +12,7 @@
 #include <spindle/sched.h>
 #include <spindle/sync.h>
 #include <spindle/time.h>
+#include "kernel/export_test.h"
 #include "soak.h"
 #include "tests/lib/testutil.h"
 
@@ -441,10 +442,17 @@ void phase_hogs(const struct sizes *sz, uint64_t seed)
 
 /* ---- net: TCP to the machine's own address, every byte echoed --------- */
 
+/* A message's longest round trip: a connection quiet longer is wedged. */
+#define NET_MSG_WAIT 120000000000ULL
+
 static struct {
     bool tried, up;
     sp_listener *l;
     char addr[32];              /* "a.b.c.d:port" of the listener */
+    char via[32];               /* an address that leads back to it
+                                   through the NIC (netfault), or "" */
+    const char *target;         /* what this phase's clients dial */
+    uint64_t *bytes;            /* and where they count what came back */
     int msgs;
     sp_waitgroup wg;
 } nt;
@@ -492,10 +500,10 @@ static void client(void *arg)
     uint64_t i = (uintptr_t)arg, s = i * 2654435761u + 1, bytes = 0;
     char out[2048], in[2048];
     int err;
-    sp_conn *c = sp_dial(nt.addr, 10000000000ULL, &err);
+    sp_conn *c = sp_dial(nt.target, 30000000000ULL, &err);
 
     if (!c) {
-        soak_fail("net: dial %s: %s", nt.addr, sp_net_strerror(err));
+        soak_fail("net: dial %s: %s", nt.target, sp_net_strerror(err));
         sp_waitgroup_done(&nt.wg);
         return;
     }
@@ -504,6 +512,7 @@ static void client(void *arg)
 
         for (int j = 0; j < len; j++)
             out[j] = pattern(i, k, j);
+        sp_set_deadline(c, (int64_t)(sp_nanotime() + NET_MSG_WAIT));
         if (sp_write(c, out, len) != len) {
             soak_fail("net: client %lu: write failed", (unsigned long)i);
             break;
@@ -512,8 +521,8 @@ static void client(void *arg)
             long n = sp_read(c, in + got, len - got);
 
             if (n <= 0) {
-                soak_fail("net: client %lu: read %ld after %d of %d bytes",
-                          (unsigned long)i, n, got, len);
+                soak_fail("net: client %lu of %s: read %ld after %d of %d "
+                          "bytes", (unsigned long)i, nt.target, n, got, len);
                 goto out;
             }
             got += (int)n;
@@ -526,7 +535,7 @@ static void client(void *arg)
         bytes += len;
     }
 out:
-    add(&tally.net_bytes, bytes);
+    add(nt.bytes, bytes);
     sp_close(c);
     sp_waitgroup_done(&nt.wg);
 }
@@ -551,6 +560,10 @@ static bool net_up(void)
     }
     snprintf(nt.addr, sizeof nt.addr, "%s:7070", ip);
     printf("soak: network phase against %s\n", nt.addr);
+    if (nt.via[0])
+        printf("soak: network-fault phase through %s, which leads back to "
+               "it over the NIC%s\n", nt.via, fault_link_on ? ", under the "
+               "link faults of fault=" : " (no link fault is on)");
     return nt.up = true;
 }
 
@@ -559,13 +572,26 @@ bool phase_net_enabled(void)
     return nt.up;
 }
 
-void phase_net(const struct sizes *sz, uint64_t seed)
+bool phase_netfault_enabled(void)
+{
+    return nt.up && nt.via[0];
+}
+
+void phase_netfault_via(const char *addr)
+{
+    snprintf(nt.via, sizeof nt.via, "%s", addr);
+}
+
+/* n clients, each dialling target and echoing its messages through the
+   listener's echo Gs; their bytes counted into *bytes. */
+static void clients(const struct sizes *sz, uint64_t seed, const char *target,
+                    uint64_t *bytes)
 {
     int n = sz->conns;
 
-    if (!net_up())
-        return;
     nt.msgs = sz->msgs_per_conn;
+    nt.target = target;
+    nt.bytes = bytes;
     /* Clients and acceptor; each accepted connection adds its echo G. */
     sp_waitgroup_add(&nt.wg, 2 * n + 1);
     sp_go(acceptor, (void *)(uintptr_t)n);
@@ -573,4 +599,16 @@ void phase_net(const struct sizes *sz, uint64_t seed)
         sp_go(client, (void *)(uintptr_t)(seed * 64 + i));
     sp_waitgroup_wait(&nt.wg);
     add(&tally.spawned, n + 1);
+}
+
+void phase_net(const struct sizes *sz, uint64_t seed)
+{
+    if (net_up())
+        clients(sz, seed, nt.addr, &tally.net_bytes);
+}
+
+void phase_netfault(const struct sizes *sz, uint64_t seed)
+{
+    if (net_up() && nt.via[0])
+        clients(sz, seed, nt.via, &tally.netfault_bytes);
 }

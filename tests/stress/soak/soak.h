@@ -26,6 +26,7 @@ struct tally {
     uint64_t hog_ms;            /* CPU time the hogs burned */
     uint64_t preempts;          /* times the hogs were preempted */
     uint64_t net_bytes;         /* bytes echoed back intact over TCP */
+    uint64_t netfault_bytes;    /* the same, through the NIC (netfault) */
     uint64_t bad;               /* broken laws */
 };
 
@@ -61,5 +62,12 @@ void phase_hogs(const struct sizes *sz, uint64_t seed);
    waits for DHCP and says whether it has); phase_net_enabled says. */
 void phase_net(const struct sizes *sz, uint64_t seed);
 bool phase_net_enabled(void);
+/* The same through the NIC, when via= named an address of the host's
+   that leads back to the listener (`make soak`: a QEMU forward), and so
+   through the link faults of fault=; phase_netfault_via sets it, before
+   the first round. */
+void phase_netfault(const struct sizes *sz, uint64_t seed);
+bool phase_netfault_enabled(void);
+void phase_netfault_via(const char *addr);
 
 #endif
