@@ -45,7 +45,7 @@ MACHINE_CONFIGS := x86_64-microvm
 fw_configs    = $(filter $(1)-%,$(FW_CONFIGS))
 machine_configs = $(filter $(1)-%,$(MACHINE_CONFIGS))
 EFI_TESTS    := tests/kernel/smp tests/time/preempt tests/kernel/fbcon tests/kernel/firmware_tables \
-                tests/kernel/initrd tests/kernel/moved
+                tests/kernel/initrd tests/kernel/moved tests/net/placed
 MICROVM_TESTS := tests/kernel/smp tests/kernel/smp_mptable tests/sched/spawn tests/sched/chan tests/time/timers \
                  tests/time/preempt tests/net/nonic tests/net/tcp tests/net/icmp tests/net/mmiomq \
                  tests/kernel/initrd
