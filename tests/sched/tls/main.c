@@ -69,7 +69,13 @@ static void set_mine(long id)
 }
 
 /* A G with TLS: its values hold across yields, sleeps, and busy spells
-   long enough for the timer to preempt it and another core to take it. */
+   long enough for the timer to preempt it and another core to take it:
+   SPELL_MS of the clock, over the 10 ms quantum, so that every G is
+   preempted within its first spells however fast the host runs the
+   loop (a count of iterations was a spell of microseconds on a quick
+   host, and the Gs that yield after each waited out the 20 s bound). */
+#define SPELL_MS 15
+
 static void tls_g(void *arg)
 {
     long id = (long)(uintptr_t)arg;
@@ -83,7 +89,9 @@ static void tls_g(void *arg)
     }
     set_mine(id);
     while (sp_nanotime() < end || sp_preempted() < 2) {
-        for (volatile int k = 0; k < 20000; k++)
+        uint64_t spell = sp_nanotime() + SP_MS(SPELL_MS);
+
+        while (sp_nanotime() < spell)
             ok &= mine(id);
         if (sp_cpu_id() != last) {
             last = sp_cpu_id();
