@@ -33,10 +33,12 @@
  *     peer, whose ACK comes within a round trip, is overtaken only by
  *     HALF_OPEN_MAX SYNs inside that round trip, and even then its ACK
  *     opens the connection (half_open_revive, from a ring of the last
- *     EVICTED_MAX dropped).  No half-open connection outlives
- *     HALF_OPEN_MS (half_open_reap, once a second while there are any;
- *     into the ring too), so the memory a flood held (each one's
- *     SYN-ACK, on lwIP's heap) is back within seconds of its end.
+ *     EVICTED_MAX dropped).  Once a listener had HALF_OPEN_MAX / 2
+ *     half-open, no half-open connection outlives HALF_OPEN_MS until
+ *     none is left (half_open_reap, once a second; into the ring too),
+ *     so the memory a flood held (each one's SYN-ACK, on lwIP's heap)
+ *     is back within seconds of its end; without a flood lwIP resends
+ *     SYN-ACKs as it always did.
  *     Under a flood, a SYN from this link whose sender never answered
  *     ARP is dropped: answering it would only churn ARP's table, and
  *     lwIP recycles resolved entries first, the honest peers'.
@@ -267,9 +269,16 @@ static inline u32_t lwip_hook_isn(void)
     return iss;
 }
 
-/* Drops the half-open connections older than HALF_OPEN_MS; again in a
-   second while any are left.  An lwIP timeout (the stack's lock held). */
+/* Under a flood (half_open_flood), drops the half-open connections older
+   than HALF_OPEN_MS; again in a second while any are left, and the flood
+   is over once none is.  Without one lwIP's own SYN-ACK retransmissions
+   go on: a peer whose ACK was lost and that sends nothing after it (a
+   server that speaks first, a download) would otherwise hold a
+   connection this end forgot.  An lwIP timeout (the stack's lock held). */
 static int half_open_armed;
+/* Set when a listener had HALF_OPEN_MAX / 2 connections half-open (the
+   ARP rule's mark), cleared by half_open_reap once none is left. */
+static int half_open_flood;
 
 static void half_open_reap(void *arg)
 {
@@ -278,6 +287,8 @@ static void half_open_reap(void *arg)
 
     (void)arg;
     half_open_armed = 0;
+    if (!half_open_flood)
+        return;
     for (pcb = tcp_active_pcbs; pcb; pcb = next) {
         next = pcb->next;
         if (pcb->state != SYN_RCVD)
@@ -293,6 +304,8 @@ static void half_open_reap(void *arg)
     if (left) {
         half_open_armed = 1;
         sys_timeout(1000, half_open_reap, NULL);
+    } else {
+        half_open_flood = 0;
     }
 }
 
@@ -332,6 +345,8 @@ static inline int half_open_make_room(struct netif *inp, const struct ip_hdr *ip
                     (u32_t)(tcp_ticks - old->tmr))
             old = pcb;
     }
+    if (n >= HALF_OPEN_MAX / 2)
+        half_open_flood = 1;
     if (accept_queue_full(l, n)) {
         net_attack_count(NET_SYN_QUEUE_FULL);
         return 1;               /* the socket's queue is full */
