@@ -459,7 +459,7 @@ int sp_net_report(char *buf, size_t len)
         n += snprintf(buf + n, len - n,
             "\nnet: refused: half-open dropped %llu (revived %llu), "
             "ack out-of-range %llu, mss raised %llu, syn queue-full %llu, "
-            "syn unresolved %llu",
+            "syn unresolved %llu, challenge-ack capped %llu",
             (unsigned long long)__atomic_load_n(
                 &attack_counts[NET_HALF_OPEN_DROPPED], __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(
@@ -471,7 +471,9 @@ int sp_net_report(char *buf, size_t len)
             (unsigned long long)__atomic_load_n(
                 &attack_counts[NET_SYN_QUEUE_FULL], __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(
-                &attack_counts[NET_SYN_UNRESOLVED], __ATOMIC_RELAXED));
+                &attack_counts[NET_SYN_UNRESOLVED], __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(
+                &attack_counts[NET_CHALLENGE_ACK_CAPPED], __ATOMIC_RELAXED));
     if (n >= 0 && (size_t)n < len)
         n += report_cores(buf + n, len - n);
     return n;

@@ -51,6 +51,14 @@
  *     guess the ACK as well as the sequence number.  lwIP would send the
  *     ACK and then take the data.  (Blind RSTs and SYNs lwIP already
  *     answers with a challenge ACK, RFC 5961 3 and 4.)
+ *   - Challenge ACKs (RFC 5961 7, challenge_ack): a stack sends at most
+ *     a limit drawn each second between CHALLENGE_ACKS / 2 and 3/2 of
+ *     it, for in-window RSTs and SYNs on synchronized connections and
+ *     the blind data above; past it such a segment is dropped
+ *     unanswered, so that a flood of them cannot turn the stack into an
+ *     ACK generator.  The limit is random so that its count, which every
+ *     connection of the stack shares, tells an off-path attacker
+ *     nothing it could probe (CVE-2016-5696, Linux's same answer).
  *   - A tiny MSS (mss_floor): a peer's SYN asking for segments of a few
  *     bytes would have lwIP send a response a byte per frame; an MSS
  *     option below MSS_FLOOR is raised to it, as Linux does with
@@ -70,6 +78,7 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/tcp.h"
+#include "lwip/sys.h"
 #include "lwip/timeouts.h"
 #include "net/lwip/netguard.h"
 
@@ -419,6 +428,45 @@ static inline struct tcp_pcb *pcb_of(const struct ip_hdr *ip,
     return pcb;
 }
 
+/* Whether the stack may send one more challenge ACK this second: false
+   (the segment th, len bytes, that asked for it then to be dropped, and
+   counted unless its checksum says it was not a segment at all) once the
+   second's limit is spent. */
+static inline int challenge_ack(const struct ip_hdr *ip,
+                                const struct tcp_hdr *th, u16_t len)
+{
+    static u32_t second = 0xffffffff, left;   /* no second of sys_now's */
+    u32_t s = sys_now() / 1000;
+
+    if (s != second) {
+        second = s;
+        left = CHALLENGE_ACKS / 2 + LWIP_RAND() % CHALLENGE_ACKS;
+    }
+    if (left) {
+        left--;
+        return 1;
+    }
+    if (tcp_sum(ip, (const u8_t *)th, len) == 0xffff)
+        net_attack_count(NET_CHALLENGE_ACK_CAPPED);
+    return 0;
+}
+
+/* Whether lwIP answers the RST or SYN th with a challenge ACK (tcp_in.c,
+   tcp_process): a RST inside the window but not at its left edge, or a
+   SYN, on a synchronized connection. */
+static inline int challenged(const struct ip_hdr *ip, const struct tcp_hdr *th)
+{
+    struct tcp_pcb *pcb = pcb_of(ip, th);
+    u32_t seq = lwip_ntohl(th->seqno);
+
+    if (!pcb || pcb->state == SYN_SENT)
+        return 0;
+    if (TCPH_FLAGS(th) & TCP_RST)
+        return seq != pcb->rcv_nxt &&
+               TCP_SEQ_BETWEEN(seq, pcb->rcv_nxt, pcb->rcv_nxt + pcb->rcv_wnd);
+    return pcb->state != SYN_RCVD;
+}
+
 /*
  * A segment with an ACK and neither SYN nor RST; false if it is to be
  * dropped.  An ACK of no connection may revive a dropped half-open one
@@ -459,8 +507,10 @@ static inline int ack_acceptable(struct netif *inp, const struct ip_hdr *ip,
     if (tcp_sum(ip, (const u8_t *)th, len) != 0xffff)
         return 1;               /* corrupt: lwIP drops and counts it */
     net_attack_count(NET_ACK_OUT_OF_RANGE);
-    tcp_ack_now(pcb);
-    tcp_output(pcb);
+    if (challenge_ack(ip, th, len)) {
+        tcp_ack_now(pcb);
+        tcp_output(pcb);
+    }
     return 0;
 }
 
@@ -484,21 +534,21 @@ static inline int lwip_hook_ip4(struct pbuf *p, struct netif *inp)
     if (TCPH_HDRLEN_BYTES(th) < TCP_HLEN || TCPH_HDRLEN_BYTES(th) > len)
         return 0;
     fl = TCPH_FLAGS(th) & (TCP_SYN | TCP_ACK | TCP_RST | TCP_FIN);
-    if (fl & TCP_SYN) {
+    if (fl & (TCP_SYN | TCP_RST)) {
         if (fl == TCP_SYN) {
             lwip_hook_timewait_syn(ip, th);
-            if (half_open_make_room(inp, ip, lwip_ntohs(th->dest))) {
-                pbuf_free(p);
-                return 1;
-            }
+            if (half_open_make_room(inp, ip, lwip_ntohs(th->dest)))
+                goto drop;
         }
+        if (challenged(ip, th) && !challenge_ack(ip, th, len))
+            goto drop;
         if (!(fl & TCP_RST))
             mss_floor(ip, th, len);
         return 0;
     }
-    if ((fl & (TCP_ACK | TCP_RST)) != TCP_ACK ||
-        ack_acceptable(inp, ip, th, len))
+    if (!(fl & TCP_ACK) || ack_acceptable(inp, ip, th, len))
         return 0;
+drop:
     pbuf_free(p);
     return 1;
 }

@@ -14,6 +14,10 @@
    (MEMP_NUM_TCP_PCB) leaves 256 beside it for the rest. */
 #define HALF_OPEN_MAX   128
 
+/* Challenge ACKs a stack sends a second (RFC 5961 7), on average: each
+   second's limit is drawn between half of this and 3/2 of it. */
+#define CHALLENGE_ACKS  500
+
 enum {
     NET_HALF_OPEN_DROPPED,      /* half-open connections dropped: to make
                                    room in a full backlog, or too old */
@@ -26,6 +30,9 @@ enum {
     NET_SYN_QUEUE_FULL,         /* SYNs and handshakes' last ACKs dropped:
                                    the listening socket's queue of accepted
                                    connections was full */
+    NET_CHALLENGE_ACK_CAPPED,   /* RSTs, SYNs and blind data dropped
+                                   unanswered: the second's challenge ACKs
+                                   were spent (RFC 5961 7) */
     NET_ATTACK_COUNTERS
 };
 

@@ -3,7 +3,8 @@
 # per attack, each beside honest curl clients (tools/hostile/hostile.py
 # says what each case asserts; tools/hostile/hostile.c what each attack
 # sends): a SYN flood from spoofed addresses, blind RSTs, SYNs and data
-# near a live connection's sequence numbers (RFC 5961), overlapping and
+# near a live connection's sequence numbers (RFC 5961) and a burst of
+# RSTs past the challenge-ACK limit, overlapping and
 # shuffled segments, fragments in every wrong shape, zero-window and
 # tiny-MSS peers, an ARP flood with unasked replies, a ping flood with
 # oversized pings, and a UDP flood to closed ports and to httpd's UDP echo.  httpd boots at 2
@@ -25,7 +26,7 @@ httpd_tap_enter hostile "$@"
 tmp=$2
 shift 2
 # make test's slices: `+` joins attacks run side by side (hostile.py).
-X86_64_CASES=blind+segments+zerowin+tinymss+frags+udp,synflood+arp+ping,connflood
+X86_64_CASES=blind+segments+zerowin+tinymss+frags+udp,synflood+arp+ping+challenge,connflood
 AARCH64_CASES=blind+segments+tinymss+udp
 
 clients() {

@@ -1692,11 +1692,10 @@ TEST(tcp_out_of_window)
     nxt += 450;
 
     /*
-     * In-window data whose ACK acknowledges data lwIP never sent: lwIP
-     * answers with an ACK and keeps the connection, but (2.1.3's
-     * tcp_receive, "Out of sequence ACK") still takes the data, where RFC
-     * 793 and RFC 5961 section 5 say to drop the segment.  Enforced only
-     * with NETRX_KNOWN_BUGS=1.
+     * In-window data whose ACK acknowledges data lwIP never sent: answered
+     * with an ACK, the connection kept, the data dropped (RFC 5961 5.2;
+     * lwIP 2.1.3's tcp_receive alone would take it: lwiphooks.h's
+     * ack_acceptable drops it first).
      */
     out_clear();
     deliver_as("data with an ACK of unsent data", f,
@@ -1704,11 +1703,59 @@ TEST(tcp_out_of_window)
     if (!CHECK(conn_alive(&c) && pcb->state == ESTABLISHED))
         return;
     CHECK(last_tcp(c.sport, &s) && (s.flags & TH_ACK));
-    if (known_bugs)
-        CHECK(c.app->len == 450 && pcb->rcv_nxt == nxt);
-    else if (c.app->len != 450)
-        fprintf(stderr, "# tcp_out_of_window: data acking unsent data was "
-                "accepted (%zu bytes)\n", c.app->len - 450);
+    CHECK(c.app->len == 450 && pcb->rcv_nxt == nxt);
+    app_abort(c.app);
+}
+
+/*
+ * RFC 5961 7: in-window RSTs, SYNs and blind data on one connection, all
+ * within one second of the clock: challenge ACKs for the first of them,
+ * between CHALLENGE_ACKS / 2 and 3/2 of it (lwiphooks.h), the rest
+ * dropped unanswered and counted; the next second answers again, and the
+ * connection lives throughout.
+ */
+TEST(challenge_ack_limit)
+{
+    uint8_t f[FRAME_CAP];
+    unsigned long refused0 = lwip_netif_refused[NET_CHALLENGE_ACK_CAPPED];
+    int acks = 0, n = 4 * CHALLENGE_ACKS;
+    struct conn c;
+    struct seg s;
+    uint32_t nxt;
+
+    if (!CHECK(handshake(&c, 40060, TCP_PORT, true)))
+        return;
+    struct tcp_pcb *pcb = c.app->pcb;
+    nxt = pcb->rcv_nxt;
+    advance(1000 - now_ms % 1000);      /* a second of its own */
+    for (int i = 0; i < n; i++) {
+        uint8_t fl = i % 3 == 0 ? TH_RST : i % 3 == 1 ? TH_SYN : TH_ACK;
+        uint32_t seq = fl == TH_ACK ? nxt : nxt + 1 + (uint32_t)i % 1000;
+        uint32_t ack = fl == TH_ACK ? c.ack + 100000 : c.ack;
+
+        out_clear();
+        deliver_as("a segment asking for a challenge ACK", f,
+                   mk_tcp(f, c.sport, c.dport, seq, ack,
+                          fl == TH_RST ? fl : (uint8_t)(fl | TH_ACK),
+                          fl == TH_ACK ? f : NULL, fl == TH_ACK ? 10 : 0));
+        if (!conn_alive(&c) || pcb->state != ESTABLISHED || pcb->rcv_nxt != nxt) {
+            FAIL("segment %d: the connection was reset or took data", i);
+            return;
+        }
+        acks += last_tcp(c.sport, &s) && (s.flags & TH_ACK) && s.ack == nxt;
+    }
+    if (acks < CHALLENGE_ACKS / 2 || acks >= CHALLENGE_ACKS * 3 / 2)
+        FAIL("%d challenge ACKs in a second, want %d to %d", acks,
+             CHALLENGE_ACKS / 2, CHALLENGE_ACKS * 3 / 2 - 1);
+    if (lwip_netif_refused[NET_CHALLENGE_ACK_CAPPED] - refused0 !=
+        (unsigned long)(n - acks))
+        FAIL("%lu counted as capped, %d were not answered",
+             lwip_netif_refused[NET_CHALLENGE_ACK_CAPPED] - refused0, n - acks);
+    advance(1000);
+    out_clear();
+    deliver(f, mk_tcp(f, c.sport, c.dport, nxt + 10, c.ack, TH_RST, NULL, 0));
+    if (!last_tcp(c.sport, &s) || !(s.flags & TH_ACK) || s.ack != nxt)
+        FAIL("no challenge ACK in the next second");
     app_abort(c.app);
 }
 

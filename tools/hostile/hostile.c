@@ -21,6 +21,10 @@
  *             in-window RSTs and SYNs must each get a challenge ACK, none
  *             may reset the connection or inject a byte, whose response
  *             must then come whole
+ *   challenge N in-window RSTs on a live connection at R a second
+ *             (6,000 at 10,000): the challenge ACKs back must stay
+ *             within the guest's limit a second (RFC 5961 7), the
+ *             connection must live and its response come whole
  *   segments  N connections sending their request in overlapping,
  *             shuffled pieces; each response must come whole
  *   frags     fragmented pings in order, reversed, overlapping, in
@@ -65,7 +69,8 @@ static const struct {
     const char *name;
     void (*fn)(void);
 } attacks[] = {
-    { "synflood", synflood }, { "blind", blind }, { "segments", segments },
+    { "synflood", synflood }, { "blind", blind },
+    { "challenge", challenge }, { "segments", segments },
     { "frags", frags }, { "zerowin", zerowin }, { "tinymss", tinymss },
     { "connflood", connflood },
     { "arp", arp }, { "ping", ping }, { "udp", udp },

@@ -120,12 +120,17 @@ void request(char *b, size_t len, size_t n);
 
 /* ---- the attacks (tcp.c, floods.c), and their arguments (hostile.c) ---- */
 
+/* The most challenge ACKs the guest's TCP sends in a second
+   (net/lwip/netguard.h: CHALLENGE_ACKS * 3 / 2). */
+#define CHALLENGE_ACKS_MAX 750
+
 extern uint64_t count;                  /* --count; 0: the attack's own */
 extern double rate;                     /* --rate; 0: the attack's own */
 extern double hold;                     /* --hold: connflood's seconds */
 
 void synflood(void);
 void blind(void);
+void challenge(void);
 void segments(void);
 void zerowin(void);
 void tinymss(void);

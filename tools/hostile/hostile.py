@@ -10,7 +10,8 @@ counts, smaller than the peer's own defaults.
 
 For each case, one result, `TEST hostile_<case>_<NAME> PASS|FAIL <why>`:
 build/host/hostile runs the attack (its own checks: challenge ACKs,
-responses whole, pings answered intact; see hostile.c) while the honest
+responses whole, pings answered intact; see hostile.c), and the guest's
+counter of what the case's line refused must move (MUST_MOVE), while the honest
 clients of tools/test/httpclients.py run curl over and over (the page,
 and /bytes/100000): every answer whole and right, each within HONEST_S
 seconds (in connflood, which fills httpd's connection cap, curl retries
@@ -41,6 +42,7 @@ import httpclients as hc  # noqa: E402
 CASES = {
     "synflood": ["--count", "1000", "--rate", "500"],
     "blind": ["--count", "10"],
+    "challenge": ["--count", "6000", "--rate", "10000"],
     "segments": ["--count", "10"],
     "frags": ["--count", "300"],
     "zerowin": ["--count", "5"],
@@ -58,9 +60,13 @@ ECHO = {"udp": ["--echo", "7"]}
 # its 503 as Retry-After says, and has httpd's read deadline more (the
 # flood's connections hold the cap until then), as httpclients.py's cap.
 AT_CAP = ("connflood",)
+# Counters a case must move: what shows the guest's line held (with
+# cases side by side, any of them may have moved it).
+MUST_MOVE = {"challenge": "challenge_ack_capped"}
 # The net counters of /debug/sched that each case reports when they move.
 NET_COUNTERS = ("no_buffer", "half_open_dropped", "revived", "ack_out_of_range",
                 "mss_raised", "syn_queue_full", "syn_unresolved",
+                "challenge_ack_capped",
                 "pcbs_short", "socks_short",
                 "refused", "evicted", "read_deadline")
 PEAK = ("pcbs", "pbufs", "lwip_heap", "sockets")
@@ -78,7 +84,8 @@ def net_counters(text):
     if m:
         c["socks_short"] = int(m.group(1))
     for k in ("half_open_dropped", "revived", "ack_out_of_range",
-              "mss_raised", "syn_queue_full", "syn_unresolved"):
+              "mss_raised", "syn_queue_full", "syn_unresolved",
+              "challenge_ack_capped"):
         m = re.search(k.replace("_", "[ -]") + r" (\d+)", text)
         if m:
             c[k] = int(m.group(1))
@@ -167,6 +174,9 @@ def run_group(a, page, base, cases):
     c1 = net_counters(hc.sched(a.url))
     passed = failed = 0
     for case, (why, said) in zip(cases, results):
+        k = MUST_MOVE.get(case)
+        if not why and k and c1.get(k, 0) == c0.get(k, 0):
+            why = "the guest's %s counter did not move" % k
         if hc.result("hostile_%s_%s" % (case, a.name), why or hw, secs, back):
             passed += 1
         else:

@@ -116,6 +116,61 @@ void blind(void)
     peer_close(p);
 }
 
+/*
+ * RFC 5961 7 on a live connection: in-window RSTs as fast as a blind
+ * attacker sends them.  The challenge ACKs that come back must stay
+ * within the guest's limit (CHALLENGE_ACKS_MAX a second) over the
+ * seconds the burst spanned, and the connection must live on and its
+ * response come whole.
+ */
+void challenge(void)
+{
+    uint64_t n = count ? count : 6000;
+    double r = rate ? rate : 10000, t0, secs;
+    const char *head = "GET /bytes/20000 HTTP/1.1\r\nHost: 192.0.2.2\r\n";
+    struct peer *p = peer_new(1460, 65535);
+    unsigned acks, bound;
+    uint32_t wnd;
+
+    if (!p || !wait_for(is_open, p, 5)) {
+        fail("challenge: no connection to port %d", port);
+        return;
+    }
+    peer_write(p, head, strlen(head), 1);
+    pump(100);
+    wnd = p->guest_wnd > 1 ? p->guest_wnd : 2;
+    p->acks_before = p->acks;
+    t0 = now();
+    for (uint64_t i = 0; i < n && p->state == 2; i++) {
+        peer_seg(p, TH_RST, p->snd_nxt + 1 + rnd() % (wnd - 1), 0, NULL, 0, 0);
+        pace(t0, i, r);
+        pump(0);
+    }
+    pump(300);
+    secs = now() - t0;
+    acks = p->acks - p->acks_before;
+    /* A burst of secs seconds spans at most floor(secs) + 2 of the
+       guest's seconds, each with its own limit. */
+    bound = CHALLENGE_ACKS_MAX * ((unsigned)secs + 2);
+    printf("hostile: challenge %llu in-window RSTs in %.2f s (%.0f/s): %u "
+           "challenge ACKs back (at most %u a second: %u)\n",
+           (unsigned long long)n, secs, n / secs, acks, CHALLENGE_ACKS_MAX,
+           bound);
+    if (p->state != 2) {
+        fail("challenge: the guest reset the connection for an RST only "
+             "near its sequence number");
+        return;
+    }
+    if (!acks || acks > bound) {
+        fail("challenge: %u challenge ACKs for %llu RSTs in %.2f s, want 1 "
+             "to %u", acks, (unsigned long long)n, secs, bound);
+        return;
+    }
+    peer_write(p, "\r\n", 2, 1);
+    collect(&p, 1, 20000, 5, "challenge");
+    peer_close(p);
+}
+
 void segments(void)
 {
     int k = count ? (int)count : 10;
