@@ -4,9 +4,10 @@
  * Every buffer is one descriptor of VNET_BUF bytes: the 12-byte
  * virtio_net_hdr (VERSION_1 always has num_buffers) and a whole frame,
  * since no segmentation offload is negotiated.  RX buffers are posted at
- * start-up and each one is posted again as soon as its frame was
- * delivered, so the ring stays full; the device is notified once per
- * batch.  TX buffers are taken from a free stack and come back lazily,
+ * start-up (the ring's size, or rxbufs= of them) and each one is posted
+ * again as soon as its frame was delivered, so the ring stays full; the
+ * device is notified once per batch, when it asked (rx_kick_others says
+ * why the other RX queues are then notified too).  TX buffers are taken from a free stack and come back lazily,
  * when a sender finds the stack empty, so sending costs no interrupt.
  *
  * The device is not trusted: lengths come through virtq_get, which
@@ -26,6 +27,7 @@
 #include "drivers/virtio_mmio.h"
 #include "drivers/virtio_net.h"
 #include "drivers/virtio_pci.h"
+#include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/faultinject.h"
 #include "kernel/irq.h"
@@ -99,10 +101,33 @@ static bool setup_vq(struct virtio_net *n, struct virtq *vq, uint16_t idx,
         idx, size, vq->desc_pa, vq->avail_pa, vq->used_pa, vector }, kick);
 }
 
+/* RX buffers posted per queue (rxbufs=): 0 for all the ring holds. */
+static uint16_t rx_wanted;
+
+static void read_rxbufs(void)
+{
+    const char *raw;
+    long v;
+
+    switch (cmdline_long("rxbufs", 2, QSIZE_MAX, &v)) {
+    case CMDLINE_ABSENT:
+        return;
+    case CMDLINE_OK:
+        rx_wanted = (uint16_t)v;
+        return;
+    default:
+        cmdline_get("rxbufs", &raw);
+        printk("virtio-net: rxbufs=%s is not a buffer count (2..%d); "
+               "filling the ring\n", raw, QSIZE_MAX);
+    }
+}
+
 /* Queue pair i, whose nic and index setup_irqs filled in. */
 static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
                         uint16_t rxvec)
 {
+    uint16_t posted;
+
     if (!setup_vq(n, &q->rx, 2 * i, rxvec, &q->rx_kick, &q->rxbufs) ||
         !setup_vq(n, &q->tx, 2 * i + 1, VIRTIO_NO_VECTOR, &q->tx_kick,
                   &q->txbufs))
@@ -113,7 +138,8 @@ static bool setup_queue(struct virtio_net *n, struct vnet_queue *q, int i,
     for (uint16_t b = 0; b < q->tx.size; b++)
         q->txfree[q->ntxfree++] = b;
     virtq_disable_intr(&q->tx);
-    for (uint16_t b = 0; b < q->rx.size; b++)
+    posted = rx_wanted && rx_wanted < q->rx.size ? rx_wanted : q->rx.size;
+    for (uint16_t b = 0; b < posted; b++)
         rx_post(q, b);
     fault_link_init(&q->fl, i);
     return true;
@@ -441,6 +467,7 @@ struct netdev *vnet_probe(void (*irq_fn)(void *, int), void *arg,
     n->irq = -1;
     n->irq_fn = irq_fn;
     n->irq_arg = arg;
+    read_rxbufs();
     if (!open_device(n, &nq, F_MAC | F_STATUS | VIRTIO_F_RING_EVENT_IDX |
                              F_CTRL_VQ | F_MQ | F_RSS))
         return NULL;
@@ -577,6 +604,29 @@ static void tx_faulty(struct vnet_queue *q, uint16_t i, uint32_t len)
 
 /* ---- Frames in and out ---------------------------------------------- */
 
+/*
+ * Notifies every RX queue but q, after q's refill needed a notification:
+ * the device had found q without buffers.  QEMU's virtio-net, when it
+ * steers frames itself (its RSS in software, used where its eBPF program
+ * cannot load), takes a frame from the TAP queue that feeds queue h and
+ * hands it to the queue RSS chose; if that queue has no buffer, the frame
+ * waits on h's backlog and QEMU stops reading h's TAP queue until h is
+ * notified.  A driver that keeps h supplied never notifies it (the device
+ * asks for no notification while it has buffers), so every flow the host
+ * sends through h would stop for good.  Notifying the other queues when
+ * one had run dry lets QEMU retry what waits on their backlogs, now that
+ * q has buffers again.  Doorbell writes only: any core may ring them.
+ */
+static void rx_kick_others(struct vnet_queue *q)
+{
+    struct virtio_net *n = q->nic;
+    int nq = __atomic_load_n(&n->nqueues, __ATOMIC_ACQUIRE);
+
+    for (int i = 0; i < nq; i++)
+        if (&n->q[i] != q)
+            virtio_notify(&n->q[i].rx_kick);
+}
+
 int vnet_rx(struct vnet_queue *q, int budget, deliver_fn *deliver, void *arg)
 {
     uint32_t bad = virtq_nbad(&q->rx), len;
@@ -607,8 +657,13 @@ int vnet_rx(struct vnet_queue *q, int budget, deliver_fn *deliver, void *arg)
         rx_post(q, i);
     }
     q->st.bad_device += virtq_nbad(&q->rx) - bad;
-    if (seen)
-        notify(&q->rx, &q->rx_kick);
+    if (seen) {
+        virtq_publish(&q->rx);
+        if (virtq_kick_needed(&q->rx)) {
+            virtio_notify(&q->rx_kick);
+            rx_kick_others(q);
+        }
+    }
     return got;
 }
 

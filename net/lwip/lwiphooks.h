@@ -33,13 +33,12 @@
  *     peer, whose ACK comes within a round trip, is overtaken only by
  *     HALF_OPEN_MAX SYNs inside that round trip, and even then its ACK
  *     opens the connection (half_open_revive, from a ring of the last
- *     EVICTED_MAX dropped).  No half-open connection outlives
- *     HALF_OPEN_QUIET_MS, nor HALF_OPEN_MS once a listener had
- *     HALF_OPEN_MAX / 2 half-open and until none is left
- *     (half_open_reap, once a second; into the ring too), so the memory
- *     a flood held (each one's SYN-ACK, on lwIP's heap) is back within
- *     seconds of its end, and without a flood lwIP's first SYN-ACK
- *     retransmission comes before the end.
+ *     EVICTED_MAX dropped).  Once a listener had HALF_OPEN_MAX / 2
+ *     half-open, no half-open connection outlives HALF_OPEN_MS until
+ *     none is left (half_open_reap, once a second; into the ring too),
+ *     so the memory a flood held (each one's SYN-ACK, on lwIP's heap)
+ *     is back within seconds of its end; without a flood lwIP resends
+ *     SYN-ACKs as it always did.
  *     Under a flood, a SYN from this link whose sender never answered
  *     ARP is dropped: answering it would only churn ARP's table, and
  *     lwIP recycles resolved entries first, the honest peers'.
@@ -86,7 +85,6 @@
    (lwIP's first RTO is 3 s), but a peer whose ACK comes later still
    opens it from the ring (half_open_revive), as with a SYN cookie. */
 #define HALF_OPEN_MS    2000
-#define HALF_OPEN_QUIET_MS 5000
 #define MSS_FLOOR       48
 
 static inline void lwip_hook_timewait_syn(const struct ip_hdr *ip,
@@ -280,12 +278,11 @@ static inline u32_t lwip_hook_isn(void)
     return iss;
 }
 
-/* Drops the half-open connections older than HALF_OPEN_MS under a flood
-   (half_open_flood), HALF_OPEN_QUIET_MS without one; again in a second
-   while any are left, and the flood is over once none is.  The quiet
-   limit lets lwIP's first SYN-ACK retransmission (3 s) and its answer
-   come first: a peer whose ACK was lost and that sends nothing after it
-   (a server that speaks first, a download) would otherwise hold a
+/* Under a flood (half_open_flood), drops the half-open connections older
+   than HALF_OPEN_MS; again in a second while any are left, and the flood
+   is over once none is.  Without one lwIP's own SYN-ACK retransmissions
+   go on: a peer whose ACK was lost and that sends nothing after it (a
+   server that speaks first, a download) would otherwise hold a
    connection this end forgot.  An lwIP timeout (the stack's lock held). */
 static int half_open_armed;
 /* Set when a listener had HALF_OPEN_MAX / 2 connections half-open (the
@@ -299,12 +296,13 @@ static void half_open_reap(void *arg)
 
     (void)arg;
     half_open_armed = 0;
+    if (!half_open_flood)
+        return;
     for (pcb = tcp_active_pcbs; pcb; pcb = next) {
         next = pcb->next;
         if (pcb->state != SYN_RCVD)
             continue;
-        if ((u32_t)(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL <
-            (half_open_flood ? HALF_OPEN_MS : HALF_OPEN_QUIET_MS)) {
+        if ((u32_t)(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL < HALF_OPEN_MS) {
             left = 1;
             continue;
         }
