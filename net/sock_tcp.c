@@ -100,10 +100,13 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
+/* lwIP's slow timer ticks (two TCP_TMR_INTERVALs) in a second. */
+#define TCP_POLL_TICKS  (1000 / (2 * TCP_TMR_INTERVAL))
+
 /*
- * Every 2 coarse ticks (1 s) while the connection is open: a writer that
- * found lwIP's heap full and has nothing in flight gets no sent callback,
- * so it is woken here to try again.
+ * Every second while the connection is open (TCP_POLL_TICKS): a writer
+ * that found lwIP's heap full and has nothing in flight gets no sent
+ * callback, so it is woken here to try again.
  */
 static err_t tcp_poll_cb(void *arg, struct tcp_pcb *pcb)
 {
@@ -123,7 +126,7 @@ static void tcp_attach(struct sp_sock *s, struct tcp_pcb *pcb)
     l->tcp_recv(pcb, tcp_recv_cb);
     l->tcp_sent(pcb, tcp_sent_cb);
     l->tcp_err(pcb, tcp_err_cb);
-    l->tcp_poll(pcb, tcp_poll_cb, 2);
+    l->tcp_poll(pcb, tcp_poll_cb, TCP_POLL_TICKS);
     tcp_nagle_disable(pcb);     /* as Go: small writes go out at once */
 }
 

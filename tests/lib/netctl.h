@@ -227,8 +227,21 @@ static long sink_read(sp_conn *c, uint64_t *got, uint32_t *sum)
     *sum = FNV1A_INIT;
     for (;;) {
         sp_set_read_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
-        if ((n = sp_read(c, buf, sizeof buf)) <= 0)
+        if ((n = sp_read(c, buf, sizeof buf)) <= 0) {
+            long more;
+
+            if (n != -ETIMEDOUT)
+                return n;
+            /* Whether the bytes were there all along (a reader not woken)
+               or never came (the transfer stalled). */
+            sp_set_read_deadline(c, (int64_t)(sp_nanotime() + SP_MS(100)));
+            more = sp_read(c, buf, sizeof buf);
+            printf("# sink_read: no byte for %llu ms after %llu; a read "
+                   "at once then: %ld\n",
+                   (unsigned long long)(STALL_WAIT / 1000000),
+                   (unsigned long long)*got, more);
             return n;
+        }
         *sum = fnv1a(*sum, buf, (size_t)n);
         *got += (uint64_t)n;
     }
