@@ -228,18 +228,21 @@ static long sink_read(sp_conn *c, uint64_t *got, uint32_t *sum)
     for (;;) {
         sp_set_read_deadline(c, (int64_t)(sp_nanotime() + STALL_WAIT));
         if ((n = sp_read(c, buf, sizeof buf)) <= 0) {
+            static char report[4096];
             long more;
 
             if (n != -ETIMEDOUT)
                 return n;
-            /* Whether the bytes were there all along (a reader not woken)
-               or never came (the transfer stalled). */
+            /* Where the bytes are: in the NIC's ring, not taken (its
+               report, now), on the socket, not read (a read at once),
+               or not sent. */
+            sp_net_report(report, sizeof report);
             sp_set_read_deadline(c, (int64_t)(sp_nanotime() + SP_MS(100)));
             more = sp_read(c, buf, sizeof buf);
             printf("# sink_read: no byte for %llu ms after %llu; a read "
-                   "at once then: %ld\n",
+                   "at once then: %ld; the network when it stalled:\n%s\n",
                    (unsigned long long)(STALL_WAIT / 1000000),
-                   (unsigned long long)*got, more);
+                   (unsigned long long)*got, more, report);
             return n;
         }
         *sum = fnv1a(*sum, buf, (size_t)n);
