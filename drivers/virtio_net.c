@@ -7,8 +7,9 @@
  * start-up (the ring's size, or rxbufs= of them) and each one is posted
  * again as soon as its frame was delivered, so the ring stays full; the
  * device is notified once per batch, when it asked (rx_kick_others says
- * why the other RX queues are then notified too).  TX buffers are taken from a free stack and come back lazily,
- * when a sender finds the stack empty, so sending costs no interrupt.
+ * why the other RX queues are then notified too).  TX buffers are taken
+ * from a free stack and come back lazily, when a sender finds the stack
+ * empty, so sending costs no interrupt.
  *
  * The device is not trusted: lengths come through virtq_get, which
  * bounds them by what was posted, and a frame shorter than a header or
