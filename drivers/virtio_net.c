@@ -72,11 +72,15 @@ static void rx_post(struct vnet_queue *q, uint16_t i)
     virtq_add(&q->rx, &b, 0, 1, (void *)(uintptr_t)(i + 1));
 }
 
-static void notify(struct virtq *vq, const struct virtio_notify *kick)
+/* Publishes what was added to vq and notifies the device if it asked:
+   true if it did. */
+static bool notify(struct virtq *vq, const struct virtio_notify *kick)
 {
     virtq_publish(vq);
-    if (virtq_kick_needed(vq))
-        virtio_notify(kick);
+    if (!virtq_kick_needed(vq))
+        return false;
+    virtio_notify(kick);
+    return true;
 }
 
 /* Rings and buffers of queue idx; false if the device refuses it. */
@@ -658,13 +662,8 @@ int vnet_rx(struct vnet_queue *q, int budget, deliver_fn *deliver, void *arg)
         rx_post(q, i);
     }
     q->st.bad_device += virtq_nbad(&q->rx) - bad;
-    if (seen) {
-        virtq_publish(&q->rx);
-        if (virtq_kick_needed(&q->rx)) {
-            virtio_notify(&q->rx_kick);
-            rx_kick_others(q);
-        }
-    }
+    if (seen && notify(&q->rx, &q->rx_kick))
+        rx_kick_others(q);
     return got;
 }
 

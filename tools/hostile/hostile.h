@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/lwip/netguard.h"
 #include "tools/hostile/pkt.h"
 
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
@@ -120,9 +121,10 @@ void request(char *b, size_t len, size_t n);
 
 /* ---- the attacks (tcp.c, floods.c), and their arguments (hostile.c) ---- */
 
-/* The most challenge ACKs the guest's TCP sends in a second
-   (net/lwip/netguard.h: CHALLENGE_ACKS * 3 / 2). */
-#define CHALLENGE_ACKS_MAX 750
+/* The most challenge ACKs the guest's TCP sends in a second: a limit
+   drawn each second from CHALLENGE_ACKS / 2 on, below CHALLENGE_ACKS
+   more (net/lwip/lwiphooks.h, challenge_ack). */
+#define CHALLENGE_ACKS_MAX (CHALLENGE_ACKS / 2 + CHALLENGE_ACKS - 1)
 
 extern uint64_t count;                  /* --count; 0: the attack's own */
 extern double rate;                     /* --rate; 0: the attack's own */

@@ -52,6 +52,24 @@ static int acks_after(struct peer *p, uint8_t flags, uint32_t seq,
     return wait_for(acked, p, 1.0);
 }
 
+/* A live connection to port with the head of a request for 20,000
+   bytes sent (its blank line not yet), and the guest's window, at least
+   2, in *wnd; NULL (and fail, naming what) if it does not open. */
+static struct peer *half_request(const char *what, uint32_t *wnd)
+{
+    const char *head = "GET /bytes/20000 HTTP/1.1\r\nHost: 192.0.2.2\r\n";
+    struct peer *p = peer_new(1460, 65535);
+
+    if (!p || !wait_for(is_open, p, 5)) {
+        fail("%s: no connection to port %d", what, port);
+        return NULL;
+    }
+    peer_write(p, head, strlen(head), 1);
+    pump(100);
+    *wnd = p->guest_wnd > 1 ? p->guest_wnd : 2;
+    return p;
+}
+
 /*
  * Against httpd's read deadline (4 s in the test), all within 2 s or so:
  * the in-window segments are answered at once, and the out-of-window
@@ -60,18 +78,12 @@ static int acks_after(struct peer *p, uint8_t flags, uint32_t seq,
 void blind(void)
 {
     int k = count ? (int)count : 20;
-    const char *head = "GET /bytes/20000 HTTP/1.1\r\nHost: 192.0.2.2\r\n";
-    struct peer *p = peer_new(1460, 65535);
     unsigned rst_in = 0, syn_in = 0, out = 0;
     uint32_t wnd;
+    struct peer *p = half_request("blind", &wnd);
 
-    if (!p || !wait_for(is_open, p, 5)) {
-        fail("blind: no connection to port %d", port);
+    if (!p)
         return;
-    }
-    peer_write(p, head, strlen(head), 1);
-    pump(100);
-    wnd = p->guest_wnd > 1 ? p->guest_wnd : 2;
     for (int i = 0; i < k && p->state == 2; i++) {
         uint32_t near = p->snd_nxt + 1 + rnd() % (wnd - 1);
 
@@ -127,18 +139,12 @@ void challenge(void)
 {
     uint64_t n = count ? count : 6000;
     double r = rate ? rate : 10000, t0, secs;
-    const char *head = "GET /bytes/20000 HTTP/1.1\r\nHost: 192.0.2.2\r\n";
-    struct peer *p = peer_new(1460, 65535);
     unsigned acks, bound;
     uint32_t wnd;
+    struct peer *p = half_request("challenge", &wnd);
 
-    if (!p || !wait_for(is_open, p, 5)) {
-        fail("challenge: no connection to port %d", port);
+    if (!p)
         return;
-    }
-    peer_write(p, head, strlen(head), 1);
-    pump(100);
-    wnd = p->guest_wnd > 1 ? p->guest_wnd : 2;
     p->acks_before = p->acks;
     t0 = now();
     for (uint64_t i = 0; i < n && p->state == 2; i++) {
